@@ -1,0 +1,118 @@
+/**
+ * `servebench validate FILE…`: recompute every figure of each result file from its own rows
+ * (result/validate.ts) and print each disagreement as `path: stored X, recomputed Y`.
+ *
+ * Exit 0: every file consistent. 1: some figure disagrees. 2: usage error or an unreadable file.
+ * With one file an unreadable file throws InputFileError (main.ts prints the one line); with
+ * several, each unreadable file gets its own line on stderr, the others are still validated,
+ * and the exit code is 2 at the end.
+ */
+
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isFloatKey, pyFloatRepr } from '../../result/pyjson.js';
+import { readResultFile } from '../../result/io.js';
+import { validateResult, type ValidationReport } from '../../result/validate.js';
+import { InputFileError, UsageError } from '../../util/errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { CliIO, Command } from '../io.js';
+
+const USAGE = 'usage: servebench validate [--json] FILE...';
+
+const HELP = `${USAGE}
+
+Recompute every summary figure of anvil-serving.benchmark/v1 result files from their own rows
+and compare bit for bit (throughput within 4 ulp when wall_clock_ms cannot reproduce it exactly).
+
+  --json    print one JSON report on stdout instead of text
+  --help    show this help
+
+Exit status: 0 all consistent, 1 a figure disagrees, 2 a file is unreadable or not a result.
+`;
+
+/** Parse flags with node:util; every problem becomes a one-line UsageError. */
+function parseFlags(argv: string[]): { json: boolean; help: boolean; files: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    });
+    return { json: values.json === true, help: values.help === true, files: positionals };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const option = /'([^']+)'/.exec(message)?.[1];
+    throw new UsageError(option !== undefined ? `unknown option '${option}' (${USAGE})` : `${message.split('\n')[0] ?? ''} (${USAGE})`);
+  }
+}
+
+/** A stored or recomputed figure as it would appear in the file (floats in Python repr). */
+export function formatFigure(figurePath: string, value: unknown): string {
+  if (typeof value === 'number') {
+    const key = figurePath.replace(/\[\d+\]/g, '').split('.').pop() ?? '';
+    return Number.isFinite(value) && (isFloatKey(key) || !Number.isInteger(value)) ? pyFloatRepr(value) : String(value);
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+interface FileOutcome {
+  file: string;
+  report?: ValidationReport;
+  error?: string;
+}
+
+function textReport(outcome: FileOutcome): string {
+  const r = outcome.report;
+  if (r === undefined) return '';
+  const what = `${r.era}${r.measurementProtocol === null ? '' : `, ${r.measurementProtocol}`}; ${r.figuresChecked} figures, ${r.rowsChecked} rows`;
+  const lines = [r.consistent
+    ? `${outcome.file}: consistent (${what})`
+    : `${outcome.file}: ${r.disagreements.length} ${r.disagreements.length === 1 ? 'figure disagrees' : 'figures disagree'} (${what})`];
+  for (const d of r.disagreements) {
+    lines.push(`  ${d.path}: stored ${formatFigure(d.path, d.stored)}, recomputed ${formatFigure(d.path, d.recomputed)}`);
+  }
+  for (const note of r.notes) lines.push(`  note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function validateOne(file: string, io: CliIO): Promise<FileOutcome> {
+  try {
+    const loaded = await readResultFile(path.resolve(io.cwd, file));
+    return { file, report: validateResult(loaded.result) };
+  } catch (err) {
+    // Name the file as the user typed it, not its resolved absolute path.
+    if (err instanceof InputFileError) return { file, error: err.problem };
+    throw err;
+  }
+}
+
+/** The `validate` subcommand (see the module comment). */
+export const validateCommand: Command = async (argv, io) => {
+  const flags = parseFlags(argv);
+  if (flags.help) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  if (flags.files.length === 0) throw new UsageError(`no result file given (${USAGE})`);
+  const outcomes: FileOutcome[] = [];
+  for (const file of flags.files) {
+    const outcome = await validateOne(file, io);
+    if (outcome.error !== undefined && flags.files.length === 1 && !flags.json) throw new InputFileError(file, outcome.error);
+    if (outcome.error !== undefined) io.stderr(`servebench validate: ${file}: ${outcome.error}\n`);
+    else if (!flags.json) io.stdout(textReport(outcome));
+    outcomes.push(outcome);
+  }
+  if (flags.json) {
+    const files = outcomes.map((o) =>
+      o.report === undefined
+        ? { file: o.file, readable: false, error: o.error }
+        : { file: o.file, readable: true, era: o.report.era, measurement_protocol: o.report.measurementProtocol,
+            consistent: o.report.consistent, figures_checked: o.report.figuresChecked, rows_checked: o.report.rowsChecked,
+            disagreements: o.report.disagreements, notes: o.report.notes },
+    );
+    io.stdout(`${JSON.stringify({ files }, null, 2)}\n`);
+  }
+  if (outcomes.some((o) => o.error !== undefined)) return EXIT.usage;
+  return outcomes.some((o) => o.report?.consistent === false) ? EXIT.failed : EXIT.ok;
+};

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+/**
+ * The servebench command line: dispatches to one subcommand and maps errors to exit codes.
+ * This is the only place that exits the process (architecture rule 5).
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { InputFileError, UsageError } from '../util/errors.js';
+import { TOOL_VERSION } from '../util/version.js';
+import { EXIT } from './exit-codes.js';
+import type { CliIO, Command } from './io.js';
+import { runCommand } from './commands/run.js';
+import { validateCommand } from './commands/validate.js';
+import { showCommand } from './commands/show.js';
+import { simCommand } from './commands/sim.js';
+
+const COMMANDS: Record<string, { command: Command; summary: string }> = {
+  run: { command: runCommand, summary: 'benchmark a server (default: the built-in simulator) and write a result file' },
+  validate: { command: validateCommand, summary: 'recompute every figure of result files and report disagreements' },
+  show: { command: showCommand, summary: 'print a readable summary of a result file' },
+  sim: { command: simCommand, summary: 'run the built-in OpenAI-compatible simulator as a server' },
+};
+
+function usage(): string {
+  const names = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
+  return [`servebench ${TOOL_VERSION}: measure OpenAI-compatible LLM servers under load`, '', 'usage: servebench <command> [flags]', '', ...names, '', "Run 'servebench <command> --help' for a command's flags."].join('\n');
+}
+
+/** Runs the CLI and returns the exit code (exported for tests). */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(`${usage()}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${TOOL_VERSION}\n`);
+    return EXIT.ok;
+  }
+  const entry = COMMANDS[name];
+  if (entry === undefined) {
+    io.stderr(`servebench: unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
+    return EXIT.usage;
+  }
+  try {
+    return await entry.command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`servebench ${name}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof InputFileError) {
+      io.stderr(`servebench ${name}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`servebench ${name}: internal error: ${message.split('\n')[0] ?? ''}\n`);
+    if (io.env['SERVEBENCH_DEBUG'] && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return EXIT.internal;
+  }
+}
+
+/** True when this file is the program being run (directly or through the npm bin link). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CliIO = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: process.stdout.isTTY === true,
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`servebench: internal error: ${String(error)}\n`);
+      process.exitCode = EXIT.internal;
+    },
+  );
+}

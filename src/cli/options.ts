@@ -1,0 +1,64 @@
+/**
+ * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
+ * argument parser, the bounds checks and the help text, so they cannot drift apart.
+ * Bounds and defaults follow the reference harness (anvil spec §1.2) unless noted.
+ */
+
+export type FlagType = 'string' | 'boolean' | 'int' | 'float';
+
+/** One flag. `min`/`max` bound numbers inclusively; `choices` restricts strings. */
+export interface FlagSpec {
+  readonly name: string;
+  readonly type: FlagType;
+  readonly help: string;
+  readonly default?: string | number | boolean;
+  readonly min?: number;
+  readonly max?: number;
+  readonly choices?: readonly string[];
+  /** Name of the value in help text. */
+  readonly meta?: string;
+}
+
+export const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
+
+/** Every flag of `servebench run`, in help order. */
+export const RUN_FLAGS: readonly FlagSpec[] = [
+  { name: 'base-url', type: 'string', meta: 'URL', help: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: start the built-in simulator)' },
+  { name: 'model', type: 'string', meta: 'ID', help: 'model id sent in each request (default: the only model the server lists)' },
+  { name: 'api-key-env', type: 'string', meta: 'NAME', help: 'environment variable holding the API key (sent as a bearer token, never written anywhere)' },
+  { name: 'manifest', type: 'string', meta: 'FILE', help: 'serves manifest (TOML) of named targets; needs --tier' },
+  { name: 'tier', type: 'string', meta: 'NAME', help: 'target from the manifest: fills base URL, model, engine and GPU (flags win)' },
+  { name: 'engine', type: 'string', meta: 'TEXT', help: 'engine label recorded in the result' },
+  { name: 'gpu', type: 'string', meta: 'TEXT', help: 'GPU label recorded in the result' },
+  { name: 'requests', type: 'int', default: 60, min: 1, max: 10000, meta: 'N', help: 'number of requests (ignored with --burst)' },
+  { name: 'concurrency', type: 'int', default: 20, min: 1, max: 256, meta: 'N', help: 'requests in flight at once, closed loop (ignored with --burst)' },
+  { name: 'burst', type: 'int', default: 0, min: 0, max: 256, meta: 'N', help: 'if > 0: requests = concurrency = N, all at once' },
+  { name: 'shared-prefix-tokens', type: 'int', default: 8000, min: 0, max: 262144, meta: 'N', help: 'size of the prefix shared by every prompt, in estimated tokens' },
+  { name: 'ctx-tokens', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'fixed context per request (0: sample the reference distribution)' },
+  { name: 'seed', type: 'int', default: 0, meta: 'N', help: 'seed of the sampled context plan' },
+  { name: 'max-tokens', type: 'int', default: 64, min: 1, max: 65536, meta: 'N', help: 'completion cap per request' },
+  { name: 'max-model-len', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'context window override (0: ask the server\'s /models)' },
+  { name: 'margin', type: 'int', default: 1024, min: 0, max: 1048576, meta: 'N', help: 'headroom kept below the window' },
+  { name: 'thinking-mode', type: 'string', choices: THINKING_MODES, meta: 'MODE', help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing' },
+  { name: 'no-thinking', type: 'boolean', default: false, help: 'same as --thinking-mode disabled' },
+  { name: 'reasoning-effort', type: 'string', choices: REASONING_EFFORTS, meta: 'E', help: 'top-level reasoning_effort sent with each request' },
+  { name: 'timeout', type: 'float', default: 900, min: Number.MIN_VALUE, max: 3600, meta: 'S', help: 'seconds without a byte (connect or read) before a request fails' },
+  { name: 'output', type: 'string', meta: 'FILE', help: 'result file (default: results/<run_id>.json)' },
+  { name: 'sim-config', type: 'string', meta: 'FILE', help: 'configuration of the built-in simulator when no --base-url is given' },
+  { name: 'dry-run', type: 'boolean', default: false, help: 'validate and print the plan; no network, no file' },
+  { name: 'json', type: 'boolean', default: false, help: 'print the plan (with --dry-run) or the result as JSON on stdout' },
+  { name: 'quiet', type: 'boolean', default: false, help: 'print only the summary' },
+  { name: 'help', type: 'boolean', default: false, help: 'show this help' },
+];
+
+/** Help text generated from the table. */
+export function formatFlagHelp(flags: readonly FlagSpec[]): string {
+  const rows = flags.map((flag) => {
+    const left = `--${flag.name}${flag.type === 'boolean' ? '' : ` ${flag.meta ?? 'VALUE'}`}`;
+    const extra = flag.default !== undefined && flag.type !== 'boolean' ? ` [${String(flag.default)}]` : '';
+    return [left, `${flag.help}${extra}`] as const;
+  });
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`).join('\n');
+}

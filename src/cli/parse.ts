@@ -1,0 +1,81 @@
+/** Turns argv into typed flag values using a flag table; every problem is one UsageError line. */
+import { parseArgs } from 'node:util';
+import { UsageError } from '../util/errors.js';
+import type { FlagSpec } from './options.js';
+
+export type FlagValue = string | number | boolean | undefined;
+
+/** Parsed flags keyed by flag name, plus positional arguments. */
+export interface ParsedFlags {
+  values: Record<string, FlagValue>;
+  /** Names of the flags the user actually typed (defaults excluded). */
+  given: Set<string>;
+  positionals: string[];
+}
+
+/** Parses `argv` against `flags`; unknown flags, bad numbers and out-of-range values throw UsageError. */
+export function parseFlags(argv: string[], flags: readonly FlagSpec[], allowPositionals = false): ParsedFlags {
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const flag of flags) options[flag.name] = { type: flag.type === 'boolean' ? 'boolean' : 'string' };
+  let raw: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    raw = parseArgs({ args: argv, options, strict: true, allowPositionals }) as typeof raw;
+  } catch (error) {
+    throw new UsageError(cleanParseError(error));
+  }
+  const values: Record<string, FlagValue> = {};
+  const given = new Set<string>();
+  for (const flag of flags) {
+    const value = raw.values[flag.name];
+    if (value === undefined) {
+      values[flag.name] = flag.default;
+      continue;
+    }
+    given.add(flag.name);
+    values[flag.name] = convert(flag, value);
+  }
+  return { values, given, positionals: raw.positionals };
+}
+
+function convert(flag: FlagSpec, value: string | boolean): FlagValue {
+  if (flag.type === 'boolean') return value;
+  const text = String(value);
+  if (flag.type === 'string') {
+    if (flag.choices && !flag.choices.includes(text)) {
+      throw new UsageError(`--${flag.name}: expected one of ${flag.choices.join(', ')}, got '${text}'`);
+    }
+    return text;
+  }
+  const number = flag.type === 'int' ? parseInteger(text) : parseFloatStrict(text);
+  if (number === null) {
+    throw new UsageError(`--${flag.name}: expected ${flag.type === 'int' ? 'an integer' : 'a number'}, got '${text}'`);
+  }
+  if ((flag.min !== undefined && number < flag.min) || (flag.max !== undefined && number > flag.max)) {
+    throw new UsageError(`--${flag.name}: ${text} is out of range ${rangeText(flag)}`);
+  }
+  return number;
+}
+
+function rangeText(flag: FlagSpec): string {
+  const low = flag.min === Number.MIN_VALUE ? '(0' : `[${flag.min ?? '-∞'}`;
+  return `${low}, ${flag.max ?? '∞'}]`;
+}
+
+function parseInteger(text: string): number | null {
+  if (!/^[+-]?\d+$/.test(text.trim())) return null;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+function parseFloatStrict(text: string): number | null {
+  const trimmed = text.trim();
+  if (trimmed === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) return null;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** node:util's messages are good but multi-line in places; keep the first line. */
+function cleanParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
+}

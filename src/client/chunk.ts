@@ -1,0 +1,156 @@
+/**
+ * Interpretation of one SSE `data` payload of an OpenAI chat-completion stream (anvil spec §3.1–§3.2),
+ * with the reference's Python truthiness semantics, plus the failures the reference missed
+ * (spec §8 item 2): in-stream error objects and corrupt JSON.
+ */
+import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
+
+/** Longest excerpt of a payload kept in a failure (spec §3.4 bounds messages to 2048 characters). */
+export const EXCERPT_CHARS = 2048;
+
+/** What has been learned from the stream so far. Times are monotonic nanoseconds (`process.hrtime.bigint()`). */
+export interface ChunkState {
+  /** Arrival of the first truthy reasoning or content delta (TTFO), or null. */
+  firstOutputNs: bigint | null;
+  /** Arrival of the first truthy content delta (TTFT), or null. */
+  firstContentNs: bigint | null;
+  reasoningChunks: number;
+  contentChunks: number;
+  /** Last truthy `usage` that is a JSON object (see {@link applyChunk} for non-object usage). */
+  usage: Record<string, unknown> | null;
+  /** Last non-null string `finish_reason` of any choice. */
+  finishReason: string | null;
+  /** First non-empty string `id`. */
+  responseId: string | null;
+  /** Number of data events seen, `[DONE]` included; names the offending event in messages. */
+  dataEvents: number;
+}
+
+/** A failure found in the stream's content (the transport was fine). */
+export interface ChunkFailure {
+  /** Python exception class name where the reference raised one, else `StreamError` / `JSONDecodeError`. */
+  type: string;
+  message: string;
+  /** Bounded excerpt of the offending payload, or null. */
+  bodyExcerpt: string | null;
+}
+
+/** What the caller should do after a payload: keep reading, stop at `[DONE]`, or fail the request. */
+export type ChunkVerdict = { readonly kind: 'continue' } | { readonly kind: 'done' } | { readonly kind: 'failed'; readonly failure: ChunkFailure };
+
+const CONTINUE: ChunkVerdict = { kind: 'continue' };
+const DONE: ChunkVerdict = { kind: 'done' };
+
+/** A fresh state for one request. */
+export function newChunkState(): ChunkState {
+  return {
+    firstOutputNs: null,
+    firstContentNs: null,
+    reasoningChunks: 0,
+    contentChunks: 0,
+    usage: null,
+    finishReason: null,
+    responseId: null,
+    dataEvents: 0,
+  };
+}
+
+/**
+ * Handles one SSE event's `data` (spec §3.1): `[DONE]` (surrounding whitespace stripped, as the
+ * reference strips lines) ends reading; an empty payload is skipped as a keep-alive; anything else
+ * must be JSON.
+ *
+ * Deviation from the reference (deliberate): a payload that is not valid JSON fails the request with
+ * `JSONDecodeError` instead of being skipped, because a corrupt stream must not count as a clean
+ * success. Another: multi-line `data:` fields are joined per WHATWG before parsing, where the
+ * reference parsed each line on its own; OpenAI-compatible servers send one line per event.
+ *
+ * @param atNs arrival time of the bytes that completed this event.
+ */
+export function applyDataEvent(state: ChunkState, data: string, atNs: bigint): ChunkVerdict {
+  state.dataEvents++;
+  const trimmed = data.trim();
+  if (trimmed === '[DONE]') return DONE;
+  if (trimmed === '') return CONTINUE;
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(trimmed);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return failed('JSONDecodeError', `invalid JSON in stream data event #${state.dataEvents}: ${bounded(reason, 512)}`, trimmed);
+  }
+  return applyChunk(state, chunk, atNs, trimmed);
+}
+
+/**
+ * Applies one parsed chunk (spec §3.2), in the reference's order: `usage` first, then each choice.
+ *
+ * - Not a dict → `AttributeError: '<type>' object has no attribute 'get'` (the reference calls `chunk.get`).
+ * - A truthy `error` with no (or empty) `choices` → `StreamError` with the server's message: llama.cpp
+ *   and vLLM report failures this way after HTTP 200 (real-engine §1f); the reference saw it only as
+ *   "no visible content" (spec §8 item 2).
+ * - `choices`: missing → no choices; not iterable (null, number, bool) → `TypeError: '<type>' object is
+ *   not iterable`; a non-dict element → `AttributeError`.
+ * - `delta`: missing → `{}`; not a dict (null, list, …) → `AttributeError`.
+ * - Truthy usage that is not a JSON object replaces the remembered usage with null: the reference's
+ *   "last truthy usage wins" would keep it, and §3.3 then ignores a non-object usage.
+ *
+ * @param rawText the JSON text, used for excerpts.
+ */
+export function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: string): ChunkVerdict {
+  if (!isDict(chunk)) return failed('AttributeError', `'${pythonTypeName(chunk)}' object has no attribute 'get'`, rawText);
+  if (state.responseId === null && typeof chunk['id'] === 'string' && chunk['id'] !== '') state.responseId = chunk['id'];
+  const usage = chunk['usage'];
+  if (isTruthy(usage)) state.usage = isDict(usage) ? usage : null;
+  const choicesValue = chunk['choices'];
+  if (isTruthy(chunk['error']) && !isTruthy(choicesValue)) {
+    return failed('StreamError', serverErrorMessage(chunk['error'], rawText), rawText);
+  }
+  if (choicesValue === undefined) return CONTINUE;
+  const choices = pythonIterable(choicesValue);
+  if (choices === null) return failed('TypeError', `'${pythonTypeName(choicesValue)}' object is not iterable`, rawText);
+  for (const choice of choices) {
+    if (!isDict(choice)) return failed('AttributeError', `'${pythonTypeName(choice)}' object has no attribute 'get'`, rawText);
+    const delta = 'delta' in choice ? choice['delta'] : {};
+    if (!isDict(delta)) return failed('AttributeError', `'${pythonTypeName(delta)}' object has no attribute 'get'`, rawText);
+    countDelta(state, delta, atNs);
+    const finish = choice['finish_reason'];
+    if (typeof finish === 'string') state.finishReason = finish;
+  }
+  return CONTINUE;
+}
+
+/** Spec §3.2: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both. */
+function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: bigint): void {
+  const reasoningContent = delta['reasoning_content'];
+  const reasoning = isTruthy(reasoningContent) ? reasoningContent : delta['reasoning'];
+  if (isTruthy(reasoning)) {
+    state.firstOutputNs ??= atNs;
+    state.reasoningChunks++;
+  }
+  if (isTruthy(delta['content'])) {
+    state.firstOutputNs ??= atNs;
+    state.firstContentNs ??= atNs;
+    state.contentChunks++;
+  }
+}
+
+/** The server's own words: `error.message` (OpenAI, vLLM, llama.cpp shape), a string error, else the JSON text. */
+function serverErrorMessage(error: unknown, rawText: string): string {
+  if (typeof error === 'string' && error.trim() !== '') return error;
+  if (isDict(error) && typeof error['message'] === 'string' && error['message'].trim() !== '') return error['message'];
+  return rawText;
+}
+
+function failed(type: string, message: string, rawText: string): ChunkVerdict {
+  return { kind: 'failed', failure: { type, message, bodyExcerpt: bounded(rawText, EXCERPT_CHARS) } };
+}
+
+/** The first `max` characters of `text` (never splits a surrogate pair). */
+export function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = max;
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--; // do not leave a lone high surrogate
+  return text.slice(0, cut);
+}

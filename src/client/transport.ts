@@ -1,0 +1,145 @@
+/**
+ * The HTTP transport: one shared undici Agent per run, and a bounded JSON GET for `/models` probes.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import type { RequestError } from '../record/types.js';
+import { bounded, EXCERPT_CHARS } from './chunk.js';
+import { httpErrorMessage, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
+
+/** Settings of the shared dispatcher. */
+export interface DispatcherOptions {
+  /** Sockets per origin; set to the run's concurrency so no request queues inside the client. */
+  connections: number;
+  /** Spec `--timeout` in seconds: default wait for the status line and between body reads. */
+  idleTimeoutS: number;
+  /** Connect timeout in seconds; defaults to `idleTimeoutS` (the reference's socket timeout also bounds connect). */
+  connectTimeoutS?: number | undefined;
+  /** How long an idle keep-alive socket is kept, ms (default 4000; undici also honours the server's `Keep-Alive: timeout`). */
+  keepAliveTimeoutMs?: number | undefined;
+}
+
+/**
+ * Creates the Agent all requests of a run share: keep-alive, `connections` sockets per origin,
+ * no pipelining (one request per socket at a time, so a slow stream never delays another's bytes),
+ * and timeouts from `--timeout`. Per-request timeouts passed to `request()` override these.
+ *
+ * Difference from the reference (spec §2.6), which opened one connection per request with
+ * `Connection: close`: reusing sockets removes the TCP connect from most requests' TTFT. The first
+ * request on each socket still pays it.
+ *
+ * @example const dispatcher = createDispatcher({ connections: 16, idleTimeoutS: 900 }); … await dispatcher.close();
+ */
+export function createDispatcher(opts: DispatcherOptions): Agent {
+  const idleMs = toMs(opts.idleTimeoutS);
+  return new Agent({
+    connections: Math.max(1, Math.floor(opts.connections)),
+    pipelining: 1,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 4_000,
+    keepAliveMaxTimeout: 600_000,
+    headersTimeout: idleMs,
+    bodyTimeout: idleMs,
+    connect: { timeout: toMs(opts.connectTimeoutS ?? opts.idleTimeoutS) },
+  });
+}
+
+/** Answer of {@link getJson}: the parsed JSON, or why there is none. */
+export type JsonAnswer =
+  | { ok: true; status: number; value: unknown }
+  | {
+      ok: false;
+      /** One line for humans, e.g. `HTTP Error 401: Unauthorized` or `<urlopen error [Errno 111] Connection refused>`. */
+      problem: string;
+      /** The same failure as a request error (`atS` = seconds into the probe). */
+      error: RequestError;
+    };
+
+/** Default bound on a probe's body: `/models` of a big gateway is a few MB at most. */
+export const MAX_JSON_BYTES = 8 * 1024 * 1024;
+
+/**
+ * GET `url` and parse its JSON body. Never throws: HTTP errors, network errors, timeouts, an
+ * oversized body (more than `maxBytes`) and invalid JSON all come back as `{ ok: false }`.
+ * Header values never appear in the answer (secrets echoed by the server are redacted).
+ *
+ * @param timeoutS wait for the status line and between body reads.
+ * @example const answer = await getJson(dispatcher, 'http://127.0.0.1:8000/v1/models', {}, 15);
+ */
+export async function getJson(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  timeoutS: number,
+  maxBytes: number = MAX_JSON_BYTES,
+): Promise<JsonAnswer> {
+  const redact = makeRedactor(headers);
+  const t0 = process.hrtime.bigint();
+  const fail = (failure: ClientFailure): JsonAnswer => {
+    const message = redact(failure.message);
+    const excerpt = failure.bodyExcerpt === null ? null : bounded(redact(failure.bodyExcerpt), EXCERPT_CHARS);
+    const error: RequestError = { type: failure.type, message, httpStatus: failure.httpStatus, bodyExcerpt: excerpt, atS: Number(process.hrtime.bigint() - t0) / 1e9 };
+    return { ok: false, problem: failure.type === 'HTTPError' || failure.type === 'URLError' ? message : `${failure.type}: ${message}`, error };
+  };
+  let target: { origin: string; path: string };
+  try {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+  } catch {
+    return fail({ type: 'ValueError', message: 'unknown url type: the URL is not absolute', httpStatus: null, bodyExcerpt: null });
+  }
+  const timeoutMs = toMs(timeoutS);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await dispatcher.request({ ...target, method: 'GET', headers: withAccept(headers), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  } catch (error) {
+    return fail(mapTransportError(error, 'before-response', null));
+  }
+  const status = response.statusCode;
+  const read = await readBounded(response.body, maxBytes);
+  if (status < 200 || status > 299) {
+    return fail({ type: 'HTTPError', message: httpErrorMessage(status), httpStatus: status, bodyExcerpt: read.text });
+  }
+  if (read.error !== null) return fail(mapTransportError(read.error, 'body', status));
+  if (read.truncated) return fail({ type: 'BodyTooLarge', message: `response body exceeds ${maxBytes} bytes`, httpStatus: status, bodyExcerpt: null });
+  try {
+    return { ok: true, status, value: JSON.parse(read.text ?? '') as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return fail({ type: 'JSONDecodeError', message: `invalid JSON from ${target.path}: ${bounded(reason, 512)}`, httpStatus: status, bodyExcerpt: read.text });
+  }
+}
+
+/** Reads up to `maxBytes` of a body; more makes it `truncated` (and the rest is not read). */
+async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ text: string | null; truncated: boolean; error: unknown }> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  let error: unknown = null;
+  body.on('error', () => {});
+  try {
+    for await (const part of body as AsyncIterable<Uint8Array>) {
+      parts.push(part);
+      total += part.length;
+      if (total > maxBytes) {
+        truncated = true;
+        break;
+      }
+    }
+  } catch (caught) {
+    error = caught;
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  const text = total === 0 ? null : new TextDecoder().decode(Buffer.concat(parts).subarray(0, maxBytes));
+  return { text, truncated, error };
+}
+
+/** Adds `accept: application/json` unless the caller chose an Accept header. */
+function withAccept(headers: Readonly<Record<string, string>>): Record<string, string> {
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'accept') return { ...headers };
+  return { accept: 'application/json', ...headers };
+}
+
+/** Seconds → whole milliseconds, at least 1 (0 would disable undici's timers). */
+function toMs(seconds: number): number {
+  return Math.max(1, Math.round(seconds * 1000));
+}

@@ -1,0 +1,139 @@
+/**
+ * The resolved configuration of one `servebench run`: flags, manifest tier and defaults merged and
+ * checked in the reference's order (anvil spec §1.5), first failure wins, before any request.
+ */
+import { accessSync, constants, lstatSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { UsageError } from '../util/errors.js';
+import { checkBaseUrl } from './base-url.js';
+import { loadManifestTier } from './manifest.js';
+import { resolveThinking, checkModelFamily, type ThinkingControls, type ThinkingMode } from '../workload/thinking.js';
+import type { FlagValue } from '../cli/parse.js';
+
+/** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
+export interface RunConfig {
+  baseUrl: string | null;
+  model: string | null;
+  apiKeyEnv: string | null;
+  engine: string | null;
+  gpu: string | null;
+  tier: string | null;
+  manifest: string | null;
+  sourceRecipe: string | null;
+  requests: number;
+  concurrency: number;
+  burst: number;
+  sharedPrefixTokens: number;
+  ctxTokens: number;
+  seed: number;
+  maxTokens: number;
+  maxModelLen: number;
+  margin: number;
+  thinking: ThinkingControls;
+  timeoutS: number;
+  /** Absolute output path, or null for the default `results/<run_id>.json`. */
+  output: string | null;
+  simConfig: string | null;
+  dryRun: boolean;
+  json: boolean;
+  quiet: boolean;
+}
+
+/** The largest prompt volume a run may plan, in tokens (spec §1.5): n × planned ≤ 2^26. */
+export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
+
+/** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
+export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string): RunConfig {
+  const str = (name: string): string | null => (typeof values[name] === 'string' ? (values[name] as string) : null);
+  const int = (name: string): number => values[name] as number;
+  const output = str('output');
+  const outputPath = output === null ? null : resolve(cwd, output);
+  if (outputPath !== null) checkOutputPath(outputPath);
+
+  let baseUrl = str('base-url');
+  let model = str('model');
+  let engine = str('engine');
+  let gpu = str('gpu');
+  const manifest = str('manifest');
+  const tier = str('tier');
+  let sourceRecipe: string | null = null;
+  if (manifest !== null && tier === null) throw new UsageError('--manifest needs --tier');
+  if (tier !== null && manifest === null) throw new UsageError('--tier needs --manifest (servebench has no bundled manifest)');
+  if (manifest !== null && tier !== null) {
+    const entry = loadManifestTier(resolve(cwd, manifest), tier);
+    baseUrl ??= entry.baseUrl;
+    model ??= entry.model;
+    engine ??= entry.engine;
+    gpu ??= entry.gpu;
+    sourceRecipe = `${manifest}#${tier}`;
+  }
+  if (baseUrl !== null) checkBaseUrl(baseUrl);
+
+  const apiKeyEnv = str('api-key-env');
+  if (apiKeyEnv !== null) {
+    const key = env[apiKeyEnv];
+    if (key === undefined || key.replace(/[\s\r\n]+/g, '') === '') {
+      throw new UsageError(`--api-key-env: environment variable ${apiKeyEnv} is unset or empty`);
+    }
+  }
+  const thinking = resolveThinking({
+    thinkingMode: (str('thinking-mode') ?? undefined) as ThinkingMode | undefined,
+    noThinking: values['no-thinking'] === true,
+    reasoningEffort: str('reasoning-effort') ?? undefined,
+  });
+  if (model !== null) checkModelFamily(model, thinking);
+
+  const maxTokens = int('max-tokens');
+  const margin = int('margin');
+  const maxModelLen = int('max-model-len');
+  if (maxModelLen !== 0 && maxModelLen <= maxTokens + margin) {
+    throw new UsageError(`--max-model-len ${maxModelLen} must exceed --max-tokens plus --margin (${maxTokens + margin})`);
+  }
+  const ctxTokens = int('ctx-tokens');
+  if (ctxTokens > 0 && ctxTokens < 32) throw new UsageError('--ctx-tokens must be 0 (sampled) or at least 32');
+  const burst = int('burst');
+  return {
+    baseUrl,
+    model,
+    apiKeyEnv,
+    engine,
+    gpu,
+    tier,
+    manifest,
+    sourceRecipe,
+    requests: burst > 0 ? burst : int('requests'),
+    concurrency: burst > 0 ? burst : int('concurrency'),
+    burst,
+    sharedPrefixTokens: int('shared-prefix-tokens'),
+    ctxTokens,
+    seed: int('seed'),
+    maxTokens,
+    maxModelLen,
+    margin,
+    thinking,
+    timeoutS: values['timeout'] as number,
+    output: outputPath,
+    simConfig: str('sim-config'),
+    dryRun: values['dry-run'] === true,
+    json: values['json'] === true,
+    quiet: values['quiet'] === true,
+  };
+}
+
+/** Output checks done before any request (spec §1.2): a writable parent, no symlink, no special file. */
+export function checkOutputPath(path: string): void {
+  const parent = dirname(path);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch {
+    throw new UsageError(`--output: directory ${parent} does not exist or is not writable`);
+  }
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return; // does not exist yet: fine
+  }
+  if (stats.isSymbolicLink()) throw new UsageError(`--output: ${path} is a symbolic link; refusing to write through it`);
+  if (!stats.isFile()) throw new UsageError(`--output: ${path} exists and is not a regular file`);
+}

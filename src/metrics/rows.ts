@@ -1,0 +1,151 @@
+/**
+ * From one client RequestResult to what the result file records about it: a `request_timings`
+ * row for a success (anvil spec §4.1), a `failures` entry otherwise (§3.4, §5.5), and the facts a
+ * success contributes to run-level sums (§4.3). Field formulas live in definitions.ts.
+ */
+
+import type { RequestResult } from '../record/types.js';
+import { ROW_FIELDS } from './definitions.js';
+import type { FailureRecord, OutputTokenSource, RowInput, SuccessFacts, TimingRow } from './types.js';
+
+/** Longest error message / body excerpt kept, in characters (code points, like Python slicing). */
+export const ERROR_MESSAGE_LIMIT = 2048;
+
+/** What the reference writes when an exception has no text (spec §3.4). */
+export const EMPTY_ERROR_MESSAGE = '<empty exception message>';
+
+/**
+ * A token count the reference accepts as exact: an integer ≥ 0 (Python: int, not bool, ≥ 0).
+ * JSON.parse cannot tell `5` from `5.0`, so an integral float from the server is accepted here
+ * where Python would reject it — no known server sends one.
+ */
+export function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function objectOrNull(v: unknown): Record<string, unknown> | null {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+/** out_toks and its source (spec §3.3): usage.completion_tokens if exact, else the content-chunk count. */
+export function outputAccounting(r: RequestResult): { outToks: number; source: OutputTokenSource } {
+  const completion = r.usage?.['completion_tokens'];
+  return isCount(completion)
+    ? { outToks: completion, source: 'usage' }
+    : { outToks: r.contentChunks, source: 'content_chunks' };
+}
+
+/**
+ * cached_tokens / prompt_tokens for the prefix-cache average (spec §4.3): only when usage is
+ * truthy, prompt_tokens_details.cached_tokens is present and not null, and prompt_tokens is
+ * truthy (non-zero). Non-numeric values, on which the reference would crash, contribute nothing.
+ */
+export function cacheHitRatio(usage: Record<string, unknown> | null): number | null {
+  if (usage === null || Object.keys(usage).length === 0) return null;
+  const cached = objectOrNull(usage['prompt_tokens_details'])?.['cached_tokens'];
+  const prompt = usage['prompt_tokens'];
+  if (typeof cached !== 'number' || typeof prompt !== 'number') return null;
+  if (prompt === 0 || !Number.isFinite(prompt) || !Number.isFinite(cached)) return null;
+  return cached / prompt;
+}
+
+/** What a successful request adds to run-level sums, whether or not its row survives §4.1. */
+export function successFacts(r: RequestResult): SuccessFacts {
+  const { outToks, source } = outputAccounting(r);
+  return {
+    outToks,
+    source,
+    contentChunks: r.contentChunks,
+    reasoningChunks: r.reasoningChunks,
+    cacheHitRatio: cacheHitRatio(r.usage),
+  };
+}
+
+const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
+
+/**
+ * Normalized row inputs, or null when spec §4.1 drops the row: TTFT or E2E missing or
+ * non-finite, TTFT < 0, E2E < TTFT, TTFO < 0 or TTFO > TTFT (TTFO falls back to TTFT when
+ * absent). A non-finite TTFO is dropped too — the reference would let NaN through, but NaN
+ * cannot be written to JSON anyway.
+ */
+export function rowInput(r: RequestResult): RowInput | null {
+  const ttft = r.ttftS;
+  const e2e = r.e2eS;
+  if (!finite(ttft) || !finite(e2e) || ttft < 0 || e2e < ttft) return null;
+  const tfo = r.timeToFirstOutputS ?? ttft;
+  if (!Number.isFinite(tfo) || tfo < 0 || tfo > ttft) return null;
+  const { outToks, source } = outputAccounting(r);
+  const usage = r.usage;
+  const prompt = usage?.['prompt_tokens'];
+  const cached = objectOrNull(usage?.['prompt_tokens_details'])?.['cached_tokens'];
+  const reasoning = objectOrNull(usage?.['completion_tokens_details'])?.['reasoning_tokens'];
+  return {
+    requestIndex: r.requestIndex,
+    plannedContextTokens: r.plannedContextTokens,
+    tfoS: tfo,
+    ttftS: ttft,
+    e2eS: e2e,
+    promptTokens: isCount(prompt) ? prompt : null,
+    // Exact = source "usage"; then O is the usage count, which isCount already vetted.
+    exactOutputTokens: source === 'usage' ? outToks : null,
+    source,
+    reasoningChunks: r.reasoningChunks,
+    contentChunks: r.contentChunks,
+    startOffsetMs: r.startOffsetMs,
+    finishReason: r.finishReason,
+    responseId: r.responseId,
+    cachedTokens: isCount(cached) ? cached : null,
+    reasoningTokens: isCount(reasoning) ? reasoning : null,
+  };
+}
+
+/** Apply every ROW_FIELDS formula to normalized inputs (key order = table order; the writer sorts). */
+export function rowFromInput(input: RowInput): TimingRow {
+  const row: Record<string, unknown> = {};
+  for (const [key, definition] of Object.entries(ROW_FIELDS)) row[key] = definition.derive(input);
+  return row as unknown as TimingRow;
+}
+
+/** The `request_timings` row of a successful request, or null if §4.1 drops it. */
+export function buildRow(r: RequestResult): TimingRow | null {
+  const input = rowInput(r);
+  return input === null ? null : rowFromInput(input);
+}
+
+/**
+ * Cut text to its first `limit` code points (Python `s[:limit]` semantics: a surrogate pair is
+ * one character and is never split).
+ */
+export function boundText(text: string, limit: number = ERROR_MESSAGE_LIMIT): { text: string; truncated: boolean } {
+  let units = 0;
+  let points = 0;
+  while (units < text.length && points < limit) {
+    const cp = text.codePointAt(units) ?? 0;
+    units += cp > 0xffff ? 2 : 1;
+    points += 1;
+  }
+  return units >= text.length ? { text, truncated: false } : { text: text.slice(0, units), truncated: true };
+}
+
+/**
+ * The `failures[]` entry of a failed request (spec §3.4): the message is the error text, or
+ * `<empty exception message>`, cut to 2048 characters with `error_message_truncated` telling
+ * whether anything was cut. A failed result without an error object (a client bug) is recorded
+ * as `UnknownError` rather than dropped, so completed + failed = requests still holds.
+ */
+export function buildFailure(r: RequestResult): FailureRecord {
+  const error = r.error;
+  const bounded = boundText(error !== null && error.message !== '' ? error.message : EMPTY_ERROR_MESSAGE);
+  const at = error !== null && Number.isFinite(error.atS) ? error.atS * 1000.0 : null;
+  return {
+    request_index: r.requestIndex,
+    error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
+    error_message: bounded.text,
+    error_message_truncated: bounded.truncated,
+    http_status: error?.httpStatus ?? r.httpStatus,
+    error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
+    error_at_ms: at,
+    start_offset_ms: r.startOffsetMs,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * All request outcomes of a run → the measured part of a result file: sorted rows, sorted
+ * failures, the 26-key `metrics` object, `context_distribution` and the protocol label
+ * (anvil spec §4.1–§4.4, §5.4). Every formula comes from definitions.ts.
+ */
+
+import type { RequestResult } from '../record/types.js';
+import { RUN_METRICS } from './definitions.js';
+import { buildFailure, buildRow, successFacts } from './rows.js';
+import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, TimingRow } from './types.js';
+
+/** The measured sections of a result, ready for result/build.ts. */
+export interface Summary {
+  /** `request_timings`: successful requests whose row survived §4.1, ascending request_index. */
+  rows: TimingRow[];
+  /** `failures`: ascending request_index. */
+  failures: FailureRecord[];
+  metrics: Metrics;
+  measurement_protocol: MeasurementProtocol;
+  /** Planned sizes of all n requests, failed ones included (spec §2.4). */
+  context_distribution: Record<string, number>;
+  /** Number of successful requests (may exceed rows.length if §4.1 dropped a row). */
+  completed: number;
+  failed: number;
+}
+
+/**
+ * The protocol label (spec §4.4): `capacity-v4-reasoning` iff a *successful* request streamed
+ * reasoning, else `capacity-v3`. Inferred, not declared: reasoning seen only in failed requests
+ * does not count, exactly as in the reference.
+ */
+export function protocolLabel(reasoningChunks: number): MeasurementProtocol {
+  return reasoningChunks > 0 ? 'capacity-v4-reasoning' : 'capacity-v3';
+}
+
+/** `{"<planned size>": count}` over the given planned sizes (keys are decimal strings). */
+export function contextDistribution(planned: Iterable<number>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const size of planned) {
+    const key = String(size);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** Evaluate every RUN_METRICS formula on one input (key order = table order; the writer sorts). */
+export function computeMetrics(input: RunInput): Metrics {
+  const metrics: Record<string, unknown> = {};
+  for (const [key, definition] of Object.entries(RUN_METRICS)) metrics[key] = definition.derive(input);
+  return metrics as unknown as Metrics;
+}
+
+const byIndex = (a: { request_index: number }, b: { request_index: number }): number => a.request_index - b.request_index;
+
+/**
+ * Summarize a run. `wallSeconds` is the run's monotonic wall time in seconds (spec §2.7);
+ * throughput divides by it directly, as the reference does (not by wall_clock_ms / 1000).
+ *
+ * Zero successes give the all-failure shape of spec §5.4: null percentiles, output_tokens 0,
+ * throughput 0.0 (when wall > 0), content_chunks_s null, `{}` sources, label capacity-v3.
+ * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
+ */
+export function summarize(results: readonly RequestResult[], wallSeconds: number): Summary {
+  const successes = results.filter((r) => r.ok);
+  const rows = successes.map(buildRow).filter((row): row is TimingRow => row !== null).sort(byIndex);
+  const failures = results.filter((r) => !r.ok).map(buildFailure).sort(byIndex);
+  const metrics = computeMetrics({ rows, successes: successes.map(successFacts), wallSeconds });
+  return {
+    rows,
+    failures,
+    metrics,
+    measurement_protocol: protocolLabel(metrics.reasoning_chunks),
+    context_distribution: contextDistribution(results.map((r) => r.plannedContextTokens)),
+    completed: successes.length,
+    failed: failures.length,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Shapes shared by the metrics stage. Property names are the result file's own snake_case keys
+ * (anvil spec §4.1, §4.3, §5.5) so rows and metrics serialize without a mapping layer.
+ */
+
+/** `measurement_protocol` values the current emitter writes (spec §4.4). */
+export type MeasurementProtocol = 'capacity-v3' | 'capacity-v4-reasoning';
+
+/** How a request's output tokens were counted (spec §3.3); `unknown` only appears in old files. */
+export type OutputTokenSource = 'usage' | 'content_chunks';
+
+/** The 15 `request_timings[]` fields of the reference format (spec §4.1). */
+export interface CoreTimingRow {
+  request_index: number;
+  planned_context_tokens: number;
+  prompt_tokens: number | null;
+  output_tokens: number | null;
+  output_token_source: string;
+  time_to_first_output_ms: number;
+  ttft_ms: number;
+  generation_ms: number;
+  visible_generation_ms: number;
+  e2e_ms: number;
+  effective_prefill_tok_s: number | null;
+  decode_tok_s: number | null;
+  mean_inter_token_latency_ms: number | null;
+  reasoning_chunks: number;
+  content_chunks: number;
+}
+
+/** A servebench row: the reference fields plus extension keys readers must tolerate (spec §10). */
+export interface TimingRow extends CoreTimingRow {
+  /** Request start relative to run start, ms (float). */
+  start_offset_ms: number;
+  /** Last non-null `finish_reason` of the stream. */
+  finish_reason: string | null;
+  /** The stream's response `id`. */
+  response_id: string | null;
+  /** `usage.prompt_tokens_details.cached_tokens` when a non-negative integer. */
+  cached_tokens: number | null;
+  /** `usage.completion_tokens_details.reasoning_tokens` when a non-negative integer. */
+  reasoning_tokens: number | null;
+}
+
+/** One `failures[]` entry: the reference's four keys (spec §3.4, §5.5) plus servebench extensions. */
+export interface FailureRecord {
+  request_index: number;
+  error_type: string;
+  error_message: string;
+  error_message_truncated: boolean;
+  /** HTTP status when a status line was received. */
+  http_status: number | null;
+  /** Bounded excerpt of the error body or in-stream error object. */
+  error_body_excerpt: string | null;
+  /** Time from request start to failure detection, ms (float); null if the client gave none. */
+  error_at_ms: number | null;
+  /** Request start relative to run start, ms (float). */
+  start_offset_ms: number;
+}
+
+/** The 26-key run-level `metrics` object of the current emitter (spec §4.3, §5.4). */
+export interface Metrics {
+  content_chunks: number;
+  content_chunks_s: number | null;
+  decode_tok_s_p50: number | null;
+  decode_tok_s_p95: number | null;
+  e2e_p50_ms: number | null;
+  e2e_p95_ms: number | null;
+  effective_prefill_tok_s_p50: number | null;
+  effective_prefill_tok_s_p95: number | null;
+  generation_p50_ms: number | null;
+  generation_p95_ms: number | null;
+  mean_inter_token_latency_ms_p50: number | null;
+  mean_inter_token_latency_ms_p95: number | null;
+  output_token_sources: Record<string, number>;
+  output_tokens: number | null;
+  prefix_cache_hit_avg: number | null;
+  prompt_token_samples: number;
+  prompt_tokens: number | null;
+  prompt_tokens_p50: number | null;
+  prompt_tokens_p95: number | null;
+  reasoning_chunks: number;
+  throughput_tok_s: number | null;
+  time_to_first_output_p50_ms: number | null;
+  time_to_first_output_p95_ms: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p95_ms: number | null;
+  ttft_samples: number;
+}
+
+/**
+ * Per-request inputs of the row formulas, after §3.3 accounting and the §4.1 fallbacks.
+ * Times are seconds, exactly as the client measured them; the formulas scale to ms themselves.
+ */
+export interface RowInput {
+  requestIndex: number;
+  plannedContextTokens: number;
+  /** Time to first output (reasoning or content), s; equals ttftS when no reasoning was seen. */
+  tfoS: number;
+  ttftS: number;
+  e2eS: number;
+  /** P: usage.prompt_tokens when a non-negative integer, else null. */
+  promptTokens: number | null;
+  /** O when the count is exact (source `usage`), else null. */
+  exactOutputTokens: number | null;
+  source: string;
+  reasoningChunks: number;
+  contentChunks: number;
+  startOffsetMs: number;
+  finishReason: string | null;
+  responseId: string | null;
+  cachedTokens: number | null;
+  reasoningTokens: number | null;
+}
+
+/** What every successful request contributes to run-level sums, whether or not its row was kept. */
+export interface SuccessFacts {
+  /** out_toks of spec §3.3: the usage count, or the content-chunk count as fallback. */
+  outToks: number;
+  source: string;
+  contentChunks: number;
+  reasoningChunks: number;
+  /** cached_tokens / usage.prompt_tokens when the request may contribute (spec §4.3), else null. */
+  cacheHitRatio: number | null;
+}
+
+/** Everything the run-level formulas read. */
+export interface RunInput {
+  rows: readonly CoreTimingRow[];
+  successes: readonly SuccessFacts[];
+  /** Run wall time in seconds (monotonic, spec §2.7). */
+  wallSeconds: number;
+}

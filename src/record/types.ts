@@ -1,0 +1,49 @@
+/**
+ * The unit of truth of a run: what happened to one request, as data.
+ * Produced by the client (src/client/stream.ts), consumed by metrics and result.
+ * Request failures are data here, never exceptions (architecture rule 5).
+ */
+
+/** Why a request failed. `type` and `message` follow anvil spec §3.4 where the situation matches. */
+export interface RequestError {
+  /** Stable error class, e.g. `HTTPError`, `ValueError`, `TimeoutError`, `URLError`, `RemoteDisconnected`, `AttributeError`, `StreamError`, `JSONDecodeError`. */
+  type: string;
+  /** Full message; the result writer bounds it to 2048 characters (spec §3.4). Never contains secrets. */
+  message: string;
+  /** HTTP status when a response status line was received, else null. */
+  httpStatus: number | null;
+  /** Bounded (≤ 2048 chars) excerpt of a non-2xx response body or of the in-stream error object; null if none. */
+  bodyExcerpt: string | null;
+  /** Seconds from request start to the moment the failure was detected. */
+  atS: number;
+}
+
+/** One request's outcome as measured by the client. Times are seconds from the request's own start (monotonic clock). */
+export interface RequestResult {
+  /** Submission index 0..n-1. */
+  requestIndex: number;
+  /** Planned (clamped) context size in tokens. */
+  plannedContextTokens: number;
+  /** Request start relative to run start, milliseconds (monotonic). */
+  startOffsetMs: number;
+  /** True iff HTTP 2xx, the stream parsed, no in-stream error, and at least one visible content delta arrived (spec §3.4). */
+  ok: boolean;
+  /** First non-empty reasoning or content delta; null if none. */
+  timeToFirstOutputS: number | null;
+  /** First non-empty content delta; null if none. */
+  ttftS: number | null;
+  /** End of stream (after [DONE] or EOF); null if the request failed before. */
+  e2eS: number | null;
+  reasoningChunks: number;
+  contentChunks: number;
+  /** The last truthy `usage` object seen in the stream (spec §3.2), raw. */
+  usage: Record<string, unknown> | null;
+  /** Last non-null `finish_reason` seen; null if none. */
+  finishReason: string | null;
+  /** The stream's `id` (first non-empty one seen); null if none. */
+  responseId: string | null;
+  /** HTTP status of the response, null if none was received. */
+  httpStatus: number | null;
+  /** Set iff ok is false. */
+  error: RequestError | null;
+}

@@ -1,0 +1,48 @@
+/**
+ * The end-of-run console summary: the figures of the result file, in a table people can read.
+ * It prints exactly the values stored in the result (same numbers, only unit-converted), so the
+ * console and the file never disagree.
+ */
+
+type Metrics = Record<string, unknown>;
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+function ms(value: unknown): string {
+  const v = num(value);
+  if (v === null) return '-';
+  return v >= 10000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(1)} ms`;
+}
+
+function rate(value: unknown): string {
+  const v = num(value);
+  return v === null ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(2);
+}
+
+/** Formats the summary of a result document (any era: missing keys print as '-'). */
+export function formatSummary(result: Record<string, unknown>): string {
+  const metrics = (result['metrics'] ?? {}) as Metrics;
+  const lines: string[] = [];
+  const completed = Number(result['completed'] ?? 0);
+  const requests = Number(result['requests'] ?? 0);
+  lines.push(`${String(result['measurement_protocol'] ?? 'unlabelled')}  model=${String(result['model'])}  completed ${completed}/${requests}  failed ${String(result['failed'] ?? 0)}`);
+  const rows: [string, string, string, string][] = [['metric', 'p50', 'p95', 'definition']];
+  const reasoning = Number(metrics['reasoning_chunks'] ?? 0) > 0;
+  if (reasoning) rows.push(['time to first output', ms(metrics['time_to_first_output_p50_ms']), ms(metrics['time_to_first_output_p95_ms']), 'first reasoning or content delta']);
+  rows.push(['time to first token', ms(metrics['ttft_p50_ms']), ms(metrics['ttft_p95_ms']), 'first visible content delta']);
+  rows.push(['generation', ms(metrics['generation_p50_ms']), ms(metrics['generation_p95_ms']), 'E2E − time to first output']);
+  rows.push(['end to end', ms(metrics['e2e_p50_ms']), ms(metrics['e2e_p95_ms']), 'request start to end of stream']);
+  rows.push(['effective prefill tok/s', rate(metrics['effective_prefill_tok_s_p50']), rate(metrics['effective_prefill_tok_s_p95']), 'prompt tokens / time to first output']);
+  rows.push(['decode tok/s', rate(metrics['decode_tok_s_p50']), rate(metrics['decode_tok_s_p95']), '(completion − 1) / generation']);
+  rows.push(['inter-token latency', ms(metrics['mean_inter_token_latency_ms_p50']), ms(metrics['mean_inter_token_latency_ms_p95']), 'generation / (completion − 1)']);
+  rows.push(['prompt tokens', rate(metrics['prompt_tokens_p50']), rate(metrics['prompt_tokens_p95']), 'usage.prompt_tokens as the server counted']);
+  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const row of rows) lines.push(`  ${row[0].padEnd(widths[0]!)}  ${row[1].padStart(widths[1]!)}  ${row[2].padStart(widths[2]!)}  ${row[3]}`);
+  const throughput = num(metrics['throughput_tok_s']);
+  lines.push(
+    `  throughput: ${throughput === null ? 'unavailable (no usage counts)' : `${throughput.toFixed(2)} output tok/s`} over ${ms(result['wall_clock_ms'])} wall (includes ramp-up and drain)`,
+  );
+  const hit = num(metrics['prefix_cache_hit_avg']);
+  lines.push(`  prefix cache hit: ${hit === null ? 'not reported by the server (no cached_tokens)' : `${(hit * 100).toFixed(1)}%`}`);
+  return lines.join('\n');
+}

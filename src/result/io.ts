@@ -1,0 +1,205 @@
+/**
+ * Reading and writing result files. Reads are bounded and fail with one line naming the file
+ * and the problem (InputFileError, exit 2). Writes are atomic (anvil spec §5.6): a temp file
+ * `.<name>.<random>.tmp` in the target directory, fsync, rename — so a crash or a refused value
+ * never leaves a half-written or clobbered result behind.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, lstat, open, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { InputFileError, UsageError } from '../util/errors.js';
+import { serializeResult } from './pyjson.js';
+import { checkResult, type ResultDocument } from './schema.js';
+
+/** Largest result file we read: 64 MiB, far above any real run (10,000 rows ≈ 7 MB). */
+export const MAX_RESULT_BYTES = 64 * 1024 * 1024;
+
+/** A result file as read: its text, the raw JSON value (for byte round trips) and the typed view. */
+export interface LoadedResult {
+  file: string;
+  text: string;
+  raw: unknown;
+  result: ResultDocument;
+}
+
+const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a parent of this path is not a directory',
+  ELOOP: 'too many symbolic links',
+};
+
+function systemProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code !== undefined && SYSTEM_PROBLEMS[code] !== undefined) return SYSTEM_PROBLEMS[code];
+  return `cannot read (${code ?? (err instanceof Error ? err.message : String(err))})`;
+}
+
+function sizeText(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return bytes >= 1024 * 1024 ? `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB` : `${bytes} bytes`;
+}
+
+function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Turn V8's "at position N" into "at line L column C", which a person can find in an editor. */
+function jsonProblem(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const located = message.replace(/at position (\d+)(?: \(line \d+ column \d+\))?/, (_m, pos: string) => {
+    const before = text.slice(0, Number(pos));
+    const line = before.split('\n').length;
+    const column = Number(pos) - before.lastIndexOf('\n');
+    return `at line ${line} column ${column}`;
+  });
+  return `not valid JSON: ${oneLine(located)}`;
+}
+
+/**
+ * Parse result text already in memory: JSON, then `schema`, then the era's zod schema.
+ * @throws InputFileError naming `file` and the first few problems, on one line.
+ */
+export function parseResultText(file: string, text: string): LoadedResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new InputFileError(file, jsonProblem(text, err));
+  }
+  const checked = checkResult(raw);
+  if (!checked.ok) {
+    if (checked.era === null) throw new InputFileError(file, oneLine(checked.problems.join('; ')));
+    const shown = checked.problems.slice(0, 3).join('; ');
+    const more = checked.problems.length > 3 ? ` (and ${checked.problems.length - 3} more)` : '';
+    throw new InputFileError(file, `not a valid ${checked.era} result file: ${oneLine(shown, 300)}${more}`);
+  }
+  return { file, text, raw, result: checked.result };
+}
+
+/**
+ * Read and check a result file, refusing non-regular files and anything over `maxBytes`.
+ * Opening with O_NONBLOCK keeps a FIFO from hanging the read before fstat can refuse it.
+ * @throws InputFileError with a one-line problem (no stack) for every failure.
+ */
+export async function readResultFile(file: string, maxBytes: number = MAX_RESULT_BYTES): Promise<LoadedResult> {
+  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+  let handle;
+  try {
+    handle = await open(file, flags);
+  } catch (err) {
+    throw new InputFileError(file, systemProblem(err));
+  }
+  let bytes: Buffer;
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new InputFileError(file, 'is a directory');
+    if (!info.isFile()) throw new InputFileError(file, 'is not a regular file');
+    if (info.size > maxBytes) {
+      throw new InputFileError(file, `is ${info.size} bytes, over the ${sizeText(maxBytes)} limit for result files`);
+    }
+    // One spare byte detects a file that grew after fstat (size ≤ maxBytes here).
+    const buffer = Buffer.alloc(info.size + 1);
+    let bytesRead = 0;
+    for (;;) {
+      const { bytesRead: n } = await handle.read(buffer, bytesRead, buffer.length - bytesRead, bytesRead);
+      if (n === 0) break;
+      bytesRead += n;
+      if (bytesRead === buffer.length) throw new InputFileError(file, 'changed while being read');
+    }
+    bytes = buffer.subarray(0, bytesRead);
+  } catch (err) {
+    throw err instanceof InputFileError ? err : new InputFileError(file, systemProblem(err));
+  } finally {
+    await handle.close();
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // also drops a leading BOM
+  } catch {
+    throw new InputFileError(file, 'is not valid UTF-8');
+  }
+  return parseResultText(file, text);
+}
+
+/**
+ * Refuse an output path the way the reference does before any request (spec §1.2): the parent
+ * must be an existing writable directory; the target, if it exists, must be a regular file and
+ * not a symbolic link (we never write through links).
+ * @throws UsageError `<file>: <problem>`.
+ */
+export async function assertWritableTarget(file: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  try {
+    if (!(await stat(dir)).isDirectory()) throw new UsageError(`${file}: parent ${dir} is not a directory`);
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${file}: parent directory ${dir}: ${systemProblem(err)}`);
+  }
+  let info;
+  try {
+    info = await lstat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new UsageError(`${file}: ${systemProblem(err)}`);
+  }
+  if (info.isSymbolicLink()) throw new UsageError(`${file}: is a symbolic link; refusing to write through it`);
+  if (!info.isFile()) throw new UsageError(`${file}: exists and is not a regular file`);
+}
+
+/**
+ * Write `text` to `file` atomically: temp file in the same directory (same filesystem, so the
+ * rename is atomic), fsync, rename over the target, then fsync the directory (best effort) so
+ * the rename itself survives a crash. On any failure the temp file is removed and an existing
+ * target is left untouched.
+ * @throws UsageError for a refused target; Error with `cause` for I/O failures.
+ */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await assertWritableTarget(file);
+  const target = path.resolve(file);
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temp, 'wx', 0o666);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw new Error(`cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  await syncDirectory(dir);
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, constants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the data itself is already synced.
+  }
+}
+
+/**
+ * Serialize a result the reference's way (serializeResult, spec §5.6: final newline included) and
+ * write it atomically. Serialization happens first, so a non-finite number throws before the
+ * filesystem is touched.
+ */
+export async function writeResultFile(file: string, doc: unknown): Promise<void> {
+  const text = serializeResult(doc);
+  await writeFileAtomic(file, text);
+}

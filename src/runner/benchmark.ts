@@ -1,0 +1,242 @@
+/**
+ * One benchmark run, from a resolved configuration to the result document:
+ * probe the window → plan the contexts → run the closed loop → summarise → assemble the result.
+ * It never exits and never prints: progress goes to the `onEvent` hook, errors are typed.
+ */
+import { hostname } from 'node:os';
+import type { RunConfig } from '../config/run-config.js';
+import { endpointUrl } from '../config/base-url.js';
+import { createDispatcher } from '../client/transport.js';
+import { streamChatCompletion } from '../client/stream.js';
+import type { RequestResult } from '../record/types.js';
+import { planContexts } from '../workload/context-plan.js';
+import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
+import { PromptSetHasher, referencePromptSource } from '../workload/prompt-set.js';
+import { chatRequestBody } from '../workload/request-body.js';
+import { UsageError } from '../util/errors.js';
+import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
+import { runClosedLoop } from './closed-loop.js';
+import { probeModels, promptCap, type ModelsProbe } from './window.js';
+import { buildResult } from '../result/build.js';
+import { TOOL_VERSION } from '../util/version.js';
+
+/** Progress notifications for a console or a log. */
+export type BenchmarkEvent =
+  | { kind: 'start'; model: string; requests: number; concurrency: number; window: number | null; cap: number | null }
+  | { kind: 'request'; result: RequestResult; done: number; total: number };
+
+/** Where to send requests. The API key is held only here and in the request header. */
+export interface BenchmarkTarget {
+  baseUrl: string;
+  apiKey: string | null;
+  /** True when the target is servebench's own simulator started for this run. */
+  embeddedSimulator: boolean;
+}
+
+export interface BenchmarkOptions {
+  onEvent?: (event: BenchmarkEvent) => void;
+  /** Aborting stops scheduling and cancels in-flight requests; a partial result is still returned. */
+  signal?: AbortSignal;
+}
+
+/** The run's outcome: the result document (ready to serialise) and the raw request results. */
+export interface BenchmarkOutcome {
+  result: Record<string, unknown>;
+  results: RequestResult[];
+  interrupted: boolean;
+}
+
+/** Runs the benchmark described by `config` against `target`. */
+export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.apiKey !== null) headers['authorization'] = `Bearer ${target.apiKey}`;
+  const dispatcher = createDispatcher({ connections: config.concurrency, idleTimeoutS: config.timeoutS });
+  try {
+    const probe = await resolveModelAndWindow(config, dispatcher, target, headers);
+    const model = probe.model;
+    if (model === null) throw new UsageError(modelProblem(target.baseUrl, probe));
+    const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
+    const cap = promptCap(window, config.maxTokens, config.margin);
+    checkAggregateBudget(config, cap);
+    const plan = planContexts({ requests: config.requests, ctxTokens: config.ctxTokens, seed: config.seed, cap });
+    const prompts = referencePromptSource(plan.sizes, config.sharedPrefixTokens);
+    const hasher = new PromptSetHasher(config.requests);
+    const url = endpointUrl(target.baseUrl, '/chat/completions');
+    options.onEvent?.({ kind: 'start', model, requests: config.requests, concurrency: config.concurrency, window, cap });
+
+    const cancel = new AbortController();
+    const onAbort = (): void => cancel.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const startedAt = new Date();
+    const runStartNs = process.hrtime.bigint();
+    let done = 0;
+    const results = await runClosedLoop({
+      requests: config.requests,
+      concurrency: config.concurrency,
+      ...(options.signal ? { stopScheduling: options.signal } : {}),
+      execute: async (index) => {
+        let prompt: string;
+        try {
+          // Built before the request's clock starts (spec §2.7).
+          prompt = prompts.promptFor(index);
+        } catch (error) {
+          hasher.add(index, null);
+          return envelopeFailure(index, plan.sizes[index] ?? 0, runStartNs, error);
+        }
+        hasher.add(index, prompt);
+        return streamChatCompletion({
+          dispatcher,
+          url,
+          headers,
+          body: chatRequestBody(model, prompt, config.maxTokens, config.thinking),
+          requestIndex: index,
+          plannedContextTokens: plan.sizes[index] ?? 0,
+          runStartNs,
+          idleTimeoutS: config.timeoutS,
+          signal: cancel.signal,
+        });
+      },
+      onResult: (result) => options.onEvent?.({ kind: 'request', result, done: ++done, total: config.requests }),
+    });
+    const wallS = Number(process.hrtime.bigint() - runStartNs) / 1e9;
+    const finishedAt = new Date();
+    options.signal?.removeEventListener('abort', onAbort);
+    const interrupted = options.signal?.aborted === true;
+
+    const result = buildResult(
+      {
+        runId: runIdFor(startedAt),
+        startedAt: isoSeconds(startedAt),
+        finishedAt: isoSeconds(finishedAt),
+        wallSeconds: wallS,
+        baseUrl: target.baseUrl,
+        model,
+        engine: config.engine ?? (target.embeddedSimulator ? 'servebench-sim' : null),
+        gpu: config.gpu,
+        tier: config.tier,
+        manifest: config.manifest,
+        sourceRecipe: config.sourceRecipe,
+        requests: interrupted ? results.length : config.requests,
+        concurrency: config.concurrency,
+        contextTokens: config.ctxTokens > 0 ? config.ctxTokens : null,
+        contextSeed: config.seed,
+        contextPlan: interrupted ? plan.sizes.slice(0, results.length) : plan.sizes,
+        maxContextTokens: window,
+        maxTokens: config.maxTokens,
+        serveFlags: {
+          shared_prefix_burst: config.burst > 0,
+          no_thinking: config.thinking.noThinking,
+          thinking_mode: config.thinking.mode,
+          reasoning_effort: config.thinking.reasoningEffort,
+        },
+        promptSetId: hasher.id(),
+        cachePolicy: prompts.cachePolicy,
+      },
+      results,
+      servebenchBlock(config, target, probe, window, cap, prompts.method, interrupted, hasher.id(), prompts.cachePolicy),
+    );
+    return { result, results, interrupted };
+  } finally {
+    await dispatcher.close().catch(() => undefined);
+  }
+}
+
+async function resolveModelAndWindow(
+  config: RunConfig,
+  dispatcher: ReturnType<typeof createDispatcher>,
+  target: BenchmarkTarget,
+  headers: Record<string, string>,
+): Promise<ModelsProbe> {
+  if (config.maxModelLen > 0 && config.model !== null) {
+    return { model: config.model, window: config.maxModelLen, windowSource: 'none', listed: [], problem: null };
+  }
+  const { 'content-type': _ignored, ...probeHeaders } = headers;
+  return probeModels(dispatcher, target.baseUrl, config.model, probeHeaders);
+}
+
+function modelProblem(baseUrl: string, probe: ModelsProbe): string {
+  if (probe.problem !== null && probe.listed.length === 0) return `--model is required: ${baseUrl}/models gave no model list (${probe.problem})`;
+  return `--model is required: the server lists ${probe.listed.length} models (${probe.listed.slice(0, 5).join(', ')})`;
+}
+
+/** Spec §1.5: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
+function checkAggregateBudget(config: RunConfig, cap: number | null): void {
+  const planned = config.ctxTokens > 0 ? config.ctxTokens : Math.min(cap ?? 262144, 262144);
+  if (config.requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {
+    throw new UsageError(`--requests/--burst or --ctx-tokens: ${config.requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`);
+  }
+}
+
+function envelopeFailure(index: number, planned: number, runStartNs: bigint, error: unknown): RequestResult {
+  const message = error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error);
+  return {
+    requestIndex: index,
+    plannedContextTokens: planned,
+    startOffsetMs: Number(process.hrtime.bigint() - runStartNs) / 1e6,
+    ok: false,
+    timeToFirstOutputS: null,
+    ttftS: null,
+    e2eS: null,
+    reasoningChunks: 0,
+    contentChunks: 0,
+    usage: null,
+    finishReason: null,
+    responseId: null,
+    httpStatus: null,
+    error: { type: 'ValueError', message, httpStatus: null, bodyExcerpt: null, atS: 0 },
+  };
+}
+
+function servebenchBlock(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  probe: ModelsProbe,
+  window: number | null,
+  cap: number | null,
+  promptMethod: string,
+  interrupted: boolean,
+  promptSetId: string,
+  cachePolicy: string,
+): Record<string, unknown> {
+  return {
+    tool_version: TOOL_VERSION,
+    node_version: process.version,
+    host: hostname(),
+    embedded_simulator: target.embeddedSimulator,
+    interrupted,
+    planned_requests: config.requests,
+    prompt_set_id: promptSetId,
+    cache_policy: cachePolicy,
+    prompt_method: promptMethod,
+    window_source: config.maxModelLen > 0 ? 'flag' : probe.windowSource,
+    prompt_cap_tokens: cap,
+    config: {
+      requests: config.requests,
+      concurrency: config.concurrency,
+      burst: config.burst,
+      shared_prefix_tokens: config.sharedPrefixTokens,
+      ctx_tokens: config.ctxTokens,
+      seed: config.seed,
+      max_tokens: config.maxTokens,
+      max_model_len: config.maxModelLen,
+      margin: config.margin,
+      thinking_mode: config.thinking.mode,
+      no_thinking: config.thinking.noThinking,
+      reasoning_effort: config.thinking.reasoningEffort,
+      thinking_control_mechanism: config.thinking.mechanism,
+      timeout_s: config.timeoutS,
+      api_key_env: config.apiKeyEnv,
+      window_tokens: window,
+    },
+  };
+}
+
+/** `benchmark-YYYYMMDDTHHMMSSZ` from the UTC start time, seconds truncated (spec §5.1). */
+export function runIdFor(date: Date): string {
+  return `benchmark-${isoSeconds(date).replace(/[-:]/g, '')}`;
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, truncated to seconds (spec §5.1). */
+export function isoSeconds(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Context-window discovery (anvil spec §2.1) and the prompt budget (§2.2). The model's own
+ * `/models` entry is preferred; the reference silently fell back to the first entry, servebench
+ * records which entry supplied the window (spec §8 item 15).
+ */
+import type { Dispatcher } from 'undici';
+import { getJson } from '../client/transport.js';
+import { endpointUrl } from '../config/base-url.js';
+import { UsageError } from '../util/errors.js';
+
+/** What `/models` told us. */
+export interface ModelsProbe {
+  /** The model to benchmark: the requested one, or the only one listed. */
+  model: string | null;
+  /** Window from the chosen entry, or null. */
+  window: number | null;
+  /** Which entry supplied the window: `exact`, `first-entry`, or `none`. */
+  windowSource: 'exact' | 'first-entry' | 'none';
+  listed: string[];
+  /** Why the probe gave nothing, if it did not answer. */
+  problem: string | null;
+}
+
+const WINDOW_KEYS = ['max_model_len', 'max_context_length', 'context_length'] as const;
+
+/** GET {base}/models with a 15 s timeout; any failure gives an unknown window, never an exception. */
+export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model: string | null, headers: Record<string, string>): Promise<ModelsProbe> {
+  const answer = await getJson(dispatcher, endpointUrl(baseUrl, '/models'), headers, 15);
+  if (!answer.ok) return { model, window: null, windowSource: 'none', listed: [], problem: answer.problem };
+  const data = (answer.value as { data?: unknown } | null)?.data;
+  const entries = Array.isArray(data) ? data.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e)) : [];
+  const listed = entries.map((e) => e['id']).filter((id): id is string => typeof id === 'string');
+  const chosenModel = model ?? (listed.length === 1 ? (listed[0] ?? null) : null);
+  const exact = entries.find((e) => e['id'] === chosenModel);
+  const entry = exact ?? entries[0];
+  const window = entry === undefined ? null : firstPositiveInt(entry);
+  return {
+    model: chosenModel,
+    window,
+    windowSource: window === null ? 'none' : exact !== undefined ? 'exact' : 'first-entry',
+    listed,
+    problem: entries.length === 0 ? 'the server listed no models' : null,
+  };
+}
+
+function firstPositiveInt(entry: Record<string, unknown>): number | null {
+  for (const key of WINDOW_KEYS) {
+    const value = entry[key];
+    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  }
+  return null;
+}
+
+/** `cap = window − max_tokens − margin`, null when the window is unknown; an impossible budget is a usage error (spec §2.2). */
+export function promptCap(window: number | null, maxTokens: number, margin: number): number | null {
+  if (window === null) return null;
+  const cap = window - maxTokens - margin;
+  if (cap <= 0) {
+    throw new UsageError(`max_model_len must exceed max_tokens plus the context margin (window ${window}, max_tokens ${maxTokens}, margin ${margin})`);
+  }
+  return cap;
+}

@@ -1,0 +1,76 @@
+/**
+ * What the simulator really did for each request, on its own monotonic clock, so tests can
+ * compare what a client measured with what the server wrote and when.
+ * All times are integer nanoseconds since the simulator started. `*Ns` fields are actual times
+ * (taken right after the bytes were handed to the socket); `model.*Ns` are the times the queueing
+ * model scheduled — their difference is the simulator's own timer lateness.
+ */
+
+/** Model-scheduled times of one request (engine time, ns since start). */
+export interface ModelTimes {
+  /** The engine's arrival reading (the model's time zero for this request). */
+  arrivalNs: number;
+  admittedNs: number | null;
+  firstOutputNs: number | null;
+  firstContentNs: number | null;
+  lastChunkNs: number | null;
+}
+
+/** One request's ground truth, keyed by its response id. */
+export interface GroundTruth {
+  id: string;
+  /** Arrival index (seeds its lengths and text). */
+  index: number;
+  endpoint: 'chat' | 'completion';
+  stream: boolean;
+  status: 'waiting' | 'running' | 'done' | 'cancelled';
+  promptTokens: number;
+  cachedTokens: number | null;
+  completionTokens: number;
+  reasoningTokens: number;
+  finishReason: string | null;
+  /** Request headers parsed. */
+  receivedNs: number;
+  /** Body parsed and queued in the engine. */
+  submittedNs: number;
+  /** Admission callback ran (slot granted). */
+  admittedNs: number | null;
+  /** First reasoning or content bytes written (non-stream: the response write). */
+  firstOutputNs: number | null;
+  /** First content bytes written. */
+  firstContentNs: number | null;
+  /** Last token chunk written. */
+  lastChunkNs: number | null;
+  /** Client went away before the end. */
+  cancelledNs: number | null;
+  model: ModelTimes;
+}
+
+/** A bounded map of ground-truth records; the oldest are dropped beyond `limit`. */
+export class GroundTruthStore {
+  private readonly records = new Map<string, GroundTruth>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Keep `record` (the caller mutates it in place as the request progresses). */
+  add(record: GroundTruth): void {
+    if (this.limit === 0) return;
+    this.records.set(record.id, record);
+    while (this.records.size > this.limit) {
+      const oldest = this.records.keys().next();
+      if (oldest.done === true) break;
+      this.records.delete(oldest.value);
+    }
+  }
+
+  /** A snapshot of one record, or undefined. */
+  get(id: string): GroundTruth | undefined {
+    const r = this.records.get(id);
+    return r === undefined ? undefined : structuredClone(r);
+  }
+
+  /** Snapshots of every kept record, in arrival order. */
+  all(): GroundTruth[] {
+    return [...this.records.values()].map((r) => structuredClone(r));
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Validation of incoming OpenAI-style requests into what the engine needs. Unknown fields are
+ * accepted and ignored (temperature, top_p, seed, stop, … have no effect on the simulator), as a
+ * real server would accept them; fields the simulator interprets are type-checked.
+ */
+import { z } from 'zod';
+import { formatIssues, type SimConfig } from './config.js';
+import type { OutputLimits } from './output-plan.js';
+import { chatPromptPieces, tokenize, type TemplateMessage } from './tokenizer.js';
+
+/** An error answered as `{"error":{"message","type","param","code"}}` with `status`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly param: string | null = null,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/**
+ * Reasoning budget multiplier per `reasoning_effort`. `medium` (and no effort) uses
+ * `reasoning_tokens` as configured; the scale is applied then rounded to whole tokens.
+ */
+export const REASONING_EFFORT_SCALE: Readonly<Record<string, number>> = {
+  none: 0,
+  minimal: 0.25,
+  low: 0.5,
+  medium: 1,
+  high: 2,
+  xhigh: 3,
+  max: 4,
+};
+
+const optionalInt = (min: number) => z.int().min(min).nullish();
+
+const TextPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const Message = z.looseObject({
+  role: z.string().min(1),
+  content: z.union([z.string(), z.array(TextPart), z.null()]).optional(),
+});
+const Common = {
+  model: z.string().nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z
+    .looseObject({ include_usage: z.boolean().nullish(), continuous_usage_stats: z.boolean().nullish() })
+    .nullish(),
+  max_tokens: optionalInt(1),
+  min_tokens: optionalInt(0),
+  ignore_eos: z.boolean().nullish(),
+  n: z.literal(1, { message: 'only n=1 is supported' }).nullish(),
+};
+const ChatBody = z.looseObject({
+  ...Common,
+  messages: z.array(Message).min(1),
+  max_completion_tokens: optionalInt(1),
+  chat_template_kwargs: z.looseObject({ enable_thinking: z.boolean().nullish() }).nullish(),
+  reasoning_effort: z.enum(Object.keys(REASONING_EFFORT_SCALE) as [string, ...string[]]).nullish(),
+});
+const CompletionBody = z.looseObject({
+  ...Common,
+  prompt: z.union([z.string(), z.array(z.string()).length(1, { message: 'only one prompt per request is supported' })]),
+});
+
+/** A validated generation request. */
+export interface GenerationRequest {
+  /** Which endpoint: shapes the response objects. */
+  kind: 'chat' | 'completion';
+  model: string;
+  promptPieces: string[];
+  stream: boolean;
+  includeUsage: boolean;
+  continuousUsage: boolean;
+  limits: OutputLimits;
+}
+
+/** Text of a message's content: a string, or the concatenated `text` of its text parts. */
+function messageText(content: z.infer<typeof Message>['content'], i: number): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content) {
+    if (part.type !== 'text' || part.text === undefined) {
+      throw new HttpError(400, 'unsupported_content', `messages[${i}]: only text content parts are supported`, 'invalid_request_error', 'messages');
+    }
+    text += part.text;
+  }
+  return text;
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new HttpError(400, 'invalid_request', formatIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Resolve the output cap and check the context window (vLLM's rule: prompt + max_tokens ≤ max_model_len). */
+function resolveLimits(
+  config: SimConfig,
+  promptTokens: number,
+  requested: number | null | undefined,
+  minTokens: number,
+  ignoreEos: boolean,
+  reasoningTokens: number,
+): OutputLimits {
+  const window = config.max_model_len;
+  if (promptTokens >= window && (requested === undefined || requested === null)) {
+    throw new HttpError(400, 'context_length_exceeded',
+      `This model's maximum context length is ${window} tokens, but the prompt has ${promptTokens} tokens; reduce the prompt.`);
+  }
+  const maxTokens = requested ?? window - promptTokens;
+  if (promptTokens + maxTokens > window) {
+    throw new HttpError(400, 'context_length_exceeded',
+      `This model's maximum context length is ${window} tokens, but ${promptTokens + maxTokens} were requested ` +
+        `(${promptTokens} prompt + ${maxTokens} max_tokens); reduce the prompt or max_tokens.`);
+  }
+  if (minTokens > maxTokens) {
+    throw new HttpError(400, 'invalid_request', `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, 'invalid_request_error', 'min_tokens');
+  }
+  return { maxTokens, minTokens, ignoreEos, reasoningTokens };
+}
+
+function checkModel(config: SimConfig, model: string | null | undefined): void {
+  if (model !== undefined && model !== null && model !== config.model) {
+    throw new HttpError(404, 'model_not_found', `The model \`${model}\` does not exist; this server serves \`${config.model}\`.`, 'invalid_request_error', 'model');
+  }
+}
+
+/**
+ * Validate a `/v1/chat/completions` body. The reasoning budget is `reasoning_tokens`, 0 when
+ * `chat_template_kwargs.enable_thinking` is false, else scaled by REASONING_EFFORT_SCALE.
+ * @throws HttpError 400 (bad field, context overflow) or 404 (unknown model).
+ */
+export function parseChatRequest(config: SimConfig, body: unknown): GenerationRequest {
+  const req = parseOrThrow(ChatBody, body);
+  checkModel(config, req.model);
+  const messages: TemplateMessage[] = req.messages.map((m, i) => ({ role: m.role, content: messageText(m.content, i) }));
+  const promptPieces = chatPromptPieces(messages);
+  const thinking = req.chat_template_kwargs?.enable_thinking !== false;
+  const scale = REASONING_EFFORT_SCALE[req.reasoning_effort ?? 'medium'] ?? 1;
+  const reasoning = thinking ? Math.round(config.reasoning_tokens * scale) : 0;
+  const requested = req.max_completion_tokens ?? req.max_tokens;
+  return {
+    kind: 'chat',
+    model: config.model,
+    promptPieces,
+    stream: req.stream === true,
+    includeUsage: req.stream_options?.include_usage === true,
+    continuousUsage: req.stream_options?.continuous_usage_stats === true,
+    limits: resolveLimits(config, promptPieces.length, requested, req.min_tokens ?? 0, req.ignore_eos === true, reasoning),
+  };
+}
+
+/** Validate a `/v1/completions` body (raw prompt, no chat template, no reasoning phase). */
+export function parseCompletionRequest(config: SimConfig, body: unknown): GenerationRequest {
+  const req = parseOrThrow(CompletionBody, body);
+  checkModel(config, req.model);
+  const prompt = typeof req.prompt === 'string' ? req.prompt : (req.prompt[0] ?? '');
+  const promptPieces = tokenize(prompt);
+  if (promptPieces.length === 0) throw new HttpError(400, 'invalid_request', 'prompt must not be empty', 'invalid_request_error', 'prompt');
+  return {
+    kind: 'completion',
+    model: config.model,
+    promptPieces,
+    stream: req.stream === true,
+    includeUsage: req.stream_options?.include_usage === true,
+    continuousUsage: req.stream_options?.continuous_usage_stats === true,
+    limits: resolveLimits(config, promptPieces.length, req.max_tokens, req.min_tokens ?? 0, req.ignore_eos === true, 0),
+  };
+}

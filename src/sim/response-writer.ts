@@ -1,0 +1,172 @@
+/**
+ * Turns one request's engine events into bytes on its HTTP response (SSE or a single JSON body)
+ * and keeps its ground-truth record current. One instance per accepted generation request.
+ */
+import type { ServerResponse } from 'node:http';
+import { chatChunk, chatCompletion, completionChunk, sseData, SSE_DONE, textCompletion, usageJson, type ResponseMeta } from './chunks.js';
+import type { SimClock } from './clock.js';
+import type { SimConfig } from './config.js';
+import type { AdmittedEvent, ChunkEvent, EngineListener, SeqHandle } from './engine.js';
+import type { GroundTruth } from './ground-truth.js';
+import type { GenerationRequest } from './requests.js';
+import { FillerText } from './text.js';
+
+/** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
+/** Writes one request's response from its engine events. */
+export class ResponseWriter implements EngineListener {
+  private handle: SeqHandle | undefined;
+  private meta: ResponseMeta | undefined;
+  private text: FillerText | undefined;
+  private truthRecord: GroundTruth | undefined;
+  private finished = false;
+  private emitted = 0;
+  private reasoning = '';
+  private content = '';
+
+  constructor(
+    private readonly config: SimConfig,
+    private readonly clock: SimClock,
+    private readonly request: GenerationRequest,
+    private readonly res: ServerResponse,
+  ) {}
+
+  /** Bind the engine handle and response identity; must happen before the first event (events are never synchronous with submit). */
+  attach(handle: SeqHandle, meta: ResponseMeta, truth: GroundTruth): void {
+    this.handle = handle;
+    this.meta = meta;
+    this.truthRecord = truth;
+    this.text = new FillerText(this.config.seed, handle.index);
+    if (this.request.stream) {
+      // Headers go out at once, before queueing and prefill, as on vLLM (Starlette sends the
+      // response start before iterating the body): time-to-headers ≠ time-to-first-token.
+      this.res.writeHead(200, SSE_HEADERS);
+      this.res.flushHeaders();
+    }
+    this.res.on('close', () => this.onClose());
+    // The client may have gone while the body was being read: 'close' has then already fired.
+    if (this.res.destroyed || this.res.socket?.destroyed === true) this.onClose();
+  }
+
+  /** The client went away before the end: free the engine slot (spec: disconnect frees the slot). */
+  private onClose(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.handle?.cancel();
+    if (this.truthRecord !== undefined) {
+      this.truthRecord.status = 'cancelled';
+      this.truthRecord.cancelledNs = this.clock.nowNs();
+    }
+  }
+
+  onAdmitted(event: AdmittedEvent): void {
+    const t = this.truthRecord;
+    if (t === undefined || this.finished) return;
+    t.status = 'running';
+    t.admittedNs = this.clock.nowNs();
+    t.model.admittedNs = event.atNs;
+    t.cachedTokens = event.cachedTokens;
+  }
+
+  onChunk(event: ChunkEvent): void {
+    const t = this.truthRecord;
+    const text = this.text;
+    if (this.finished || t === undefined || text === undefined) return;
+    const r = event.reasoningTokens > 0 ? text.next('reasoning', event.reasoningTokens) : '';
+    const c = event.contentTokens > 0 ? text.next('content', event.contentTokens) : '';
+    this.emitted += event.reasoningTokens + event.contentTokens;
+    t.model.firstOutputNs ??= event.atNs;
+    if (event.contentTokens > 0) t.model.firstContentNs ??= event.atNs;
+    if (event.finish !== null) {
+      t.model.lastChunkNs = event.atNs;
+      t.finishReason = event.finish.finishReason;
+      t.cachedTokens = event.finish.usage.cachedTokens;
+    }
+    if (this.request.stream) this.writeStreamChunk(event, r, c);
+    else this.accumulate(event, r, c);
+  }
+
+  private writeStreamChunk(event: ChunkEvent, r: string, c: string): void {
+    const meta = this.meta as ResponseMeta;
+    const t = this.truthRecord as GroundTruth;
+    const chat = this.request.kind === 'chat';
+    const tokens = event.reasoningTokens + event.contentTokens;
+    const usage = this.request.continuousUsage ? usageJson(this.usageSoFar(0)) : undefined;
+    const inline = event.finish !== null && this.config.finish_chunk === 'with_last_token' ? event.finish.finishReason : null;
+    let out = '';
+    if (event.chunkIndex === 0 && chat) {
+      const before = this.request.continuousUsage ? usageJson(this.usageSoFar(tokens)) : undefined;
+      out += sseData(chatChunk(meta, { role: 'assistant', content: '' }, null, before));
+    }
+    if (chat) {
+      const delta: Record<string, string> = {};
+      if (r !== '') delta[this.config.reasoning_field] = r;
+      if (c !== '') delta['content'] = c;
+      out += sseData(chatChunk(meta, delta, inline, usage));
+    } else {
+      out += sseData(completionChunk(meta, c, inline, usage));
+    }
+    if (event.finish !== null) {
+      const reason = event.finish.finishReason;
+      if (inline === null) out += sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage));
+      if (this.request.includeUsage) {
+        const final = usageJson(event.finish.usage);
+        out += sseData(chat ? chatChunk(meta, null, null, final) : completionChunk(meta, null, null, final));
+      }
+      out += SSE_DONE;
+      this.finished = true;
+      this.res.end(out);
+    } else if (!this.res.destroyed) {
+      this.res.write(out);
+    }
+    const now = this.clock.nowNs();
+    t.firstOutputNs ??= now;
+    if (c !== '') t.firstContentNs ??= now;
+    t.completionTokens = this.emitted;
+    t.reasoningTokens += event.reasoningTokens;
+    if (event.finish !== null) {
+      t.lastChunkNs = now;
+      t.status = 'done';
+    }
+  }
+
+  private accumulate(event: ChunkEvent, r: string, c: string): void {
+    this.reasoning += r;
+    this.content += c;
+    const t = this.truthRecord as GroundTruth;
+    t.completionTokens = this.emitted;
+    t.reasoningTokens += event.reasoningTokens;
+    if (event.finish === null) return;
+    const meta = this.meta as ResponseMeta;
+    const usage = usageJson(event.finish.usage);
+    const reason = event.finish.finishReason;
+    const body =
+      this.request.kind === 'chat'
+        ? chatCompletion(meta, {
+            content: event.finish.usage.completionTokens > event.finish.usage.reasoningTokens ? this.content : null,
+            reasoning: this.reasoning === '' ? null : this.reasoning,
+            reasoningField: this.config.reasoning_field,
+          }, reason, usage)
+        : textCompletion(meta, this.content, reason, usage);
+    this.finished = true;
+    this.res.writeHead(200, { 'content-type': 'application/json' });
+    this.res.end(JSON.stringify(body));
+    const now = this.clock.nowNs();
+    t.firstOutputNs = now;
+    if (this.content !== '') t.firstContentNs = now;
+    t.lastChunkNs = now;
+    t.status = 'done';
+  }
+
+  /** Running usage (vLLM continuous_usage_stats), excluding the `notYet` newest tokens. */
+  private usageSoFar(notYet: number): { promptTokens: number; cachedTokens: number; completionTokens: number; reasoningTokens: number } {
+    const t = this.truthRecord as GroundTruth;
+    const emitted = this.emitted - notYet;
+    return { promptTokens: t.promptTokens, cachedTokens: t.cachedTokens ?? 0, completionTokens: emitted, reasoningTokens: Math.min(emitted, this.handle?.plan.reasoningTokens ?? 0) };
+  }
+}

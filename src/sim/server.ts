@@ -1,0 +1,241 @@
+/**
+ * The simulator's HTTP face: an OpenAI-compatible server on node:http whose timing comes from the
+ * queueing model in src/sim/engine.ts. Paths work with or without the `/v1` prefix.
+ *
+ *   GET  /v1/models             model list (id, max_model_len, owned_by)
+ *   POST /v1/chat/completions   streaming (SSE) and non-streaming chat
+ *   POST /v1/completions        streaming and non-streaming raw-prompt completions
+ *   POST /tokenize              {"content"|"prompt": text} or {"messages": [...]} → {"tokens", "count", "max_model_len"}
+ *   GET  /health                {"status":"ok"}
+ *   GET  /sim/ground-truth      every kept ground-truth record; `?id=chatcmpl-…` for one
+ *   GET  /sim/stats             engine counters
+ * Errors use OpenAI's shape `{"error":{"message","type","param","code"}}`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RealClock } from './clock.js';
+import { resolveSimConfig, type SimConfig, type SimConfigInput } from './config.js';
+import { Engine, type EngineStats } from './engine.js';
+import { GroundTruthStore, type GroundTruth } from './ground-truth.js';
+import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationRequest } from './requests.js';
+import { ResponseWriter } from './response-writer.js';
+import { deriveRng, randomHex } from './rng.js';
+import { pieceIds, tokenize } from './tokenizer.js';
+
+/** A running simulator. */
+export interface SimHandle {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:40123/v1`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** The validated config in effect (defaults applied). */
+  readonly config: SimConfig;
+  /** Ground truth of one request by response id (a snapshot), or undefined. */
+  groundTruth(id: string): GroundTruth | undefined;
+  /** Every kept ground-truth record, in arrival order. */
+  groundTruthAll(): GroundTruth[];
+  /** Engine counters (running, waiting, completed, …). */
+  stats(): EngineStats;
+  /** The simulator's clock now (ns since start): lets an in-process client align its readings with ground truth. */
+  nowNs(): number;
+  /** Stop accepting, drop in-flight requests (their sockets are closed) and release the port. */
+  close(): Promise<void>;
+}
+
+interface SimContext {
+  config: SimConfig;
+  clock: RealClock;
+  engine: Engine;
+  truth: GroundTruthStore;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
+  sendJson(res, err.status, { error: { message: err.message, type: err.type, param: err.param, code: err.code } }, headers);
+}
+
+/** Read the whole body, refusing more than `limit` bytes (HTTP 413). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'request_too_large', `request body exceeds ${limit} bytes`);
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > limit) throw new HttpError(413, 'request_too_large', `request body exceeds ${limit} bytes`);
+    parts.push(part);
+  }
+  return Buffer.concat(parts);
+}
+
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const body = await readBody(req, limit);
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch (err) {
+    throw new HttpError(400, 'invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Queue a validated generation request and wire its response. */
+function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number): void {
+  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res);
+  const submittedNs = ctx.clock.nowNs();
+  const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
+  const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
+  const id = prefix + randomHex(deriveRng(ctx.config.seed, 'response-id', handle.index), 16);
+  const record: GroundTruth = {
+    id,
+    index: handle.index,
+    endpoint: gen.kind,
+    stream: gen.stream,
+    status: 'waiting',
+    promptTokens: handle.promptTokens,
+    cachedTokens: null,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    finishReason: null,
+    receivedNs,
+    submittedNs,
+    admittedNs: null,
+    firstOutputNs: null,
+    firstContentNs: null,
+    lastChunkNs: null,
+    cancelledNs: null,
+    model: { arrivalNs: handle.arrivalNs, admittedNs: null, firstOutputNs: null, firstContentNs: null, lastChunkNs: null },
+  };
+  ctx.truth.add(record);
+  writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record);
+}
+
+async function tokenizeRoute(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req, ctx.config.max_request_bytes);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
+  const b = body as Record<string, unknown>;
+  let pieces: string[];
+  if (Array.isArray(b['messages'])) {
+    // Same template as chat requests, so `count` equals usage.prompt_tokens for the same messages.
+    pieces = parseChatRequest({ ...ctx.config, max_model_len: Number.MAX_SAFE_INTEGER }, { messages: b['messages'], max_tokens: 1 }).promptPieces;
+  } else {
+    const text = b['content'] ?? b['prompt'];
+    if (typeof text !== 'string') throw new HttpError(400, 'invalid_request', 'expected "content" (or "prompt") as a string, or "messages"');
+    pieces = tokenize(text);
+  }
+  const ids = pieceIds(pieces);
+  const tokens = b['with_pieces'] === true ? ids.map((id, i) => ({ id, piece: pieces[i] })) : ids;
+  sendJson(res, 200, { tokens, count: pieces.length, max_model_len: ctx.config.max_model_len });
+}
+
+function modelsBody(config: SimConfig): unknown {
+  return {
+    object: 'list',
+    data: [{ id: config.model, object: 'model', created: 0, owned_by: 'servebench-sim', root: config.model, parent: null, max_model_len: config.max_model_len }],
+  };
+}
+
+function groundTruthRoute(ctx: SimContext, url: URL, res: ServerResponse): void {
+  const id = url.searchParams.get('id');
+  if (id === null) return sendJson(res, 200, { clock: 'monotonic ns since sim start', requests: ctx.truth.all() });
+  const record = ctx.truth.get(id);
+  if (record === undefined) throw new HttpError(404, 'not_found', `no ground truth for id ${id}`);
+  sendJson(res, 200, record);
+}
+
+const ROUTES: Record<string, readonly string[]> = {
+  '/models': ['GET'],
+  '/chat/completions': ['POST'],
+  '/completions': ['POST'],
+  '/tokenize': ['POST'],
+  '/health': ['GET'],
+  '/sim/ground-truth': ['GET'],
+  '/sim/stats': ['GET'],
+};
+
+async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse, receivedNs: number): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const path = url.pathname.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '') || '/';
+  const methods = ROUTES[path];
+  if (methods === undefined) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
+  if (!methods.includes(req.method ?? '')) {
+    return sendError(res, new HttpError(405, 'method_not_allowed', `${req.method ?? ''} not allowed on ${url.pathname}`), { allow: methods.join(', ') });
+  }
+  const { config } = ctx;
+  switch (path) {
+    case '/models': return sendJson(res, 200, modelsBody(config));
+    case '/health': return sendJson(res, 200, { status: 'ok' });
+    case '/sim/stats': return sendJson(res, 200, ctx.engine.stats());
+    case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
+    case '/tokenize': return tokenizeRoute(ctx, req, res);
+    case '/chat/completions': return generate(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), res, receivedNs);
+    case '/completions': return generate(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), res, receivedNs);
+  }
+}
+
+function handler(ctx: SimContext) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const receivedNs = ctx.clock.nowNs();
+    route(ctx, req, res, receivedNs).catch((err: unknown) => {
+      if (err instanceof HttpError) {
+        // After a 413 the rest of the body is unread: close the connection rather than drain it.
+        sendError(res, err, err.status === 413 ? { connection: 'close' } : {});
+      } else {
+        sendError(res, new HttpError(500, 'internal_error', `simulator bug: ${(err as Error).message}`, 'server_error'));
+      }
+    });
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Start the simulator. `config` is validated (defaults applied); an invalid one throws UsageError.
+ * @example
+ * const sim = await startSim({ decode_step_ms: 5, max_num_seqs: 4 });
+ * const r = await fetch(`${sim.url}/models`); // {"object":"list","data":[{"id":"servebench-sim",…}]}
+ * await sim.close();
+ */
+export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> {
+  const resolved = resolveSimConfig(config);
+  const clock = new RealClock(resolved.timer_spin_us * 1000);
+  const ctx: SimContext = { config: resolved, clock, engine: new Engine(resolved, clock), truth: new GroundTruthStore(resolved.ground_truth_limit) };
+  // noDelay: every SSE chunk must leave at once; Nagle would hold small writes up to an ACK.
+  const server = createServer({ noDelay: true, keepAlive: true }, handler(ctx));
+  const address = await listen(server, resolved.port, resolved.host);
+  const hostForUrl = address.address.includes(':') ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${address.port}/v1`,
+    host: address.address,
+    port: address.port,
+    config: resolved,
+    groundTruth: (id) => ctx.truth.get(id),
+    groundTruthAll: () => ctx.truth.all(),
+    stats: () => ctx.engine.stats(),
+    nowNs: () => clock.nowNs(),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        ctx.engine.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

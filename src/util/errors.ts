@@ -1,0 +1,25 @@
+/**
+ * Run-level errors: typed, with a stable code, mapped to exit codes only by src/cli/main.ts.
+ * Request-level failures are data (src/record/types.ts), never these.
+ */
+
+/** Bad flags, bad input files, or an impossible configuration, detected before any request. Exit 2. */
+export class UsageError extends Error {
+  readonly code = 'usage';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A file that cannot be read as what it should be (not JSON, wrong schema, too large). Exit 2. */
+export class InputFileError extends Error {
+  readonly code = 'input-file';
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+    this.name = 'InputFileError';
+  }
+}

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { fill, promptTail, referencePrompt, sharedPrefix, ENVELOPE_TOO_SMALL } from '../../src/workload/prompt.js';
+
+test('a filler line with single-digit numbers is 68 characters (spec §2.5)', () => {
+  const line = 'def helper_0():\n    return compute(0)  # routine specialist context\n';
+  assert.equal(line.length, 68);
+  assert.equal(fill(68, 0), line);
+  assert.equal(fill(68 * 2, 5).split('\n')[2], 'def helper_6():');
+});
+
+test('tail lengths are 46 chars below 10 and 47 from 10 to 99', () => {
+  assert.equal(promptTail(3).length, 46);
+  assert.equal(promptTail(42).length, 47);
+});
+
+test('default shared prefix is 24,000 characters and identical every time', () => {
+  assert.equal(sharedPrefix(8000).length, 24000);
+  assert.equal(sharedPrefix(8000), sharedPrefix(8000));
+  assert.equal(sharedPrefix(0), '');
+});
+
+test('every prompt is exactly floor(3 × budget) characters', () => {
+  const prefix = sharedPrefix(8000);
+  fc.assert(
+    fc.property(fc.integer({ min: 16, max: 40000 }), fc.integer({ min: 0, max: 2000 }), (budget, index) => {
+      const total = Math.floor(budget * 3);
+      if (total <= promptTail(index).length) {
+        assert.throws(() => referencePrompt(prefix, index, budget), new RegExp(ENVELOPE_TOO_SMALL));
+        return;
+      }
+      const prompt = referencePrompt(prefix, index, budget);
+      assert.equal(prompt.length, total);
+      assert.ok(prompt.endsWith(promptTail(index)));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('below the prefix size prompts differ only in the tail (the reference\'s shared-prefix effect)', () => {
+  const prefix = sharedPrefix(8000);
+  const a = referencePrompt(prefix, 1, 4096);
+  const b = referencePrompt(prefix, 2, 4096);
+  assert.equal(a.slice(0, -46), b.slice(0, -46));
+});
+
+test('above the prefix size the suffix starts with the request-specific helper line', () => {
+  const prefix = sharedPrefix(8000);
+  const prompt = referencePrompt(prefix, 7, 16000);
+  assert.ok(prompt.startsWith(prefix + '\ndef helper_7():'));
+});
