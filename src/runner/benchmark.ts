@@ -17,7 +17,7 @@ import { UsageError } from '../util/errors.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
 import { runClosedLoop } from './closed-loop.js';
 import { probeModels, promptCap, type ModelsProbe } from './window.js';
-import { buildResult } from '../result/build.js';
+import { buildResult, referenceRunId, utcSeconds } from '../result/build.js';
 import { TOOL_VERSION } from '../util/version.js';
 
 /** Progress notifications for a console or a log. */
@@ -105,9 +105,9 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
 
     const result = buildResult(
       {
-        runId: runIdFor(startedAt),
-        startedAt: isoSeconds(startedAt),
-        finishedAt: isoSeconds(finishedAt),
+        runId: referenceRunId(startedAt),
+        startedAt: utcSeconds(startedAt),
+        finishedAt: utcSeconds(finishedAt),
         wallSeconds: wallS,
         baseUrl: target.baseUrl,
         model,
@@ -229,14 +229,4 @@ function servebenchBlock(
       window_tokens: window,
     },
   };
-}
-
-/** `benchmark-YYYYMMDDTHHMMSSZ` from the UTC start time, seconds truncated (spec §5.1). */
-export function runIdFor(date: Date): string {
-  return `benchmark-${isoSeconds(date).replace(/[-:]/g, '')}`;
-}
-
-/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, truncated to seconds (spec §5.1). */
-export function isoSeconds(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
 }

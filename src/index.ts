@@ -1,0 +1,27 @@
+/**
+ * servebench's library API (re-exports only).
+ * @example
+ * import { runBenchmark, resolveRunConfig, parseFlags, RUN_FLAGS, serializeResult } from 'servebench';
+ * const config = resolveRunConfig(parseFlags(['--requests', '8', '--ctx-tokens', '2048'], RUN_FLAGS).values, process.env, process.cwd());
+ * const { result } = await runBenchmark(config, { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null, embeddedSimulator: false });
+ * process.stdout.write(serializeResult(result));
+ */
+export { runBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './runner/benchmark.js';
+export { buildDryRunPlan, type DryRunPlan } from './runner/dry-run.js';
+export { resolveRunConfig, type RunConfig } from './config/run-config.js';
+export { parseFlags, type ParsedFlags } from './cli/parse.js';
+export { RUN_FLAGS, type FlagSpec } from './cli/options.js';
+export { streamChatCompletion, createDispatcher, type StreamRequest } from './client/index.js';
+export type { RequestResult, RequestError } from './record/types.js';
+export { summarize, type Summary } from './metrics/summarize.js';
+export { percentile, nearestRankIndex } from './metrics/percentile.js';
+export { exactMean } from './metrics/exact-mean.js';
+export { ROW_FIELDS, RUN_METRICS, renderMetricsMarkdown } from './metrics/definitions.js';
+export { buildResult, TIMING_METHODOLOGY, type RunMeta, type CapacityResult } from './result/build.js';
+export { serializeResult, toPyJson, pyFloatRepr } from './result/pyjson.js';
+export { readResultFile, writeResultFile, parseResultText } from './result/io.js';
+export { validateResult, type ValidationReport } from './result/validate.js';
+export { detectEra, type Era } from './result/schema.js';
+export { planContexts, REFERENCE_CONTEXT_BUCKETS, type ContextPlan } from './workload/context-plan.js';
+export { PythonRandom } from './workload/mt19937.js';
+export { UsageError, InputFileError } from './util/errors.js';

@@ -1,0 +1,10 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { renderMetricsMarkdown } from '../src/metrics/definitions.js';
+import { REPO_ROOT } from './helpers/paths.js';
+
+test('docs/metrics.md is generated from the metrics table (run `npm run docs` after changing it)', () => {
+  assert.equal(readFileSync(join(REPO_ROOT, 'docs', 'metrics.md'), 'utf8'), renderMetricsMarkdown());
+});
