@@ -20,6 +20,7 @@ export interface FlagSpec {
 }
 
 export const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
+export const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
 
 /** Every flag of `servebench run`, in help order. */
@@ -36,6 +37,13 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'burst', type: 'int', default: 0, min: 0, max: 256, meta: 'N', help: 'if > 0: requests = concurrency = N, all at once' },
   { name: 'shared-prefix-tokens', type: 'int', default: 8000, min: 0, max: 262144, meta: 'N', help: 'size of the prefix shared by every prompt, in estimated tokens' },
   { name: 'ctx-tokens', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'fixed context per request (0: sample the reference distribution)' },
+  { name: 'context-buckets', type: 'string', meta: 'SPEC|FILE', help: 'sampled plan from your own cumulative buckets, e.g. 4096:0.5,32768:1.0 (or a file); needs --ctx-tokens 0' },
+  { name: 'tokenizer', type: 'string', default: 'server', meta: 'MODE', help: "how prompts are sized: server (learn the server's tokenizer), hf:PATH/tokenizer.json, tiktoken:o200k_base|cl100k_base, chars:3.0 (the reference's exact bytes)" },
+  { name: 'prefix', type: 'string', default: 'shared', choices: PREFIX_POLICIES, meta: 'POLICY', help: 'shared: every prompt starts with the same --shared-prefix-tokens; unique: no two prompts share a prefix; none: no prefix section' },
+  { name: 'cache-bust', type: 'boolean', default: false, help: 'put a per-run random salt first in every prompt, so a rerun cannot hit the prefix cache' },
+  { name: 'dataset', type: 'string', meta: 'FILE', help: 'prompts from a JSONL ({"prompt"} or {"messages"}, optional "max_tokens") or ShareGPT JSON file, sampled with --seed' },
+  { name: 'ignore-eos', type: 'boolean', default: false, help: 'ask the server to ignore end-of-sequence so every output runs to --max-tokens (vLLM, SGLang, llama.cpp)' },
+  { name: 'min-tokens', type: 'int', default: 0, min: 0, max: 65536, meta: 'N', help: 'ask for at least N output tokens (min_tokens: vLLM, SGLang)' },
   { name: 'seed', type: 'int', default: 0, meta: 'N', help: 'seed of the sampled context plan' },
   { name: 'max-tokens', type: 'int', default: 64, min: 1, max: 65536, meta: 'N', help: 'completion cap per request' },
   { name: 'max-model-len', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'context window override (0: ask the server\'s /models)' },

@@ -9,6 +9,9 @@ import { checkBaseUrl } from './base-url.js';
 import { loadManifestTier } from './manifest.js';
 import { resolveThinking, checkModelFamily, type ThinkingControls, type ThinkingMode } from '../workload/thinking.js';
 import type { FlagValue } from '../cli/parse.js';
+import type { ContextBucket } from '../workload/context-plan.js';
+import { parseContextBuckets } from '../workload/buckets.js';
+import type { PrefixPolicy } from '../workload/skeleton.js';
 
 /** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
 export interface RunConfig {
@@ -34,6 +37,16 @@ export interface RunConfig {
   /** Absolute output path, or null for the default `results/<run_id>.json`. */
   output: string | null;
   simConfig: string | null;
+  /** `--tokenizer` spec: `server`, `hf:PATH`, `tiktoken:NAME` or `chars:R`. */
+  tokenizer: string;
+  /** Custom sampled distribution, or null for the reference buckets. */
+  contextBuckets: ContextBucket[] | null;
+  prefix: PrefixPolicy;
+  cacheBust: boolean;
+  /** Absolute dataset path, or null for synthetic prompts. */
+  dataset: string | null;
+  ignoreEos: boolean;
+  minTokens: number;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
@@ -92,6 +105,16 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   const ctxTokens = int('ctx-tokens');
   if (ctxTokens > 0 && ctxTokens < 32) throw new UsageError('--ctx-tokens must be 0 (sampled) or at least 32');
   const burst = int('burst');
+  const bucketsText = str('context-buckets');
+  if (bucketsText !== null && ctxTokens > 0) throw new UsageError('--context-buckets samples the plan; it cannot be combined with --ctx-tokens');
+  const contextBuckets = bucketsText === null ? null : parseContextBuckets(bucketsText, (p) => resolve(cwd, p));
+  const dataset = str('dataset');
+  if (dataset !== null && (ctxTokens > 0 || bucketsText !== null)) {
+    throw new UsageError('--dataset brings its own prompts; it cannot be combined with --ctx-tokens or --context-buckets');
+  }
+  const minTokens = int('min-tokens');
+  if (minTokens > maxTokens) throw new UsageError(`--min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
+  const tokenizer = checkTokenizerSpec(str('tokenizer') ?? 'server');
   return {
     baseUrl,
     model,
@@ -114,10 +137,29 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     timeoutS: values['timeout'] as number,
     output: outputPath,
     simConfig: str('sim-config'),
+    tokenizer,
+    contextBuckets,
+    prefix: (str('prefix') ?? 'shared') as PrefixPolicy,
+    cacheBust: values['cache-bust'] === true,
+    dataset: dataset === null ? null : resolve(cwd, dataset),
+    ignoreEos: values['ignore-eos'] === true,
+    minTokens,
     dryRun: values['dry-run'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,
   };
+}
+
+/** Checks the shape of a `--tokenizer` value early (before any network use); the modes themselves check the rest. */
+export function checkTokenizerSpec(spec: string): string {
+  if (spec === 'server') return spec;
+  const match = /^(hf|tiktoken|chars):(.+)$/.exec(spec);
+  if (match === null) throw new UsageError(`--tokenizer: '${spec}' is not server, hf:PATH, tiktoken:NAME or chars:RATIO`);
+  if (match[1] === 'chars') {
+    const ratio = Number(match[2]);
+    if (!/^\d+(\.\d+)?$/.test(match[2] ?? '') || !(ratio > 0) || ratio > 100) throw new UsageError(`--tokenizer: chars ratio must be a number in (0, 100], got '${match[2] ?? ''}'`);
+  }
+  return spec;
 }
 
 /** Output checks done before any request (spec §1.2): a writable parent, no symlink, no special file. */

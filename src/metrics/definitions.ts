@@ -96,6 +96,9 @@ export const ROW_FIELDS: { readonly [K in keyof TimingRow]: Definition<TimingRow
   reasoning_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: true,
     definition: 'usage.completion_tokens_details.reasoning_tokens: completion tokens spent reasoning.',
     derive: (x) => x.reasoningTokens }),
+  expected_prompt_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: true,
+    definition: 'Prompt tokens the sizing method (--tokenizer) expected the server to count; null for fixed-ratio sizing.',
+    derive: (x) => x.expectedPromptTokens }),
 };
 
 /** Row keys holding numbers (the only ones a percentile can be taken of). */

@@ -97,6 +97,7 @@ export function rowInput(r: RequestResult): RowInput | null {
     responseId: r.responseId,
     cachedTokens: isCount(cached) ? cached : null,
     reasoningTokens: isCount(reasoning) ? reasoning : null,
+    expectedPromptTokens: r.expectedPromptTokens ?? null,
   };
 }
 

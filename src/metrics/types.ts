@@ -40,6 +40,8 @@ export interface TimingRow extends CoreTimingRow {
   cached_tokens: number | null;
   /** `usage.completion_tokens_details.reasoning_tokens` when a non-negative integer. */
   reasoning_tokens: number | null;
+  /** Prompt tokens the sizing method expected the server to count; null when it does not count. */
+  expected_prompt_tokens: number | null;
 }
 
 /** One `failures[]` entry: the reference's four keys (spec §3.4, §5.5) plus servebench extensions. */
@@ -111,6 +113,7 @@ export interface RowInput {
   responseId: string | null;
   cachedTokens: number | null;
   reasoningTokens: number | null;
+  expectedPromptTokens: number | null;
 }
 
 /** What every successful request contributes to run-level sums, whether or not its row was kept. */

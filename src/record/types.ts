@@ -46,4 +46,6 @@ export interface RequestResult {
   httpStatus: number | null;
   /** Set iff ok is false. */
   error: RequestError | null;
+  /** Prompt tokens the sizing method expected the server to count (set by the runner), or null. */
+  expectedPromptTokens?: number | null;
 }

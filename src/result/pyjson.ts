@@ -6,7 +6,7 @@
  * JavaScript has one number type, Python two; the file distinguishes `2968.0` from `2968`. We
  * decide by key name — the FLOAT KEY RULE:
  *   a number is written as a Python float iff its nearest enclosing object key ends in one of
- *   FLOAT_KEY_SUFFIXES (`_ms`, `_s`, `_avg`, `_ratio`, `_seconds`, `_p50`, `_p90`, `_p95`,
+ *   FLOAT_KEY_SUFFIXES (`_ms`, `_s`, `_avg`, `_ratio`, `_fraction`, `_seconds`, `_p50`, `_p90`, `_p95`,
  *   `_p99`, `_p999`), or it is not an integer (a fraction can only be a float).
  *   Every other integral number is written as an int.
  * This covers every float field the spec lists (§5.6 item 6: `wall_clock_ms`, `*_ms`,
@@ -21,7 +21,7 @@
 
 /** Key endings whose numbers are always written as Python floats (see the module comment). */
 export const FLOAT_KEY_SUFFIXES: readonly string[] = [
-  '_ms', '_s', '_avg', '_ratio', '_seconds', '_p50', '_p90', '_p95', '_p99', '_p999',
+  '_ms', '_s', '_avg', '_ratio', '_fraction', '_seconds', '_p50', '_p90', '_p95', '_p99', '_p999',
 ];
 
 /** The float key rule: does a number under this key serialize as a Python float? */

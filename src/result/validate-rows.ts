@@ -77,6 +77,7 @@ function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: n
     responseId: null,
     cachedTokens: null,
     reasoningTokens: null,
+    expectedPromptTokens: null,
   };
 }
 

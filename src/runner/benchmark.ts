@@ -9,9 +9,12 @@ import { endpointUrl } from '../config/base-url.js';
 import { createDispatcher } from '../client/transport.js';
 import { streamChatCompletion } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
-import { planContexts } from '../workload/context-plan.js';
 import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
-import { PromptSetHasher, referencePromptSource } from '../workload/prompt-set.js';
+import { buildWorkload, type Workload } from '../workload/workload.js';
+import { loadDataset } from '../workload/dataset.js';
+import { formatContextBuckets } from '../workload/buckets.js';
+import { createSizer } from './sizing.js';
+import { addRunChecks } from './run-checks.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { UsageError } from '../util/errors.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
@@ -22,6 +25,8 @@ import { TOOL_VERSION } from '../util/version.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
+  | { kind: 'phase'; text: string }
+  | { kind: 'warning'; text: string }
   | { kind: 'start'; model: string; requests: number; concurrency: number; window: number | null; cap: number | null }
   | { kind: 'request'; result: RequestResult; done: number; total: number };
 
@@ -58,9 +63,22 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
     const cap = promptCap(window, config.maxTokens, config.margin);
     checkAggregateBudget(config, cap);
-    const plan = planContexts({ requests: config.requests, ctxTokens: config.ctxTokens, seed: config.seed, cap });
-    const prompts = referencePromptSource(plan.sizes, config.sharedPrefixTokens);
-    const hasher = new PromptSetHasher(config.requests);
+    options.onEvent?.({ kind: 'phase', text: sizingNote(config) });
+    const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers });
+    const workload = await buildWorkload({
+      requests: config.requests,
+      ctxTokens: config.ctxTokens,
+      seed: config.seed,
+      cap,
+      buckets: config.contextBuckets,
+      prefix: config.prefix,
+      sharedPrefixTokens: config.sharedPrefixTokens,
+      cacheBust: config.cacheBust,
+      maxTokens: config.maxTokens,
+      dataset: config.dataset === null ? null : loadDataset(config.dataset),
+      sizer: sizing.sizer,
+      ...(sizing.countMessages ? { countMessages: sizing.countMessages } : {}),
+    });
     const url = endpointUrl(target.baseUrl, '/chat/completions');
     options.onEvent?.({ kind: 'start', model, requests: config.requests, concurrency: config.concurrency, window, cap });
 
@@ -75,26 +93,27 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       concurrency: config.concurrency,
       ...(options.signal ? { stopScheduling: options.signal } : {}),
       execute: async (index) => {
-        let prompt: string;
+        const planned = workload.plannedTokens[index] ?? 0;
+        let body: string;
         try {
           // Built before the request's clock starts (spec §2.7).
-          prompt = prompts.promptFor(index);
+          body = chatRequestBody(model, workload.messagesFor(index), workload.maxTokens[index] ?? config.maxTokens, config.thinking, config);
         } catch (error) {
-          hasher.add(index, null);
-          return envelopeFailure(index, plan.sizes[index] ?? 0, runStartNs, error);
+          return envelopeFailure(index, planned, runStartNs, error);
         }
-        hasher.add(index, prompt);
-        return streamChatCompletion({
+        const result = await streamChatCompletion({
           dispatcher,
           url,
           headers,
-          body: chatRequestBody(model, prompt, config.maxTokens, config.thinking),
+          body,
           requestIndex: index,
-          plannedContextTokens: plan.sizes[index] ?? 0,
+          plannedContextTokens: planned,
           runStartNs,
           idleTimeoutS: config.timeoutS,
           signal: cancel.signal,
         });
+        result.expectedPromptTokens = workload.expectedTokens[index] ?? null;
+        return result;
       },
       onResult: (result) => options.onEvent?.({ kind: 'request', result, done: ++done, total: config.requests }),
     });
@@ -120,7 +139,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
         concurrency: config.concurrency,
         contextTokens: config.ctxTokens > 0 ? config.ctxTokens : null,
         contextSeed: config.seed,
-        contextPlan: interrupted ? plan.sizes.slice(0, results.length) : plan.sizes,
+        contextPlan: interrupted ? workload.plannedTokens.slice(0, results.length) : workload.plannedTokens,
         maxContextTokens: window,
         maxTokens: config.maxTokens,
         serveFlags: {
@@ -129,12 +148,13 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
           thinking_mode: config.thinking.mode,
           reasoning_effort: config.thinking.reasoningEffort,
         },
-        promptSetId: hasher.id(),
-        cachePolicy: prompts.cachePolicy,
+        promptSetId: workload.promptSetId,
+        cachePolicy: workload.cachePolicy,
       },
       results,
-      servebenchBlock(config, target, probe, window, cap, prompts.method, interrupted, hasher.id(), prompts.cachePolicy),
+      servebenchBlock(config, target, probe, window, cap, workload, sizing.info, interrupted),
     );
+    addRunChecks(result, workload, config);
     return { result, results, interrupted };
   } finally {
     await dispatcher.close().catch(() => undefined);
@@ -193,10 +213,9 @@ function servebenchBlock(
   probe: ModelsProbe,
   window: number | null,
   cap: number | null,
-  promptMethod: string,
+  workload: Workload,
+  sizingInfo: Record<string, unknown>,
   interrupted: boolean,
-  promptSetId: string,
-  cachePolicy: string,
 ): Record<string, unknown> {
   return {
     tool_version: TOOL_VERSION,
@@ -205,9 +224,11 @@ function servebenchBlock(
     embedded_simulator: target.embeddedSimulator,
     interrupted,
     planned_requests: config.requests,
-    prompt_set_id: promptSetId,
-    cache_policy: cachePolicy,
-    prompt_method: promptMethod,
+    prompt_set_id: workload.promptSetId,
+    cache_policy: workload.cachePolicy,
+    prompt_method: workload.promptMethod,
+    context_source: workload.contextSource,
+    sizing: sizingInfo,
     window_source: config.maxModelLen > 0 ? 'flag' : probe.windowSource,
     prompt_cap_tokens: cap,
     config: {
@@ -226,7 +247,19 @@ function servebenchBlock(
       thinking_control_mechanism: config.thinking.mechanism,
       timeout_s: config.timeoutS,
       api_key_env: config.apiKeyEnv,
+      tokenizer: config.tokenizer,
+      prefix: config.prefix,
+      cache_bust: config.cacheBust,
+      context_buckets: config.contextBuckets === null ? null : formatContextBuckets(config.contextBuckets),
+      dataset: config.dataset,
+      ignore_eos: config.ignoreEos,
+      min_tokens: config.minTokens,
       window_tokens: window,
     },
   };
+}
+
+function sizingNote(config: RunConfig): string {
+  if (config.tokenizer.startsWith('chars:')) return `sizing prompts at ${config.tokenizer.slice(6)} characters per token (no calibration)`;
+  return `sizing prompts with --tokenizer ${config.tokenizer}`;
 }

@@ -3,8 +3,8 @@
  * The window is unknown unless `--max-model-len` is given (the probe is a network call).
  */
 import type { RunConfig } from '../config/run-config.js';
-import { planContexts } from '../workload/context-plan.js';
-import { PromptSetHasher, referencePromptSource } from '../workload/prompt-set.js';
+import { buildWorkload, fixedRatioSizer } from '../workload/workload.js';
+import { loadDataset } from '../workload/dataset.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { promptCap } from './window.js';
 
@@ -19,30 +19,42 @@ export interface DryRunPlan {
   prompt_cap_tokens: number | null;
   context_plan: number[];
   context_distribution: Record<string, number>;
+  context_source: string;
+  tokenizer: string;
   prompt_method: string;
   cache_policy: string;
-  prompt_set_id: string;
+  /** Known offline only for `chars:R` sizing; counting modes need the server (or load a tokenizer) first. */
+  prompt_set_id: string | null;
   request_body_shape: Record<string, unknown>;
   output: string;
   deferred: string[];
 }
 
-/** Builds the plan; throws UsageError for an impossible budget, like the run would. */
-export function buildDryRunPlan(config: RunConfig): DryRunPlan {
+/**
+ * Builds the plan; throws UsageError for an impossible budget, like the run would. Prompts are
+ * rendered (and their set id computed) only for `chars:R` sizing: the counting modes learn the
+ * tokenizer from the server first, which a dry run does not contact.
+ */
+export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
   const window = config.maxModelLen > 0 ? config.maxModelLen : null;
   const cap = promptCap(window, config.maxTokens, config.margin);
-  const plan = planContexts({ requests: config.requests, ctxTokens: config.ctxTokens, seed: config.seed, cap });
-  const prompts = referencePromptSource(plan.sizes, config.sharedPrefixTokens);
-  const hasher = new PromptSetHasher(config.requests);
-  for (let i = 0; i < config.requests; i++) {
-    try {
-      hasher.add(i, prompts.promptFor(i));
-    } catch {
-      hasher.add(i, null);
-    }
-  }
+  const offline = config.tokenizer.startsWith('chars:');
+  const workload = await buildWorkload({
+    requests: config.requests,
+    ctxTokens: config.ctxTokens,
+    seed: config.seed,
+    cap,
+    buckets: config.contextBuckets,
+    prefix: config.prefix,
+    sharedPrefixTokens: config.sharedPrefixTokens,
+    cacheBust: config.cacheBust,
+    maxTokens: config.maxTokens,
+    dataset: config.dataset === null ? null : loadDataset(config.dataset),
+    sizer: fixedRatioSizer(offline ? Number(config.tokenizer.slice(6)) : 3.0),
+  });
+  const plan = { sizes: workload.plannedTokens, distribution: workload.distribution };
   const model = config.model ?? '<discovered from /models>';
-  const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.maxTokens, config.thinking)) as Record<string, unknown>;
+  const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.maxTokens, config.thinking, config)) as Record<string, unknown>;
   return {
     schema: 'servebench.plan/v1',
     workload: 'capacity',
@@ -72,9 +84,11 @@ export function buildDryRunPlan(config: RunConfig): DryRunPlan {
     prompt_cap_tokens: cap,
     context_plan: plan.sizes,
     context_distribution: plan.distribution,
-    prompt_method: prompts.method,
-    cache_policy: prompts.cachePolicy,
-    prompt_set_id: hasher.id(),
+    context_source: workload.contextSource,
+    tokenizer: config.tokenizer,
+    prompt_method: offline ? workload.promptMethod : `${config.tokenizer} (calibrated against the server at run time)`,
+    cache_policy: workload.cachePolicy,
+    prompt_set_id: offline ? workload.promptSetId : null,
     request_body_shape: shape,
     output: config.output ?? 'results/<run_id>.json',
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],
@@ -92,7 +106,7 @@ export function formatDryRunPlan(plan: DryRunPlan): string {
     `  load          ${plan.capacity.requests} requests, concurrency ${plan.capacity.concurrency}, max_tokens ${plan.capacity.max_tokens}`,
     `  context       ${String(plan.capacity.context_tokens)} (seed ${plan.capacity.context_seed}); window ${plan.max_context_tokens ?? 'unknown'}, cap ${plan.prompt_cap_tokens ?? 'none'}`,
     `  plan          ${dist}`,
-    `  prompts       ${plan.prompt_method}, ${plan.cache_policy}, ${plan.prompt_set_id}`,
+    `  prompts       ${plan.prompt_method}; ${plan.cache_policy}; ${plan.prompt_set_id ?? 'prompt set id known after calibration'}`,
     `  thinking      ${plan.thinking.mode} via ${plan.thinking.control_mechanism}${plan.thinking.reasoning_effort ? ` (effort ${plan.thinking.reasoning_effort})` : ''}`,
     `  output        ${plan.output}`,
   ].join('\n');

@@ -14,14 +14,15 @@ export interface ModelsProbe {
   model: string | null;
   /** Window from the chosen entry, or null. */
   window: number | null;
-  /** Which entry supplied the window: `exact`, `first-entry`, or `none`. */
-  windowSource: 'exact' | 'first-entry' | 'none';
+  /** Which entry supplied the window: the model's own (`exact`), the first listed (`first-entry`), llama.cpp's `/props` (`props`), or `none`. */
+  windowSource: 'exact' | 'first-entry' | 'props' | 'none';
   listed: string[];
   /** Why the probe gave nothing, if it did not answer. */
   problem: string | null;
 }
 
-const WINDOW_KEYS = ['max_model_len', 'max_context_length', 'context_length'] as const;
+/** Keys read from a `/models` entry, first positive integer wins: vLLM, SGLang/TGI/others, llama.cpp. */
+const WINDOW_KEYS = ['max_model_len', 'max_context_length', 'context_length', 'n_ctx'] as const;
 
 /** GET {base}/models with a 15 s timeout; any failure gives an unknown window, never an exception. */
 export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model: string | null, headers: Record<string, string>): Promise<ModelsProbe> {
@@ -34,6 +35,11 @@ export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model
   const exact = entries.find((e) => e['id'] === chosenModel);
   const entry = exact ?? entries[0];
   const window = entry === undefined ? null : firstPositiveInt(entry);
+  if (window === null && entries.length > 0) {
+    // llama.cpp serves its per-slot context on /props rather than on /models.
+    const props = await probeProps(dispatcher, baseUrl, headers);
+    if (props !== null) return { model: chosenModel, window: props, windowSource: 'props', listed, problem: null };
+  }
   return {
     model: chosenModel,
     window,
@@ -44,9 +50,27 @@ export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model
 }
 
 function firstPositiveInt(entry: Record<string, unknown>): number | null {
-  for (const key of WINDOW_KEYS) {
-    const value = entry[key];
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+  const meta = typeof entry['meta'] === 'object' && entry['meta'] !== null ? (entry['meta'] as Record<string, unknown>) : {};
+  for (const source of [entry, meta]) {
+    for (const key of WINDOW_KEYS) {
+      const value = source[key];
+      if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+    }
+  }
+  return null;
+}
+
+/** llama.cpp: `GET {origin}/props` → `default_generation_settings.n_ctx` (per slot) or `n_ctx`. */
+async function probeProps(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>): Promise<number | null> {
+  const origin = new URL(baseUrl).origin;
+  for (const url of [endpointUrl(baseUrl, '/props'), `${origin}/props`]) {
+    const answer = await getJson(dispatcher, url, headers, 5);
+    if (!answer.ok || typeof answer.value !== 'object' || answer.value === null) continue;
+    const props = answer.value as Record<string, unknown>;
+    const settings = (props['default_generation_settings'] ?? {}) as Record<string, unknown>;
+    for (const value of [settings['n_ctx'], props['n_ctx']]) {
+      if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
+    }
   }
   return null;
 }

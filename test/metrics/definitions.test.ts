@@ -46,6 +46,7 @@ const R1_ROW: TimingRow = {
   response_id: 'r1',
   cached_tokens: 0,
   reasoning_tokens: 30,
+  expected_prompt_tokens: null,
 };
 
 /**

@@ -50,3 +50,48 @@ test('above the prefix size the suffix starts with the request-specific helper l
   const prompt = referencePrompt(prefix, 7, 16000);
   assert.ok(prompt.startsWith(prefix + '\ndef helper_7():'));
 });
+
+test('the skeleton with a shared prefix and no salt reproduces the reference prompt bytes exactly', async () => {
+  const { PromptSkeleton } = await import('../../src/workload/skeleton.js');
+  for (const tokens of [0, 100, 8000]) {
+    const skeleton = new PromptSkeleton({ prefix: tokens === 0 ? 'none' : 'shared', sharedPrefixTokens: tokens, salt: null });
+    const prefix = sharedPrefix(tokens);
+    fc.assert(
+      fc.property(fc.integer({ min: 16, max: 12000 }), fc.integer({ min: 0, max: 300 }), (budget, index) => {
+        const chars = skeleton.referenceBodyChars(index, budget);
+        if (chars === null) return;
+        assert.equal(skeleton.render(index, chars), referencePrompt(prefix, index, budget));
+      }),
+      { numRuns: 400 },
+    );
+    // The edges around the prefix length, where the reference switches layout.
+    for (let budget = Math.floor(prefix.length / 3) - 2; budget < prefix.length / 3 + 20; budget++) {
+      const chars = skeleton.referenceBodyChars(7, budget);
+      if (chars !== null && budget > 15) assert.equal(skeleton.render(7, chars), referencePrompt(prefix, 7, budget), `budget ${budget}`);
+    }
+  }
+});
+
+test('unique prompts differ from the first character; salted prompts start with the salt', async () => {
+  const { PromptSkeleton } = await import('../../src/workload/skeleton.js');
+  const unique = new PromptSkeleton({ prefix: 'unique', sharedPrefixTokens: 1000, salt: null });
+  const a = unique.render(1, 5000);
+  const b = unique.render(2, 5000);
+  assert.equal(a.length, b.length);
+  let common = 0;
+  while (a[common] === b[common]) common++;
+  assert.ok(common < 12, `shared ${common} chars`);
+  const salted = new PromptSkeleton({ prefix: 'shared', sharedPrefixTokens: 1000, salt: 'abc123' });
+  assert.ok(salted.render(0, 100).startsWith('[cache-bust abc123]\n'));
+});
+
+test('longer bodies never shorten the prompt (monotone, as calibration needs)', async () => {
+  const { PromptSkeleton } = await import('../../src/workload/skeleton.js');
+  const skeleton = new PromptSkeleton({ prefix: 'shared', sharedPrefixTokens: 50, salt: null });
+  let previous = -1;
+  for (let chars = 0; chars < 600; chars++) {
+    const length = skeleton.render(3, chars).length;
+    assert.ok(length >= previous);
+    previous = length;
+  }
+});

@@ -34,7 +34,7 @@ export const runCommand: Command = async (argv, io) => {
   }
   const config = resolveRunConfig(parsed.values, io.env, io.cwd);
   if (config.dryRun) {
-    const plan = buildDryRunPlan(config);
+    const plan = await buildDryRunPlan(config);
     io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
@@ -63,6 +63,7 @@ export const runCommand: Command = async (argv, io) => {
       if (io.isTTY && !config.quiet) io.stdout('\n');
       io.stdout(`${formatSummary(outcome.result)}\n`);
     }
+    for (const warning of (outcome.result['servebench'] as { warnings?: string[] }).warnings ?? []) io.stderr(`warning: ${warning}\n`);
     say(`result written to ${path}`);
     if (outcome.interrupted) return EXIT.interrupted;
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
@@ -80,6 +81,14 @@ function report(event: BenchmarkEvent, config: RunConfig, say: (text: string) =>
     const effort = config.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.thinking.reasoningEffort}` : '';
     const context = config.ctxTokens > 0 ? `ctx=${config.ctxTokens}` : `ctx=sampled(seed ${config.seed})`;
     say(`BENCH model=${event.model} n=${event.requests} concurrency=${event.concurrency} ${config.burst > 0 ? 'BURST(shared-prefix)' : 'mixed'} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}`);
+    return;
+  }
+  if (event.kind === 'phase') {
+    if (!config.quiet) say(event.text);
+    return;
+  }
+  if (event.kind === 'warning') {
+    io.stderr(`warning: ${event.text}\n`);
     return;
   }
   const { result, done, total } = event;
