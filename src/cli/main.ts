@@ -7,6 +7,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputFileError, UsageError } from '../util/errors.js';
 import { TOOL_VERSION } from '../util/version.js';
+import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIO, Command } from './io.js';
 import { runCommand } from './commands/run.js';
@@ -46,6 +47,11 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await entry.command(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
+      io.stderr(`servebench ${name}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof TokenizerCalibrationError) {
+      // Prompts cannot be sized as asked before any measured request: a usage problem.
       io.stderr(`servebench ${name}: ${error.message}\n`);
       return EXIT.usage;
     }

@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../util/errors.js';
 import type { FlagSpec } from './options.js';
 
-export type FlagValue = string | number | boolean | undefined;
+import type { FlagValue } from '../config/flag-value.js';
+
+export type { FlagValue };
 
 /** Parsed flags keyed by flag name, plus positional arguments. */
 export interface ParsedFlags {

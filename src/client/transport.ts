@@ -1,5 +1,5 @@
 /**
- * The HTTP transport: one shared undici Agent per run, and a bounded JSON GET for `/models` probes.
+ * The HTTP transport: one shared undici Agent per run, and bounded JSON GET/POST helpers for probes (`/models`, `/tokenize`).
  */
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
@@ -71,6 +71,36 @@ export async function getJson(
   timeoutS: number,
   maxBytes: number = MAX_JSON_BYTES,
 ): Promise<JsonAnswer> {
+  return requestJson(dispatcher, 'GET', url, withAccept(headers), null, timeoutS, maxBytes);
+}
+
+/**
+ * POST `body` (serialised as JSON) to `url` and parse the JSON answer. Never throws, exactly as
+ * {@link getJson}: every failure comes back as `{ ok: false }`. Used for side-effect-free helper
+ * endpoints such as `/tokenize`.
+ *
+ * @example const answer = await postJson(dispatcher, 'http://127.0.0.1:8000/tokenize', {}, { prompt: 'hi' }, 30);
+ */
+export async function postJson(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: unknown,
+  timeoutS: number,
+  maxBytes: number = MAX_JSON_BYTES,
+): Promise<JsonAnswer> {
+  return requestJson(dispatcher, 'POST', url, withJsonContentType(withAccept(headers)), JSON.stringify(body), timeoutS, maxBytes);
+}
+
+async function requestJson(
+  dispatcher: Dispatcher,
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body: string | null,
+  timeoutS: number,
+  maxBytes: number,
+): Promise<JsonAnswer> {
   const redact = makeRedactor(headers);
   const t0 = process.hrtime.bigint();
   const fail = (failure: ClientFailure): JsonAnswer => {
@@ -89,7 +119,7 @@ export async function getJson(
   const timeoutMs = toMs(timeoutS);
   let response: Dispatcher.ResponseData;
   try {
-    response = await dispatcher.request({ ...target, method: 'GET', headers: withAccept(headers), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   } catch (error) {
     return fail(mapTransportError(error, 'before-response', null));
   }
@@ -137,6 +167,12 @@ async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: numb
 function withAccept(headers: Readonly<Record<string, string>>): Record<string, string> {
   for (const name of Object.keys(headers)) if (name.toLowerCase() === 'accept') return { ...headers };
   return { accept: 'application/json', ...headers };
+}
+
+/** Adds `content-type: application/json` unless the caller chose a content type. */
+function withJsonContentType(headers: Readonly<Record<string, string>>): Record<string, string> {
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') return { ...headers };
+  return { ...headers, 'content-type': 'application/json' };
 }
 
 /** Seconds → whole milliseconds, at least 1 (0 would disable undici's timers). */

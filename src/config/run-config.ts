@@ -8,10 +8,11 @@ import { UsageError } from '../util/errors.js';
 import { checkBaseUrl } from './base-url.js';
 import { loadManifestTier } from './manifest.js';
 import { resolveThinking, checkModelFamily, type ThinkingControls, type ThinkingMode } from '../workload/thinking.js';
-import type { FlagValue } from '../cli/parse.js';
+import type { FlagValue } from './flag-value.js';
 import type { ContextBucket } from '../workload/context-plan.js';
 import { parseContextBuckets } from '../workload/buckets.js';
 import type { PrefixPolicy } from '../workload/skeleton.js';
+import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
 
 /** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
 export interface RunConfig {
@@ -114,7 +115,8 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   }
   const minTokens = int('min-tokens');
   if (minTokens > maxTokens) throw new UsageError(`--min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
-  const tokenizer = checkTokenizerSpec(str('tokenizer') ?? 'server');
+  const tokenizer = str('tokenizer') ?? 'server';
+  parseTokenizerSpec(tokenizer); // a bad spec fails here, before any network use
   return {
     baseUrl,
     model,
@@ -148,18 +150,6 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     json: values['json'] === true,
     quiet: values['quiet'] === true,
   };
-}
-
-/** Checks the shape of a `--tokenizer` value early (before any network use); the modes themselves check the rest. */
-export function checkTokenizerSpec(spec: string): string {
-  if (spec === 'server') return spec;
-  const match = /^(hf|tiktoken|chars):(.+)$/.exec(spec);
-  if (match === null) throw new UsageError(`--tokenizer: '${spec}' is not server, hf:PATH, tiktoken:NAME or chars:RATIO`);
-  if (match[1] === 'chars') {
-    const ratio = Number(match[2]);
-    if (!/^\d+(\.\d+)?$/.test(match[2] ?? '') || !(ratio > 0) || ratio > 100) throw new UsageError(`--tokenizer: chars ratio must be a number in (0, 100], got '${match[2] ?? ''}'`);
-  }
-  return spec;
 }
 
 /** Output checks done before any request (spec §1.2): a writable parent, no symlink, no special file. */

@@ -152,7 +152,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
         cachePolicy: workload.cachePolicy,
       },
       results,
-      servebenchBlock(config, target, probe, window, cap, workload, sizing.info, interrupted),
+      servebenchBlock(config, target, probe, window, cap, workload, sizing.info(), interrupted),
     );
     addRunChecks(result, workload, config);
     return { result, results, interrupted };

@@ -1,11 +1,14 @@
 /**
  * Picks how prompts are sized from `--tokenizer`: `chars:R` cuts at a fixed ratio (the
- * reference's bytes at 3.0); every other mode counts tokens the way the server will.
+ * reference's exact bytes at 3.0, no counting); every other mode counts tokens the way the
+ * server will (src/workload/tokenizer) and solves each prompt's length to its planned context.
  */
 import type { Dispatcher } from 'undici';
 import type { RunConfig } from '../config/run-config.js';
 import { fixedRatioSizer, type PromptSizer } from '../workload/workload.js';
 import type { ChatMessage } from '../workload/dataset.js';
+import { PromptSkeleton } from '../workload/skeleton.js';
+import { createCountingSizer, createPromptCounter, parseTokenizerSpec } from '../workload/tokenizer/index.js';
 
 export interface SizingContext {
   dispatcher: Dispatcher;
@@ -17,16 +20,48 @@ export interface SizingContext {
 export interface Sizing {
   sizer: PromptSizer;
   countMessages?: (messages: ChatMessage[]) => Promise<number>;
-  /** Recorded as `servebench.sizing`. */
-  info: Record<string, unknown>;
+  /** What sizing did, recorded as `servebench.sizing`; call after the workload is built (probe and count totals grow while sizing). */
+  info(): Record<string, unknown>;
 }
 
 /** Creates the sizer for the configured mode. */
-export async function createSizer(config: RunConfig, _context: SizingContext): Promise<Sizing> {
-  if (config.tokenizer.startsWith('chars:')) {
-    const ratio = Number(config.tokenizer.slice('chars:'.length));
-    return { sizer: fixedRatioSizer(ratio), info: { mode: config.tokenizer, calibrated: false } };
+export async function createSizer(config: RunConfig, context: SizingContext): Promise<Sizing> {
+  const spec = parseTokenizerSpec(config.tokenizer);
+  if (spec.kind === 'chars') {
+    return { sizer: fixedRatioSizer(spec.ratio), info: () => ({ mode: config.tokenizer, method: `chars:${spec.ratio}`, calibrated: false }) };
   }
-  // Placeholder until the counting modes land: fall back to the reference ratio, and say so.
-  return { sizer: fixedRatioSizer(3.0), info: { mode: 'chars:3.0', requested: config.tokenizer, calibrated: false } };
+  // A short render of the real skeleton, so the template-overhead probe sees the same characters at its edges.
+  const sample = new PromptSkeleton({ prefix: config.prefix, sharedPrefixTokens: config.sharedPrefixTokens, salt: null }).render(0, 600);
+  const { counter } = await createPromptCounter(spec, {
+    dispatcher: context.dispatcher,
+    baseUrl: context.baseUrl,
+    model: context.model,
+    headers: context.headers,
+    thinking: config.thinking,
+    timeoutS: config.timeoutS,
+    sampleText: sample,
+  });
+  const sizer = createCountingSizer(counter);
+  const countMessages = counter.countMessages;
+  return {
+    sizer,
+    ...(countMessages ? { countMessages: (messages: ChatMessage[]) => countMessages(messages) } : {}),
+    info: () => snakeKeys({ ...counter.info(), ...sizer.stats() }) as Record<string, unknown>,
+  };
+}
+
+/**
+ * Result keys are snake_case, and float-valued keys must end in a unit suffix so the writer
+ * keeps them floats (src/result/pyjson.ts): `countMs` → `count_ms`, `tokensPerChar` → `tokens_per_char_ratio`.
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    let snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snake === 'tokens_per_char') snake = 'tokens_per_char_ratio';
+    out[snake] = snakeKeys(inner);
+  }
+  return out;
 }

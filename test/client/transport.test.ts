@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Agent } from 'undici';
-import { createDispatcher, getJson } from '../../src/client/transport.js';
+import { createDispatcher, getJson, postJson } from '../../src/client/transport.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { DONE_EVENT, deltaEvent, httpServer, rawServer, sleep, type TestServer } from './servers.js';
 
@@ -110,5 +110,39 @@ describe('getJson', () => {
     assert.equal(silent.problem, 'TimeoutError: timed out');
     const notUrl = await getJson(dispatcher, 'nope', {}, 1);
     assert.ok(!notUrl.ok && notUrl.error.type === 'ValueError');
+  });
+});
+
+describe('postJson', () => {
+  it('POSTs the JSON body with content-type and accept, parses the answer, and reports failures as data', async () => {
+    let seen: { method: string | undefined; headers: Record<string, unknown>; body: string } = { method: undefined, headers: {}, body: '' };
+    const server = httpServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (part: Buffer) => parts.push(part));
+      req.on('end', () => {
+        seen = { method: req.method, headers: req.headers, body: Buffer.concat(parts).toString('utf8') };
+        if (req.url === '/tokenize') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"count":3,"tokens":[1,2,3]}');
+        } else {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end('{"error":"no route, key k-123456"}');
+        }
+      });
+    });
+    await withServer(server, async (s) => {
+      const answer = await postJson(dispatcher, `${s.url}/tokenize`, { authorization: 'Bearer k-123456' }, { prompt: 'hi' }, 5);
+      assert.deepEqual(answer, { ok: true, status: 200, value: { count: 3, tokens: [1, 2, 3] } });
+      assert.equal(seen.method, 'POST');
+      assert.equal(seen.body, '{"prompt":"hi"}');
+      assert.equal(seen.headers['content-type'], 'application/json');
+      assert.equal(seen.headers['accept'], 'application/json');
+      const missing = await postJson(dispatcher, `${s.url}/nope`, { authorization: 'Bearer k-123456' }, {}, 5);
+      assert.equal(missing.ok, false);
+      if (!missing.ok) {
+        assert.equal(missing.error.httpStatus, 404);
+        assert.ok(!(missing.error.bodyExcerpt ?? '').includes('k-123456'), 'secrets echoed by the server are redacted');
+      }
+    });
   });
 });

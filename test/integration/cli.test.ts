@@ -59,13 +59,16 @@ test('failed requests are recorded with the server\'s message, the result is wri
   assert.match(String(result.failures[0]!['error_body_excerpt']), /max_model_len|context|exceed/i);
 });
 
-test('a dead endpoint fails every request with URLError and still writes a result', async () => {
+test('a dead endpoint: calibration cannot start (one line, exit 2); with chars:3.0 every request fails with URLError and a result is still written', async () => {
   const dead = await startSim({});
   const url = dead.url;
   await dead.close();
   const cwd = mkdtempSync(join(tmpdir(), 'servebench-cli-'));
   const output = join(cwd, 'r.json');
-  const run = await runCli(['run', '--base-url', url, '--model', 'm', '--max-model-len', '8192', '--requests', '2', '--concurrency', '1', '--ctx-tokens', '64', '--output', output, '--quiet'], { cwd });
+  const calibrated = await runCli(['run', '--base-url', url, '--model', 'm', '--max-model-len', '8192', '--requests', '2', '--ctx-tokens', '64', '--output', output], { cwd });
+  assert.equal(calibrated.code, 2);
+  assert.match(calibrated.stderr, /^servebench run: --tokenizer server: no tokenize endpoint .*Connection refused.*use --tokenizer hf:PATH, tiktoken:ENCODING or chars:3\.0\n$/);
+  const run = await runCli(['run', '--base-url', url, '--model', 'm', '--max-model-len', '8192', '--requests', '2', '--concurrency', '1', '--ctx-tokens', '64', '--tokenizer', 'chars:3.0', '--output', output, '--quiet'], { cwd });
   assert.equal(run.code, 1, run.stderr);
   const result = JSON.parse(readFileSync(output, 'utf8')) as { failures: { error_type: string; error_message: string }[] };
   assert.deepEqual(result.failures.map((f) => f.error_type), ['URLError', 'URLError']);

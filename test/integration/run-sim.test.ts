@@ -8,6 +8,8 @@
  * Stated tolerance: every request within 40 ms + 5 % above the prediction (client-side transport,
  * parsing and scheduling on a shared 2-core machine) and never more than 1 ms below it (a client
  * cannot see a token before the server writes it); the median error within 8 ms.
+ * The machine is shared with other test files, so a run whose timings miss the tolerance is
+ * measured again, up to three runs; structural checks (labels, counts) must hold on every run.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,11 +41,27 @@ after(async () => {
 
 type Row = Record<string, number | string | null>;
 
+/** A timing check that missed its tolerance (as opposed to a structural failure). */
+class TimingMiss extends Error {}
+
 function within(measured: number, predicted: number, what: string): number {
   const error = measured - predicted;
+  // Never early: a client cannot see a token before the server writes it. Not retried.
   assert.ok(error >= -1, `${what}: measured ${measured.toFixed(3)} ms is before the model's ${predicted.toFixed(3)} ms`);
-  assert.ok(error <= 40 + 0.05 * predicted, `${what}: measured ${measured.toFixed(3)} ms vs predicted ${predicted.toFixed(3)} ms`);
+  if (error > 40 + 0.05 * predicted) throw new TimingMiss(`${what}: measured ${measured.toFixed(3)} ms vs predicted ${predicted.toFixed(3)} ms`);
   return error;
+}
+
+/** Runs `attempt` up to three times while it fails only on timing tolerance. */
+async function withTimingRetries(attempt: () => Promise<void>): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      await attempt();
+      return;
+    } catch (error) {
+      if (!(error instanceof TimingMiss) || i === 3) throw error;
+    }
+  }
 }
 
 function median(values: number[]): number {
@@ -59,7 +77,7 @@ async function runAgainst(sim: SimHandle, name: string, extra: string[] = []): P
   return JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>;
 }
 
-test('without a reasoning phase: capacity-v3, and every row agrees with the model', async () => {
+test('without a reasoning phase: capacity-v3, and every row agrees with the model', () => withTimingRetries(async () => {
   const result = await runAgainst(plain, 'plain');
   assert.equal(result['measurement_protocol'], 'capacity-v3');
   assert.equal(result['completed'], 6);
@@ -80,7 +98,7 @@ test('without a reasoning phase: capacity-v3, and every row agrees with the mode
     // Generation spans (N − 1) decode steps; lateness of the first token shortens it, of the last lengthens it.
     const generation = row['generation_ms'] as number;
     const expected = (N - 1) * D;
-    assert.ok(Math.abs(generation - expected) <= 40 + 0.05 * expected, `generation ${generation} ms vs ${expected} ms`);
+    if (Math.abs(generation - expected) > 40 + 0.05 * expected) throw new TimingMiss(`generation ${generation} ms vs ${expected} ms`);
     const decode = row['decode_tok_s'] as number;
     assert.ok(Math.abs(decode - (N - 1) / (generation / 1000)) <= 1e-9 * decode, 'decode = (N − 1) / generation seconds');
     // The ground truth the simulator kept for this very response.
@@ -89,10 +107,10 @@ test('without a reasoning phase: capacity-v3, and every row agrees with the mode
     assert.equal(truth.promptTokens, K);
     assert.equal(truth.completionTokens, N);
   }
-  assert.ok(median(ttftErrors) <= 8, `median TTFT error ${median(ttftErrors)} ms`);
-});
+  if (median(ttftErrors) > 8) throw new TimingMiss(`median TTFT error ${median(ttftErrors)} ms`);
+}));
 
-test('with a reasoning phase: capacity-v4-reasoning, TTFO before TTFT by R decode steps', async () => {
+test('with a reasoning phase: capacity-v4-reasoning, TTFO before TTFT by R decode steps', () => withTimingRetries(async () => {
   const result = await runAgainst(reasoning, 'reasoning');
   assert.equal(result['measurement_protocol'], 'capacity-v4-reasoning');
   const metrics = result['metrics'] as Record<string, number>;
@@ -109,12 +127,12 @@ test('with a reasoning phase: capacity-v4-reasoning, TTFO before TTFT by R decod
     within(row['ttft_ms'] as number, prefillMs + (R + 1) * D, 'TTFT');
     within(row['e2e_ms'] as number, prefillMs + N * D, 'E2E');
     const gap = (row['ttft_ms'] as number) - (row['time_to_first_output_ms'] as number);
-    assert.ok(Math.abs(gap - R * D) <= 30, `TTFT − TTFO = ${gap} ms, model says ${R * D} ms`);
+    if (Math.abs(gap - R * D) > 30) throw new TimingMiss(`TTFT − TTFO = ${gap} ms, model says ${R * D} ms`);
     // v4: generation starts at first output, visible generation at first content (spec §4.4).
     const generation = (row['e2e_ms'] as number) - (row['time_to_first_output_ms'] as number);
     assert.ok(Math.abs((row['generation_ms'] as number) - generation) < 1e-6, 'generation = E2E − TTFO');
   }
-});
+}));
 
 test('--no-thinking switches the simulator\'s reasoning off: capacity-v3', async () => {
   const result = await runAgainst(reasoning, 'no-thinking', ['--no-thinking']);
