@@ -14,11 +14,15 @@ import { runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { showCommand } from './commands/show.js';
 import { simCommand } from './commands/sim.js';
+import { rebuildCommand } from './commands/rebuild.js';
+import { sweepCommand } from './commands/sweep.js';
 
 const COMMANDS: Record<string, { command: Command; summary: string }> = {
   run: { command: runCommand, summary: 'benchmark a server (default: the built-in simulator) and write a result file' },
   validate: { command: validateCommand, summary: 'recompute every figure of result files and report disagreements' },
   show: { command: showCommand, summary: 'print a readable summary of a result file' },
+  sweep: { command: sweepCommand, summary: 'one benchmark per load point (--concurrency 1,2,4 or --rate 2,4,8), with the knee and the SLO limit' },
+  rebuild: { command: rebuildCommand, summary: 'recreate a result from a run journal (after a crash or a kill)' },
   sim: { command: simCommand, summary: 'run the built-in OpenAI-compatible simulator as a server' },
 };
 

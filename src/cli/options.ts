@@ -20,6 +20,7 @@ export interface FlagSpec {
 }
 
 export const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
+export const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;
 export const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
 
@@ -32,9 +33,20 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'tier', type: 'string', meta: 'NAME', help: 'target from the manifest: fills base URL, model, engine and GPU (flags win)' },
   { name: 'engine', type: 'string', meta: 'TEXT', help: 'engine label recorded in the result' },
   { name: 'gpu', type: 'string', meta: 'TEXT', help: 'GPU label recorded in the result' },
-  { name: 'requests', type: 'int', default: 60, min: 1, max: 10000, meta: 'N', help: 'number of requests (ignored with --burst)' },
-  { name: 'concurrency', type: 'int', default: 20, min: 1, max: 256, meta: 'N', help: 'requests in flight at once, closed loop (ignored with --burst)' },
+  { name: 'requests', type: 'int', default: 60, min: 1, max: 1000000, meta: 'N', help: 'number of requests (ignored with --burst; the reference allows up to 10000)' },
+  { name: 'concurrency', type: 'int', default: 20, min: 1, max: 100000, meta: 'N', help: 'closed loop: requests in flight at once (ignored with --burst; the reference allows up to 256)' },
   { name: 'burst', type: 'int', default: 0, min: 0, max: 256, meta: 'N', help: 'if > 0: requests = concurrency = N, all at once' },
+  { name: 'rate', type: 'float', min: Number.MIN_VALUE, max: 100000, meta: 'R', help: 'open loop: start R requests per second whatever the server does (instead of --concurrency)' },
+  { name: 'arrival', type: 'string', default: 'poisson', choices: ARRIVAL_PROCESSES, meta: 'PROCESS', help: 'open-loop arrivals: constant, poisson, or gamma (with --burstiness)' },
+  { name: 'burstiness', type: 'float', default: 1, min: Number.MIN_VALUE, max: 1000, meta: 'K', help: 'gamma shape: 1 = poisson, < 1 burstier, > 1 more regular' },
+  { name: 'max-concurrency', type: 'int', min: 1, max: 100000, meta: 'N', help: 'open loop: at most N requests in flight; later arrivals wait (their lag is recorded)' },
+  { name: 'duration', type: 'float', min: Number.MIN_VALUE, max: 604800, meta: 'S', help: 'stop starting requests after S seconds (alone: the run is bounded by time only)' },
+  { name: 'warmup', type: 'string', meta: 'N|Ns', help: 'exclude the first N requests (or those started in the first N seconds, e.g. 5s) from every metric' },
+  { name: 'ramp', type: 'float', default: 0, min: 0, max: 86400, meta: 'S', help: 'linear ramp over S seconds: of the rate (open loop) or of the concurrency from 1 (closed loop)' },
+  { name: 'trace', type: 'string', meta: 'FILE', help: 'replay a JSONL trace: per request a timestamp (ms) and input/output token counts' },
+  { name: 'slo', type: 'string', meta: 'SPEC', help: 'service-level objectives for goodput, e.g. "ttft_p95<=2000,itl_p95<=100"' },
+  { name: 'on-interrupt', type: 'string', default: 'drain', choices: ['drain', 'cancel'], meta: 'MODE', help: 'on SIGINT/SIGTERM: let in-flight requests finish (drain) or cancel them; a second signal cancels' },
+  { name: 'journal', type: 'string', meta: 'FILE', help: 'append each finished request to this JSONL journal (default: beside the result, <result>.journal.jsonl)' },
   { name: 'shared-prefix-tokens', type: 'int', default: 8000, min: 0, max: 262144, meta: 'N', help: 'size of the prefix shared by every prompt, in estimated tokens' },
   { name: 'ctx-tokens', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'fixed context per request (0: sample the reference distribution)' },
   { name: 'context-buckets', type: 'string', meta: 'SPEC|FILE', help: 'sampled plan from your own cumulative buckets, e.g. 4096:0.5,32768:1.0 (or a file); needs --ctx-tokens 0' },

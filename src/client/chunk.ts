@@ -24,6 +24,19 @@ export interface ChunkState {
   responseId: string | null;
   /** Number of data events seen, `[DONE]` included; names the offending event in messages. */
   dataEvents: number;
+  /**
+   * Arrival time, in seconds from {@link originNs}, of every *output delta*: one entry per choice
+   * delta that carried non-empty reasoning or non-empty content (a delta carrying both is one
+   * arrival, so the length is reasoningChunks + contentChunks − deltas that carried both).
+   * Non-decreasing. Events parsed from one network read share that read's arrival stamp.
+   */
+  chunkOffsetsS: number[];
+  /** The request's t0 (set by the client just before sending); offsets are measured from it. */
+  originNs: bigint;
+  /** Arrival stamp of the last output delta, so a read carrying several deltas converts its stamp once. */
+  lastArrivalNs: bigint | null;
+  /** {@link lastArrivalNs} as seconds from {@link originNs}. */
+  lastArrivalS: number;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -52,6 +65,10 @@ export function newChunkState(): ChunkState {
     finishReason: null,
     responseId: null,
     dataEvents: 0,
+    chunkOffsetsS: [],
+    originNs: 0n,
+    lastArrivalNs: null,
+    lastArrivalS: 0,
   };
 }
 
@@ -120,19 +137,38 @@ export function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawT
   return CONTINUE;
 }
 
-/** Spec §3.2: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both. */
+/**
+ * Spec §3.2: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both
+ * (in both counters), but it is one output arrival in {@link ChunkState.chunkOffsetsS}.
+ */
 function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: bigint): void {
   const reasoningContent = delta['reasoning_content'];
   const reasoning = isTruthy(reasoningContent) ? reasoningContent : delta['reasoning'];
-  if (isTruthy(reasoning)) {
+  const hasReasoning = isTruthy(reasoning);
+  const hasContent = isTruthy(delta['content']);
+  if (hasReasoning) {
     state.firstOutputNs ??= atNs;
     state.reasoningChunks++;
   }
-  if (isTruthy(delta['content'])) {
+  if (hasContent) {
     state.firstOutputNs ??= atNs;
     state.firstContentNs ??= atNs;
     state.contentChunks++;
   }
+  if (hasReasoning || hasContent) recordArrival(state, atNs);
+}
+
+/**
+ * Appends one arrival offset. The bigint subtraction (which allocates) runs once per network read,
+ * not once per delta: deltas of the same read carry the same stamp and reuse the converted value.
+ * The conversion is the one the client uses for TTFO/TTFT, so the first offset equals TTFO exactly.
+ */
+function recordArrival(state: ChunkState, atNs: bigint): void {
+  if (state.lastArrivalNs !== atNs) {
+    state.lastArrivalNs = atNs;
+    state.lastArrivalS = Number(atNs - state.originNs) / 1e9;
+  }
+  state.chunkOffsetsS.push(state.lastArrivalS);
 }
 
 /** The server's own words: `error.message` (OpenAI, vLLM, llama.cpp shape), a string error, else the JSON text. */

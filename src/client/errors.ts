@@ -135,3 +135,16 @@ export function makeRedactor(headers: Readonly<Record<string, string>>): (text: 
     return out.replace(/\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`);
   };
 }
+
+/** Stale keep-alive sockets fail within milliseconds with a close or reset and no response. */
+const STALE_CONNECTION_WINDOW_S = 0.25;
+
+/**
+ * Whether a failure looks like a request sent on a kept-alive connection the server had
+ * already closed (llama.cpp's server announces keep-alive but closes after each stream): a
+ * close or reset with no response, within a quarter second. Such a request never reached the
+ * server, so sending it once more on a fresh connection measures what was asked.
+ */
+export function isStaleConnection(failure: ClientFailure, elapsedS: number): boolean {
+  return (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') && elapsedS < STALE_CONNECTION_WINDOW_S;
+}

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { RequestResult } from '../record/types.js';
 import { applyDataEvent, bounded, EXCERPT_CHARS, newChunkState, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
-import { httpErrorMessage, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
+import { httpErrorMessage, isStaleConnection, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
 import { subscribeAbort } from './abort.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
 
@@ -83,21 +83,32 @@ async function run(req: StreamRequest, signal: AbortSignal | undefined): Promise
   }
   if (aborted(signal)) return attempt.cancelled();
   const timeoutMs = Math.max(1, Math.round(req.idleTimeoutS * 1000));
-  attempt.start();
   let response: Dispatcher.ResponseData;
-  try {
-    response = await req.dispatcher.request({
-      ...target,
-      method: 'POST',
-      headers: withContentType(req.headers),
-      body: req.body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: signal ?? null,
-    });
-  } catch (error) {
-    if (aborted(signal)) return attempt.cancelled();
-    return attempt.fail(mapTransportError(error, 'before-response', null));
+  for (;;) {
+    attempt.start();
+    try {
+      response = await req.dispatcher.request({
+        ...target,
+        method: 'POST',
+        headers: withContentType(req.headers),
+        body: req.body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: signal ?? null,
+      });
+      break;
+    } catch (error) {
+      if (aborted(signal)) return attempt.cancelled();
+      const failure = mapTransportError(error, 'before-response', null);
+      if (attempt.connectionRetries === 0 && isStaleConnection(failure, attempt.elapsedS())) {
+        // Some servers (llama.cpp's, for one) announce keep-alive yet close the connection after
+        // each streamed response; a request sent on that socket fails at once, before the server
+        // has read it. Retry it once on a fresh connection, with a fresh clock, and count it.
+        attempt.connectionRetries++;
+        continue;
+      }
+      return attempt.fail(failure);
+    }
   }
   attempt.httpStatus = response.statusCode;
   if (response.statusCode < 200 || response.statusCode > 299) {
@@ -245,9 +256,18 @@ class Attempt {
     this.#t0 = process.hrtime.bigint();
   }
 
+  /** Fresh-connection retries of a request that failed on a stale keep-alive socket. */
+  connectionRetries = 0;
+
   /** Spec §2.7: t0 is read just before the connection is opened and the request sent. */
   start(): void {
     this.#t0 = process.hrtime.bigint();
+    this.state.originNs = this.#t0;
+  }
+
+  /** Seconds since t0. */
+  elapsedS(): number {
+    return Number(process.hrtime.bigint() - this.#t0) / 1e9;
   }
 
   end(atNs: bigint): void {
@@ -295,11 +315,13 @@ class Attempt {
       e2eS: this.#endNs === null ? null : this.#seconds(this.#endNs),
       reasoningChunks: s.reasoningChunks,
       contentChunks: s.contentChunks,
+      chunkOffsetsS: s.chunkOffsetsS,
       usage: redactUsage(s.usage, redact),
       finishReason: s.finishReason === null ? null : redact(s.finishReason),
       responseId: s.responseId === null ? null : redact(s.responseId),
       httpStatus: this.httpStatus,
       error,
+      ...(this.connectionRetries > 0 ? { connectionRetries: this.connectionRetries } : {}),
     };
   }
 }

@@ -4,7 +4,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
 import { bounded, EXCERPT_CHARS } from './chunk.js';
-import { httpErrorMessage, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
+import { httpErrorMessage, isStaleConnection, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
 
 /** Settings of the shared dispatcher. */
 export interface DispatcherOptions {
@@ -118,10 +118,17 @@ async function requestJson(
   }
   const timeoutMs = toMs(timeoutS);
   let response: Dispatcher.ResponseData;
-  try {
-    response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  } catch (error) {
-    return fail(mapTransportError(error, 'before-response', null));
+  for (let retried = false; ; retried = true) {
+    const sentAt = process.hrtime.bigint();
+    try {
+      response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      break;
+    } catch (error) {
+      const failure = mapTransportError(error, 'before-response', null);
+      // A kept-alive socket the server had already closed: resend once on a fresh one.
+      if (!retried && isStaleConnection(failure, Number(process.hrtime.bigint() - sentAt) / 1e9)) continue;
+      return fail(failure);
+    }
   }
   const status = response.statusCode;
   const read = await readBounded(response.body, maxBytes);

@@ -12,7 +12,9 @@ import type { FlagValue } from './flag-value.js';
 import type { ContextBucket } from '../workload/context-plan.js';
 import { parseContextBuckets } from '../workload/buckets.js';
 import type { PrefixPolicy } from '../workload/skeleton.js';
+import type { ArrivalProcess } from '../schedule/arrivals.js';
 import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
+import { parseSlo } from '../metrics/slo.js';
 
 /** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
 export interface RunConfig {
@@ -48,16 +50,33 @@ export interface RunConfig {
   dataset: string | null;
   ignoreEos: boolean;
   minTokens: number;
+  /** How requests are started: a closed loop of workers, or open-loop arrivals. */
+  load: LoadConfig;
+  /** Warm-up requests excluded from every metric: the first N, or those started in the first S seconds. */
+  warmup: { requests: number } | { seconds: number } | null;
+  /** `--slo` text (parsed by the metrics stage), or null. */
+  slo: string | null;
+  onInterrupt: 'drain' | 'cancel';
+  /** Absolute journal path, or null for the default beside the result. */
+  journal: string | null;
+  /** True when --requests was typed (a duration alone bounds the run by time only). */
+  requestsGiven: boolean;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
 }
 
+/** The load model: closed loop (reference) or open loop (rate or trace). */
+export type LoadConfig =
+  | { kind: 'closed'; concurrency: number; rampS: number; durationS: number | null }
+  | { kind: 'open'; rate: number; arrival: ArrivalProcess; burstiness: number; maxConcurrency: number | null; rampS: number; durationS: number | null }
+  | { kind: 'trace'; file: string; maxConcurrency: number | null };
+
 /** The largest prompt volume a run may plan, in tokens (spec §1.5): n × planned ≤ 2^26. */
 export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
 
 /** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
-export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string): RunConfig {
+export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string, given: ReadonlySet<string> = new Set()): RunConfig {
   const str = (name: string): string | null => (typeof values[name] === 'string' ? (values[name] as string) : null);
   const int = (name: string): number => values[name] as number;
   const output = str('output');
@@ -115,6 +134,11 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   }
   const minTokens = int('min-tokens');
   if (minTokens > maxTokens) throw new UsageError(`--min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
+  const load = resolveLoad(values, str, cwd, burst);
+  if (load.kind === 'trace' && (dataset !== null || ctxTokens > 0 || bucketsText !== null)) {
+    throw new UsageError('--trace brings its own context sizes; it cannot be combined with --dataset, --ctx-tokens or --context-buckets');
+  }
+  const requestsGiven = given.has('requests') || burst > 0;
   const tokenizer = str('tokenizer') ?? 'server';
   parseTokenizerSpec(tokenizer); // a bad spec fails here, before any network use
   return {
@@ -146,10 +170,54 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     dataset: dataset === null ? null : resolve(cwd, dataset),
     ignoreEos: values['ignore-eos'] === true,
     minTokens,
+    load,
+    warmup: parseWarmup(str('warmup')),
+    slo: str('slo') === null ? null : parseSlo(str('slo') as string).text,
+    onInterrupt: str('on-interrupt') === 'cancel' ? 'cancel' : 'drain',
+    journal: str('journal') === null ? null : resolve(cwd, str('journal') as string),
+    requestsGiven,
     dryRun: values['dry-run'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,
   };
+}
+
+function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => string | null, cwd: string, burst: number): LoadConfig {
+  const rate = typeof values['rate'] === 'number' ? values['rate'] : null;
+  const trace = str('trace');
+  const durationS = typeof values['duration'] === 'number' ? values['duration'] : null;
+  const maxConcurrency = typeof values['max-concurrency'] === 'number' ? values['max-concurrency'] : null;
+  const rampS = typeof values['ramp'] === 'number' ? values['ramp'] : 0;
+  if (burst > 0 && (rate !== null || trace !== null)) throw new UsageError('--burst is a closed-loop mode; it cannot be combined with --rate or --trace');
+  if (rate !== null && trace !== null) throw new UsageError('--rate and --trace are two open-loop sources; choose one');
+  if (trace !== null) {
+    if (durationS !== null || rampS > 0) throw new UsageError('--trace sets its own timing; --duration and --ramp do not apply');
+    return { kind: 'trace', file: resolve(cwd, trace), maxConcurrency };
+  }
+  if (rate !== null) {
+    return {
+      kind: 'open',
+      rate,
+      arrival: (str('arrival') ?? 'poisson') as ArrivalProcess,
+      burstiness: values['burstiness'] as number,
+      maxConcurrency,
+      rampS,
+      durationS,
+    };
+  }
+  if (maxConcurrency !== null) throw new UsageError('--max-concurrency caps an open loop; with a closed loop use --concurrency');
+  return { kind: 'closed', concurrency: burst > 0 ? burst : (values['concurrency'] as number), rampS, durationS };
+}
+
+/** `--warmup 10` (requests) or `--warmup 5s` (seconds). */
+export function parseWarmup(text: string | null): RunConfig['warmup'] {
+  if (text === null) return null;
+  const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(text.trim());
+  if (match === null) throw new UsageError(`--warmup: expected a request count (10) or seconds (5s), got '${text}'`);
+  const value = Number(match[1]);
+  if (match[2] === 's') return { seconds: value };
+  if (!Number.isInteger(value)) throw new UsageError(`--warmup: a request count must be whole, got '${text}'`);
+  return value === 0 ? null : { requests: value };
 }
 
 /** Output checks done before any request (spec §1.2): a writable parent, no symlink, no special file. */

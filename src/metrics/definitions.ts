@@ -7,7 +7,8 @@
  */
 
 import { exactMean } from './exact-mean.js';
-import { percentile } from './percentile.js';
+import { renderExtendedMarkdown } from './extended-definitions.js';
+import { percentileSorted, sortFloat64InPlace } from './percentile.js';
 import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
 /** How a value is written in the result file (spec §5.6): Python float, int, str, bool or object. */
@@ -106,8 +107,32 @@ type NumericRowKey = {
   [K in keyof CoreTimingRow]: CoreTimingRow[K] extends number | null ? K : never;
 }[keyof CoreTimingRow];
 
-const pct = (field: NumericRowKey, q: number) => (x: RunInput): number | null =>
-  percentile(x.rows.map((r) => r[field]), q);
+/**
+ * Sorted non-null values of one row field, computed once per RunInput and field: a run's p50 and
+ * p95 of a field share one sort. A RunInput is treated as immutable once a metric has read it.
+ */
+const sortedFields = new WeakMap<RunInput, Map<NumericRowKey, ArrayLike<number>>>();
+function sortedField(x: RunInput, field: NumericRowKey): ArrayLike<number> {
+  let perInput = sortedFields.get(x);
+  if (perInput === undefined) {
+    perInput = new Map();
+    sortedFields.set(x, perInput);
+  }
+  let sorted = perInput.get(field);
+  if (sorted === undefined) {
+    const present = new Float64Array(x.rows.length);
+    let n = 0;
+    for (const row of x.rows) {
+      const v = row[field];
+      if (v !== null) present[n++] = v;
+    }
+    sorted = sortFloat64InPlace(present.subarray(0, n));
+    perInput.set(field, sorted);
+  }
+  return sorted;
+}
+
+const pct = (field: NumericRowKey, q: number) => (x: RunInput): number | null => percentileSorted(sortedField(x, field), q);
 
 function outputTokens(x: RunInput): number | null {
   // Σ out_toks only when every success was counted by the server; zero successes give 0.
@@ -194,7 +219,7 @@ function markdownTable(entries: [string, Definition<unknown, never>][]): string 
   return lines.join('\n');
 }
 
-/** Render both tables as Markdown (the body of docs/metrics.md). */
+/** Render the reference tables and the extension table (extended-definitions.ts) as Markdown: the body of docs/metrics.md. */
 export function renderMetricsMarkdown(): string {
   return [
     '# servebench metrics',
@@ -213,5 +238,6 @@ export function renderMetricsMarkdown(): string {
     '',
     markdownTable(Object.entries(RUN_METRICS)),
     '',
+    renderExtendedMarkdown(),
   ].join('\n');
 }

@@ -54,7 +54,7 @@ export function nearestRankIndex(q: number, k: number): number {
  * Nearest-rank percentile of values that are already sorted ascending; null when empty
  * (spec §4.2: "If there are no values the p50/p95 pair is null").
  */
-export function percentileSorted(sortedAscending: readonly number[], q: number): number | null {
+export function percentileSorted(sortedAscending: ArrayLike<number>, q: number): number | null {
   if (sortedAscending.length === 0) return null;
   // The reference multiplies by 1.0 here; in JS that is the identity, and the serializer is what
   // turns an integral result such as 2968 into "2968.0" (spec §5.6).
@@ -67,11 +67,30 @@ export function sortAscending(values: readonly number[]): number[] {
 }
 
 /**
+ * The same order as {@link sortAscending}, several times faster on large inputs: a Float64Array
+ * sorted natively. The two orders differ only where the comparator sees equal values that are
+ * distinguishable — −0 and +0 (the typed sort puts −0 first, the stable comparator sort keeps
+ * input order) — and for NaN, so an input holding either takes the comparator path.
+ */
+export function sortNumbers(values: readonly number[]): ArrayLike<number> {
+  return sortFloat64InPlace(Float64Array.from(values));
+}
+
+/** {@link sortNumbers} on a Float64Array the caller gives up (sorted in place, or copied for the comparator path). */
+export function sortFloat64InPlace(values: Float64Array): ArrayLike<number> {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v !== v || (v === 0 && 1 / v < 0)) return sortAscending(Array.from(values));
+  }
+  return values.sort();
+}
+
+/**
  * Nearest-rank percentile of arbitrary (unsorted) values; nulls are skipped first, matching the
  * spec's "non-null values of that field". Null when no value remains.
  * @example percentile([4, 1, 3, 2], 50) === 2
  */
 export function percentile(values: readonly (number | null)[], q: number): number | null {
   const present = values.filter((v): v is number => v !== null);
-  return percentileSorted(sortAscending(present), q);
+  return percentileSorted(sortNumbers(present), q);
 }

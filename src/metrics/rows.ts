@@ -63,49 +63,103 @@ export function successFacts(r: RequestResult): SuccessFacts {
 
 const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
 
+/** A RowInput to be filled by {@link fillRowInput} (field values are placeholders). */
+export function emptyRowInput(): RowInput {
+  return {
+    requestIndex: 0,
+    plannedContextTokens: 0,
+    tfoS: 0,
+    ttftS: 0,
+    e2eS: 0,
+    promptTokens: null,
+    exactOutputTokens: null,
+    source: '',
+    reasoningChunks: 0,
+    contentChunks: 0,
+    startOffsetMs: 0,
+    finishReason: null,
+    responseId: null,
+    cachedTokens: null,
+    reasoningTokens: null,
+    expectedPromptTokens: null,
+  };
+}
+
 /**
- * Normalized row inputs, or null when spec §4.1 drops the row: TTFT or E2E missing or
- * non-finite, TTFT < 0, E2E < TTFT, TTFO < 0 or TTFO > TTFT (TTFO falls back to TTFT when
- * absent). A non-finite TTFO is dropped too — the reference would let NaN through, but NaN
- * cannot be written to JSON anyway.
+ * Fills `out` with the normalized row inputs of `r` and returns true, or returns false (leaving
+ * `out` unspecified) when spec §4.1 drops the row: TTFT or E2E missing or non-finite, TTFT < 0,
+ * E2E < TTFT, TTFO < 0 or TTFO > TTFT (TTFO falls back to TTFT when absent). A non-finite TTFO
+ * is dropped too — the reference would let NaN through, but NaN cannot be written to JSON anyway.
+ * Reusing one `out` lets a caller walk a million results without allocating per request.
  */
-export function rowInput(r: RequestResult): RowInput | null {
+export function fillRowInput(r: RequestResult, out: RowInput): boolean {
   const ttft = r.ttftS;
   const e2e = r.e2eS;
-  if (!finite(ttft) || !finite(e2e) || ttft < 0 || e2e < ttft) return null;
+  if (!finite(ttft) || !finite(e2e) || ttft < 0 || e2e < ttft) return false;
   const tfo = r.timeToFirstOutputS ?? ttft;
-  if (!Number.isFinite(tfo) || tfo < 0 || tfo > ttft) return null;
+  if (!Number.isFinite(tfo) || tfo < 0 || tfo > ttft) return false;
   const { outToks, source } = outputAccounting(r);
   const usage = r.usage;
   const prompt = usage?.['prompt_tokens'];
   const cached = objectOrNull(usage?.['prompt_tokens_details'])?.['cached_tokens'];
   const reasoning = objectOrNull(usage?.['completion_tokens_details'])?.['reasoning_tokens'];
-  return {
-    requestIndex: r.requestIndex,
-    plannedContextTokens: r.plannedContextTokens,
-    tfoS: tfo,
-    ttftS: ttft,
-    e2eS: e2e,
-    promptTokens: isCount(prompt) ? prompt : null,
-    // Exact = source "usage"; then O is the usage count, which isCount already vetted.
-    exactOutputTokens: source === 'usage' ? outToks : null,
-    source,
-    reasoningChunks: r.reasoningChunks,
-    contentChunks: r.contentChunks,
-    startOffsetMs: r.startOffsetMs,
-    finishReason: r.finishReason,
-    responseId: r.responseId,
-    cachedTokens: isCount(cached) ? cached : null,
-    reasoningTokens: isCount(reasoning) ? reasoning : null,
-    expectedPromptTokens: r.expectedPromptTokens ?? null,
-  };
+  out.requestIndex = r.requestIndex;
+  out.plannedContextTokens = r.plannedContextTokens;
+  out.tfoS = tfo;
+  out.ttftS = ttft;
+  out.e2eS = e2e;
+  out.promptTokens = isCount(prompt) ? prompt : null;
+  // Exact = source "usage"; then O is the usage count, which isCount already vetted.
+  out.exactOutputTokens = source === 'usage' ? outToks : null;
+  out.source = source;
+  out.reasoningChunks = r.reasoningChunks;
+  out.contentChunks = r.contentChunks;
+  out.startOffsetMs = r.startOffsetMs;
+  out.finishReason = r.finishReason;
+  out.responseId = r.responseId;
+  out.cachedTokens = isCount(cached) ? cached : null;
+  out.reasoningTokens = isCount(reasoning) ? reasoning : null;
+  out.expectedPromptTokens = r.expectedPromptTokens ?? null;
+  return true;
 }
 
-/** Apply every ROW_FIELDS formula to normalized inputs (key order = table order; the writer sorts). */
-export function rowFromInput(input: RowInput): TimingRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, definition] of Object.entries(ROW_FIELDS)) row[key] = definition.derive(input);
-  return row as unknown as TimingRow;
+/** Normalized row inputs, or null when spec §4.1 drops the row (see {@link fillRowInput}). */
+export function rowInput(r: RequestResult): RowInput | null {
+  const out = emptyRowInput();
+  return fillRowInput(r, out) ? out : null;
+}
+
+/**
+ * Apply every ROW_FIELDS formula to normalized inputs. The literal lists the table's keys in
+ * table order, so every row is built with one shape (about twice as fast as adding the keys in
+ * a loop, at a million rows); the TimingRow type makes a missing or extra key a compile error,
+ * and a test checks the order against ROW_FIELDS. The writer sorts keys anyway.
+ */
+export function rowFromInput(x: RowInput): TimingRow {
+  const f = ROW_FIELDS;
+  return {
+    request_index: f.request_index.derive(x),
+    planned_context_tokens: f.planned_context_tokens.derive(x),
+    prompt_tokens: f.prompt_tokens.derive(x),
+    output_tokens: f.output_tokens.derive(x),
+    output_token_source: f.output_token_source.derive(x),
+    time_to_first_output_ms: f.time_to_first_output_ms.derive(x),
+    ttft_ms: f.ttft_ms.derive(x),
+    generation_ms: f.generation_ms.derive(x),
+    visible_generation_ms: f.visible_generation_ms.derive(x),
+    e2e_ms: f.e2e_ms.derive(x),
+    effective_prefill_tok_s: f.effective_prefill_tok_s.derive(x),
+    decode_tok_s: f.decode_tok_s.derive(x),
+    mean_inter_token_latency_ms: f.mean_inter_token_latency_ms.derive(x),
+    reasoning_chunks: f.reasoning_chunks.derive(x),
+    content_chunks: f.content_chunks.derive(x),
+    start_offset_ms: f.start_offset_ms.derive(x),
+    finish_reason: f.finish_reason.derive(x),
+    response_id: f.response_id.derive(x),
+    cached_tokens: f.cached_tokens.derive(x),
+    reasoning_tokens: f.reasoning_tokens.derive(x),
+    expected_prompt_tokens: f.expected_prompt_tokens.derive(x),
+  };
 }
 
 /** The `request_timings` row of a successful request, or null if §4.1 drops it. */

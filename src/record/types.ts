@@ -48,4 +48,22 @@ export interface RequestResult {
   error: RequestError | null;
   /** Prompt tokens the sizing method expected the server to count (set by the runner), or null. */
   expectedPromptTokens?: number | null;
+  /** The output cap sent with this request (set by the runner). */
+  maxTokens?: number;
+  /**
+   * Arrival times of the stream's output deltas, seconds from the request's own start (the clock
+   * of ttftS; set by the client): one entry per choice delta that carried non-empty reasoning or
+   * non-empty content, non-decreasing. A delta carrying both is one arrival, so the length is
+   * reasoningChunks + contentChunks − (deltas carrying both) — exactly their sum when no delta
+   * carries both. Deltas parsed from one network read share its stamp (gap 0). The first entry
+   * equals timeToFirstOutputS. Kept for failed requests too (partial). When absent, the extended
+   * metrics fall back to TTFO/E2E.
+   */
+  chunkOffsetsS?: number[];
+  /** Open loop: when the request was due, ms from run start (set by the runner); null or absent in a closed loop. */
+  scheduledOffsetMs?: number | null;
+  /** True for warm-up requests: excluded from every metric (set by the runner). */
+  warmup?: boolean;
+  /** Times the request was resent on a fresh connection after its reused one turned out closed (set by the client). */
+  connectionRetries?: number;
 }

@@ -1,33 +1,36 @@
 /**
  * One benchmark run, from a resolved configuration to the result document:
- * probe the window → plan the contexts → run the closed loop → summarise → assemble the result.
- * It never exits and never prints: progress goes to the `onEvent` hook, errors are typed.
+ * probe the window → plan the load and the prompts → run (closed or open loop), journaling each
+ * finished request → assemble the result. It never exits and never prints: progress goes to the
+ * `onEvent` hook, errors are typed.
  */
-import { hostname } from 'node:os';
 import type { RunConfig } from '../config/run-config.js';
 import { endpointUrl } from '../config/base-url.js';
 import { createDispatcher } from '../client/transport.js';
-import { streamChatCompletion } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
-import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
+import { JOURNAL_SCHEMA, JournalWriter } from '../record/journal.js';
 import { buildWorkload, type Workload } from '../workload/workload.js';
 import { loadDataset } from '../workload/dataset.js';
-import { formatContextBuckets } from '../workload/buckets.js';
-import { createSizer } from './sizing.js';
-import { addRunChecks } from './run-checks.js';
-import { chatRequestBody } from '../workload/request-body.js';
+import { loadTrace } from '../schedule/trace.js';
+import { planArrivals } from '../schedule/arrivals.js';
 import { UsageError } from '../util/errors.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
+import { referenceRunId, utcSeconds } from '../result/build.js';
 import { runClosedLoop } from './closed-loop.js';
+import { runOpenLoop } from './open-loop.js';
 import { probeModels, promptCap, type ModelsProbe } from './window.js';
-import { buildResult, referenceRunId, utcSeconds } from '../result/build.js';
-import { TOOL_VERSION } from '../util/version.js';
+import { createSizer } from './sizing.js';
+import { assembleResult, type RunHeader } from './assemble.js';
+import { servebenchBlock } from './servebench-block.js';
+import { createRequestSender } from './send.js';
+import { elapsedMs } from './clock.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
   | { kind: 'phase'; text: string }
   | { kind: 'warning'; text: string }
-  | { kind: 'start'; model: string; requests: number; concurrency: number; window: number | null; cap: number | null }
+  | { kind: 'start'; model: string; requests: number; concurrency: number | null; rate: number | null; window: number | null; cap: number | null; runStartNs: bigint; durationS: number | null }
+  | { kind: 'sent'; index: number }
   | { kind: 'request'; result: RequestResult; done: number; total: number };
 
 /** Where to send requests. The API key is held only here and in the request header. */
@@ -40,8 +43,12 @@ export interface BenchmarkTarget {
 
 export interface BenchmarkOptions {
   onEvent?: (event: BenchmarkEvent) => void;
-  /** Aborting stops scheduling and cancels in-flight requests; a partial result is still returned. */
-  signal?: AbortSignal;
+  /** Aborting stops scheduling: no new request starts (in-flight ones drain). */
+  stopSignal?: AbortSignal;
+  /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
+  cancelSignal?: AbortSignal;
+  /** Where to journal the run, given its run id; null for no journal. */
+  journalPathFor?: (runId: string) => string | null;
 }
 
 /** The run's outcome: the result document (ready to serialise) and the raw request results. */
@@ -49,24 +56,31 @@ export interface BenchmarkOutcome {
   result: Record<string, unknown>;
   results: RequestResult[];
   interrupted: boolean;
+  warnings: string[];
+  journalPath: string | null;
 }
+
+/** Requests planned for a closed loop bounded by time alone: prompts are then sized as they go. */
+export const MAX_TIME_BOUNDED_REQUESTS = 1_000_000;
 
 /** Runs the benchmark described by `config` against `target`. */
 export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey !== null) headers['authorization'] = `Bearer ${target.apiKey}`;
-  const dispatcher = createDispatcher({ connections: config.concurrency, idleTimeoutS: config.timeoutS });
+  const connections = config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? 1024);
+  const dispatcher = createDispatcher({ connections, idleTimeoutS: config.timeoutS });
   try {
     const probe = await resolveModelAndWindow(config, dispatcher, target, headers);
     const model = probe.model;
     if (model === null) throw new UsageError(modelProblem(target.baseUrl, probe));
     const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
     const cap = promptCap(window, config.maxTokens, config.margin);
-    checkAggregateBudget(config, cap);
-    options.onEvent?.({ kind: 'phase', text: sizingNote(config) });
+    const load = planLoad(config);
+    if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
+    options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
     const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers });
     const workload = await buildWorkload({
-      requests: config.requests,
+      requests: load.requests,
       ctxTokens: config.ctxTokens,
       seed: config.seed,
       cap,
@@ -77,57 +91,18 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       maxTokens: config.maxTokens,
       dataset: config.dataset === null ? null : loadDataset(config.dataset),
       sizer: sizing.sizer,
+      lazy: load.lazy,
+      ...(load.plannedTokens ? { plannedTokens: load.plannedTokens, maxTokensPlan: load.maxTokensPlan } : {}),
       ...(sizing.countMessages ? { countMessages: sizing.countMessages } : {}),
     });
-    const url = endpointUrl(target.baseUrl, '/chat/completions');
-    options.onEvent?.({ kind: 'start', model, requests: config.requests, concurrency: config.concurrency, window, cap });
+    const concurrencyField = config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? workload.requests);
 
-    const cancel = new AbortController();
-    const onAbort = (): void => cancel.abort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
     const startedAt = new Date();
-    const runStartNs = process.hrtime.bigint();
-    let done = 0;
-    const results = await runClosedLoop({
-      requests: config.requests,
-      concurrency: config.concurrency,
-      ...(options.signal ? { stopScheduling: options.signal } : {}),
-      execute: async (index) => {
-        const planned = workload.plannedTokens[index] ?? 0;
-        let body: string;
-        try {
-          // Built before the request's clock starts (spec §2.7).
-          body = chatRequestBody(model, workload.messagesFor(index), workload.maxTokens[index] ?? config.maxTokens, config.thinking, config);
-        } catch (error) {
-          return envelopeFailure(index, planned, runStartNs, error);
-        }
-        const result = await streamChatCompletion({
-          dispatcher,
-          url,
-          headers,
-          body,
-          requestIndex: index,
-          plannedContextTokens: planned,
-          runStartNs,
-          idleTimeoutS: config.timeoutS,
-          signal: cancel.signal,
-        });
-        result.expectedPromptTokens = workload.expectedTokens[index] ?? null;
-        return result;
-      },
-      onResult: (result) => options.onEvent?.({ kind: 'request', result, done: ++done, total: config.requests }),
-    });
-    const wallS = Number(process.hrtime.bigint() - runStartNs) / 1e9;
-    const finishedAt = new Date();
-    options.signal?.removeEventListener('abort', onAbort);
-    const interrupted = options.signal?.aborted === true;
-
-    const result = buildResult(
-      {
-        runId: referenceRunId(startedAt),
+    const runId = referenceRunId(startedAt);
+    const header: RunHeader = {
+      meta: {
+        runId,
         startedAt: utcSeconds(startedAt),
-        finishedAt: utcSeconds(finishedAt),
-        wallSeconds: wallS,
         baseUrl: target.baseUrl,
         model,
         engine: config.engine ?? (target.embeddedSimulator ? 'servebench-sim' : null),
@@ -135,11 +110,9 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
         tier: config.tier,
         manifest: config.manifest,
         sourceRecipe: config.sourceRecipe,
-        requests: interrupted ? results.length : config.requests,
-        concurrency: config.concurrency,
+        concurrency: concurrencyField,
         contextTokens: config.ctxTokens > 0 ? config.ctxTokens : null,
         contextSeed: config.seed,
-        contextPlan: interrupted ? workload.plannedTokens.slice(0, results.length) : workload.plannedTokens,
         maxContextTokens: window,
         maxTokens: config.maxTokens,
         serveFlags: {
@@ -148,25 +121,144 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
           thinking_mode: config.thinking.mode,
           reasoning_effort: config.thinking.reasoningEffort,
         },
-        promptSetId: workload.promptSetId,
+        promptSetId: load.lazy ? null : workload.promptSetId(),
         cachePolicy: workload.cachePolicy,
       },
-      results,
-      servebenchBlock(config, target, probe, window, cap, workload, sizing.info(), interrupted),
-    );
-    addRunChecks(result, workload, config);
-    return { result, results, interrupted };
+      servebench: servebenchBlock({ config, target, probe, window, cap, workload, sizingInfo: sizing.info(), load: load.summary }),
+      promptMethod: workload.promptMethod,
+      enforceCalibration: workload.contextSource !== 'dataset' && !config.tokenizer.startsWith('chars:'),
+      shape: {
+        mode: config.load.kind === 'closed' ? 'closed' : 'open',
+        targetConcurrency: config.load.kind === 'closed' ? config.load.concurrency : config.load.maxConcurrency,
+        targetRate: config.load.kind === 'open' ? config.load.rate : null,
+        rampEndMs: config.load.kind === 'open' && config.load.rampS > 0 ? config.load.rampS * 1000 : null,
+        slo: config.slo,
+      },
+    };
+    const journalPath = options.journalPathFor?.(runId) ?? null;
+    const journal = journalPath === null ? null : new JournalWriter(journalPath);
+    journal?.append({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+
+    const runStartNs = process.hrtime.bigint();
+    options.onEvent?.({
+      kind: 'start',
+      model,
+      requests: workload.requests,
+      concurrency: config.load.kind === 'closed' ? config.load.concurrency : config.load.maxConcurrency,
+      rate: config.load.kind === 'open' ? config.load.rate : null,
+      window,
+      cap,
+      runStartNs,
+      durationS: config.load.kind === 'trace' ? null : config.load.durationS,
+    });
+    const sender = createRequestSender({ dispatcher, url: endpointUrl(target.baseUrl, '/chat/completions'), headers, model, config, workload, runStartNs, ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}) });
+    let done = 0;
+    const onResult = (result: RequestResult): void => {
+      markWarmup(result, config);
+      journal?.append({ type: 'request', result });
+      options.onEvent?.({ kind: 'request', result, done: ++done, total: workload.requests });
+    };
+    const stop = options.stopSignal ? { stopScheduling: options.stopSignal } : {};
+    const results =
+      load.offsetsMs !== null
+        ? await runOpenLoop({
+            offsetsMs: load.offsetsMs,
+            maxConcurrency: config.load.kind === 'closed' ? null : config.load.maxConcurrency,
+            runStartNs,
+            prepare: (index) => sender.prepare(index),
+            send: (index, prepared, due) => {
+              options.onEvent?.({ kind: 'sent', index });
+              return sender.send(index, prepared, due);
+            },
+            onResult,
+            ...stop,
+          })
+        : await runClosedLoop({
+            requests: workload.requests,
+            concurrency: config.load.kind === 'closed' ? config.load.concurrency : 1,
+            rampS: config.load.kind === 'closed' ? config.load.rampS : 0,
+            durationS: config.load.kind === 'closed' ? config.load.durationS : null,
+            runStartNs,
+            execute: async (index) => {
+              const prepared = await sender.prepare(index);
+              options.onEvent?.({ kind: 'sent', index });
+              return sender.send(index, prepared, null);
+            },
+            onResult,
+            ...stop,
+          });
+    const wallSeconds = elapsedMs(runStartNs) / 1000;
+    const finishedAt = utcSeconds(new Date());
+    const interrupted = options.stopSignal?.aborted === true;
+    journal?.append({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted });
+    journal?.close();
+    const { result, warnings } = assembleResult(header, results, { wallSeconds, finishedAt, interrupted, promptSetId: workload.promptSetId() });
+    return { result, results, interrupted, warnings, journalPath };
   } finally {
     await dispatcher.close().catch(() => undefined);
   }
 }
 
-async function resolveModelAndWindow(
-  config: RunConfig,
-  dispatcher: ReturnType<typeof createDispatcher>,
-  target: BenchmarkTarget,
-  headers: Record<string, string>,
-): Promise<ModelsProbe> {
+/** What the load model fixes before the run. */
+interface LoadPlan {
+  requests: number;
+  /** Open loop or trace: every request's scheduled offset (ms); null for a closed loop. */
+  offsetsMs: number[] | null;
+  /** A closed loop bounded by time alone: the request count is a ceiling and prompts are sized as they go. */
+  lazy: boolean;
+  plannedTokens?: number[];
+  maxTokensPlan?: number[];
+  summary: Record<string, unknown>;
+}
+
+function planLoad(config: RunConfig): LoadPlan {
+  const load = config.load;
+  if (load.kind === 'trace') {
+    const entries = loadTrace(load.file);
+    return {
+      requests: entries.length,
+      offsetsMs: entries.map((e) => e.offsetMs),
+      lazy: false,
+      plannedTokens: entries.map((e) => e.inputTokens),
+      maxTokensPlan: entries.map((e) => e.outputTokens),
+      summary: { mode: 'trace', file: load.file, requests: entries.length, max_concurrency: load.maxConcurrency, span_ms: entries[entries.length - 1]?.offsetMs ?? 0 },
+    };
+  }
+  const timeOnly = load.durationS !== null && !config.requestsGiven;
+  if (load.kind === 'open') {
+    const offsetsMs = planArrivals({
+      rate: load.rate,
+      process: load.arrival,
+      burstiness: load.burstiness,
+      seed: config.seed,
+      rampS: load.rampS,
+      maxRequests: timeOnly ? null : config.requests,
+      durationS: load.durationS,
+    });
+    if (offsetsMs.length === 0) throw new UsageError('the arrival plan is empty: raise --duration or --rate');
+    return {
+      requests: offsetsMs.length,
+      offsetsMs,
+      lazy: false,
+      summary: { mode: 'open', rate: load.rate, arrival: load.arrival, burstiness: load.burstiness, max_concurrency: load.maxConcurrency, ramp_s: load.rampS, duration_s: load.durationS, planned_requests: offsetsMs.length, ramp_end_ms: load.rampS * 1000 },
+    };
+  }
+  return {
+    requests: timeOnly ? MAX_TIME_BOUNDED_REQUESTS : config.requests,
+    offsetsMs: null,
+    lazy: timeOnly,
+    summary: { mode: 'closed', concurrency: load.concurrency, ramp_s: load.rampS, duration_s: load.durationS, burst: config.burst },
+  };
+}
+
+/** Marks warm-up requests: the first N by index, or those started in the first S seconds. */
+function markWarmup(result: RequestResult, config: RunConfig): void {
+  const warmup = config.warmup;
+  if (warmup === null) return;
+  result.warmup = 'requests' in warmup ? result.requestIndex < warmup.requests : result.startOffsetMs < warmup.seconds * 1000;
+}
+
+async function resolveModelAndWindow(config: RunConfig, dispatcher: ReturnType<typeof createDispatcher>, target: BenchmarkTarget, headers: Record<string, string>): Promise<ModelsProbe> {
   if (config.maxModelLen > 0 && config.model !== null) {
     return { model: config.model, window: config.maxModelLen, windowSource: 'none', listed: [], problem: null };
   }
@@ -180,86 +272,16 @@ function modelProblem(baseUrl: string, probe: ModelsProbe): string {
 }
 
 /** Spec §1.5: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
-function checkAggregateBudget(config: RunConfig, cap: number | null): void {
+function checkAggregateBudget(config: RunConfig, requests: number, cap: number | null): void {
   const planned = config.ctxTokens > 0 ? config.ctxTokens : Math.min(cap ?? 262144, 262144);
-  if (config.requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {
-    throw new UsageError(`--requests/--burst or --ctx-tokens: ${config.requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`);
+  if (requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {
+    throw new UsageError(`--requests/--burst or --ctx-tokens: ${requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`);
   }
 }
 
-function envelopeFailure(index: number, planned: number, runStartNs: bigint, error: unknown): RequestResult {
-  const message = error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error);
-  return {
-    requestIndex: index,
-    plannedContextTokens: planned,
-    startOffsetMs: Number(process.hrtime.bigint() - runStartNs) / 1e6,
-    ok: false,
-    timeToFirstOutputS: null,
-    ttftS: null,
-    e2eS: null,
-    reasoningChunks: 0,
-    contentChunks: 0,
-    usage: null,
-    finishReason: null,
-    responseId: null,
-    httpStatus: null,
-    error: { type: 'ValueError', message, httpStatus: null, bodyExcerpt: null, atS: 0 },
-  };
-}
-
-function servebenchBlock(
-  config: RunConfig,
-  target: BenchmarkTarget,
-  probe: ModelsProbe,
-  window: number | null,
-  cap: number | null,
-  workload: Workload,
-  sizingInfo: Record<string, unknown>,
-  interrupted: boolean,
-): Record<string, unknown> {
-  return {
-    tool_version: TOOL_VERSION,
-    node_version: process.version,
-    host: hostname(),
-    embedded_simulator: target.embeddedSimulator,
-    interrupted,
-    planned_requests: config.requests,
-    prompt_set_id: workload.promptSetId,
-    cache_policy: workload.cachePolicy,
-    prompt_method: workload.promptMethod,
-    context_source: workload.contextSource,
-    sizing: sizingInfo,
-    window_source: config.maxModelLen > 0 ? 'flag' : probe.windowSource,
-    prompt_cap_tokens: cap,
-    config: {
-      requests: config.requests,
-      concurrency: config.concurrency,
-      burst: config.burst,
-      shared_prefix_tokens: config.sharedPrefixTokens,
-      ctx_tokens: config.ctxTokens,
-      seed: config.seed,
-      max_tokens: config.maxTokens,
-      max_model_len: config.maxModelLen,
-      margin: config.margin,
-      thinking_mode: config.thinking.mode,
-      no_thinking: config.thinking.noThinking,
-      reasoning_effort: config.thinking.reasoningEffort,
-      thinking_control_mechanism: config.thinking.mechanism,
-      timeout_s: config.timeoutS,
-      api_key_env: config.apiKeyEnv,
-      tokenizer: config.tokenizer,
-      prefix: config.prefix,
-      cache_bust: config.cacheBust,
-      context_buckets: config.contextBuckets === null ? null : formatContextBuckets(config.contextBuckets),
-      dataset: config.dataset,
-      ignore_eos: config.ignoreEos,
-      min_tokens: config.minTokens,
-      window_tokens: window,
-    },
-  };
-}
-
-function sizingNote(config: RunConfig): string {
+function sizingNote(config: RunConfig, lazy: boolean): string {
   if (config.tokenizer.startsWith('chars:')) return `sizing prompts at ${config.tokenizer.slice(6)} characters per token (no calibration)`;
-  return `sizing prompts with --tokenizer ${config.tokenizer}`;
+  return `sizing prompts with --tokenizer ${config.tokenizer}${lazy ? ' (each just before its request: the run is bounded by time)' : ''}`;
 }
+
+export type { Workload };

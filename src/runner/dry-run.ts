@@ -88,7 +88,7 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     tokenizer: config.tokenizer,
     prompt_method: offline ? workload.promptMethod : `${config.tokenizer} (calibrated against the server at run time)`,
     cache_policy: workload.cachePolicy,
-    prompt_set_id: offline ? workload.promptSetId : null,
+    prompt_set_id: offline ? workload.promptSetId() : null,
     request_body_shape: shape,
     output: config.output ?? 'results/<run_id>.json',
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],

@@ -50,21 +50,30 @@ export interface WorkloadInput {
   sizer: PromptSizer;
   /** Counts a dataset row's messages for its planned context; null leaves the estimate at chars/3. */
   countMessages?: (messages: ChatMessage[]) => Promise<number>;
+  /** Per-request planned contexts given by a trace (replaces the context plan). */
+  plannedTokens?: number[];
+  /** Per-request output caps given by a trace. */
+  maxTokensPlan?: number[];
+  /** Size each prompt just before its request instead of up front (runs bounded by time). */
+  lazy?: boolean;
 }
 
 /** The fixed workload. */
 export interface Workload {
+  /** Planned requests (an upper bound when the run is bounded by time). */
+  readonly requests: number;
   plannedTokens: number[];
   maxTokens: number[];
   distribution: Record<string, number>;
-  /** Tokens the sizer expected the server to count, per request (null when it does not count). */
-  expectedTokens: (number | null)[];
-  /** Request `index`'s messages; throws the reference's envelope error when the plan cannot hold a prompt. */
-  messagesFor(index: number): ChatMessage[];
-  promptSetId: string;
+  /** Request `index`'s messages, sizing its prompt first if that was deferred; throws the reference's envelope error when the plan cannot hold a prompt. */
+  prepare(index: number): Promise<ChatMessage[]>;
+  /** Tokens the sizer expected the server to count for a prepared request (null when it does not count). */
+  expectedTokens(index: number): number | null;
+  /** `sha256:` over the prepared prompts' digests in index order. */
+  promptSetId(): string;
   cachePolicy: string;
   promptMethod: string;
-  /** How contexts were planned: `fixed`, `reference-buckets`, `buckets:SPEC` or `dataset`. */
+  /** How contexts were planned: `fixed`, `reference-buckets`, `buckets:SPEC`, `trace` or `dataset`. */
   contextSource: string;
 }
 
@@ -74,66 +83,86 @@ const SALT_PLACEHOLDER = '0000000000000000';
 /** Builds the workload: plan, prompts and their identity. */
 export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
   if (input.dataset !== null) return datasetWorkload(input, input.dataset);
-  const plan = planContexts({ requests: input.requests, ctxTokens: input.ctxTokens, seed: input.seed, cap: input.cap, ...(input.buckets ? { buckets: input.buckets } : {}) });
+  const sizes = input.plannedTokens ?? planContexts({ requests: input.requests, ctxTokens: input.ctxTokens, seed: input.seed, cap: input.cap, ...(input.buckets ? { buckets: input.buckets } : {}) }).sizes;
+  const planned = input.plannedTokens && input.cap !== null ? sizes.map((size) => Math.min(size, input.cap as number)) : sizes;
   const options = { prefix: input.prefix, sharedPrefixTokens: input.sharedPrefixTokens };
   const stable = new PromptSkeleton({ ...options, salt: input.cacheBust ? SALT_PLACEHOLDER : null });
   const live = input.cacheBust ? new PromptSkeleton({ ...options, salt: randomBytes(8).toString('hex') }) : stable;
-  const bodyChars: (number | null)[] = [];
-  const expectedTokens: (number | null)[] = [];
+  const bodyChars: (number | null | undefined)[] = new Array<number | null | undefined>(planned.length);
+  const expected: (number | null)[] = new Array<number | null>(planned.length).fill(null);
+  const digests: (string | undefined)[] = new Array<string | undefined>(planned.length);
   const hints = new Map<number, number>();
-  const hash = createHash('sha256').update('servebench.prompt-set/v1\n');
-  for (let index = 0; index < input.requests; index++) {
-    const target = plan.sizes[index] ?? 0;
+  const sizeOne = async (index: number): Promise<void> => {
+    const target = planned[index] ?? 0;
     const sized = await input.sizer.size(index, target, stable, hints.get(target) ?? null);
-    bodyChars.push(sized.bodyChars);
-    expectedTokens.push(sized.expectedTokens);
+    bodyChars[index] = sized.bodyChars;
+    expected[index] = sized.expectedTokens;
     if (sized.bodyChars !== null) hints.set(target, sized.bodyChars);
-    const digest = sized.bodyChars === null ? 'none' : createHash('sha256').update(stable.render(index, sized.bodyChars)).digest('hex');
-    hash.update(`${digest}\n`);
-  }
+    digests[index] = sized.bodyChars === null ? 'none' : createHash('sha256').update(stable.render(index, sized.bodyChars)).digest('hex');
+  };
+  // Sizing is done up front (the plan is fixed before the first request) unless the run is
+  // bounded by time, where the number of requests is not known: then each prompt is sized just
+  // before its request, outside its timing.
+  if (!input.lazy) for (let index = 0; index < planned.length; index++) await sizeOne(index);
+  const maxTokens = input.maxTokensPlan ?? planned.map(() => input.maxTokens);
   return {
-    plannedTokens: plan.sizes,
-    maxTokens: plan.sizes.map(() => input.maxTokens),
-    distribution: plan.distribution,
-    expectedTokens,
-    messagesFor: (index) => {
+    requests: planned.length,
+    plannedTokens: planned,
+    maxTokens,
+    distribution: countSizes(planned),
+    expectedTokens: (index) => expected[index] ?? null,
+    prepare: async (index) => {
+      if (bodyChars[index] === undefined) await sizeOne(index);
       const chars = bodyChars[index];
       if (chars === null || chars === undefined) throw new Error(ENVELOPE_TOO_SMALL);
       return [{ role: 'user', content: live.render(index, chars) }];
     },
-    promptSetId: `sha256:${hash.digest('hex')}`,
+    promptSetId: () => promptSetIdOf(digests),
     cachePolicy: cachePolicyText(input),
     promptMethod: input.sizer.method,
-    contextSource: input.ctxTokens > 0 ? 'fixed' : input.buckets ? `buckets:${formatContextBuckets(input.buckets)}` : 'reference-buckets',
+    contextSource: input.plannedTokens ? 'trace' : input.ctxTokens > 0 ? 'fixed' : input.buckets ? `buckets:${formatContextBuckets(input.buckets)}` : 'reference-buckets',
   };
+}
+
+/** Hash of the per-request digests in index order, up to the last prepared request. */
+function promptSetIdOf(digests: readonly (string | undefined)[]): string {
+  let last = digests.length - 1;
+  while (last >= 0 && digests[last] === undefined) last--;
+  const hash = createHash('sha256').update('servebench.prompt-set/v1\n');
+  for (let i = 0; i <= last; i++) hash.update(`${digests[i] ?? 'unsent'}\n`);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+function countSizes(sizes: readonly number[]): Record<string, number> {
+  const distribution: Record<string, number> = {};
+  for (const size of sizes) distribution[String(size)] = (distribution[String(size)] ?? 0) + 1;
+  return distribution;
 }
 
 async function datasetWorkload(input: WorkloadInput, rows: DatasetRow[]): Promise<Workload> {
   const chosen = sampleRows(rows, input.requests, input.seed);
   const salt = input.cacheBust ? randomBytes(8).toString('hex') : null;
-  const hash = createHash('sha256').update('servebench.prompt-set/v1\n');
+  const digests = chosen.map((row) => createHash('sha256').update(JSON.stringify(row.messages)).digest('hex'));
   const planned: number[] = [];
   for (const row of chosen) {
-    hash.update(`${createHash('sha256').update(JSON.stringify(row.messages)).digest('hex')}\n`);
     const estimate = input.countMessages
       ? await input.countMessages(row.messages)
       : Math.ceil(row.messages.reduce((sum, m) => sum + m.content.length, 0) / 3);
     planned.push(input.cap === null ? estimate : Math.min(estimate, input.cap));
   }
-  const distribution: Record<string, number> = {};
-  for (const size of planned) distribution[String(size)] = (distribution[String(size)] ?? 0) + 1;
   return {
+    requests: chosen.length,
     plannedTokens: planned,
     maxTokens: chosen.map((row) => row.maxTokens ?? input.maxTokens),
-    distribution,
-    expectedTokens: input.countMessages ? [...planned] : planned.map(() => null),
-    messagesFor: (index) => {
+    distribution: countSizes(planned),
+    expectedTokens: (index) => (input.countMessages ? (planned[index] ?? null) : null),
+    prepare: (index) => {
       const messages = chosen[index]?.messages ?? [];
-      if (salt === null) return messages;
+      if (salt === null) return Promise.resolve(messages);
       // The salt goes first in the first message, as for synthetic prompts.
-      return messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m));
+      return Promise.resolve(messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)));
     },
-    promptSetId: `sha256:${hash.digest('hex')}`,
+    promptSetId: () => promptSetIdOf(digests),
     cachePolicy: cachePolicyText(input),
     promptMethod: `dataset+${input.sizer.method}`,
     contextSource: 'dataset',

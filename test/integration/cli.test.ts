@@ -35,9 +35,11 @@ test('without --output the result goes to results/<run_id>.json under the workin
   const cwd = mkdtempSync(join(tmpdir(), 'servebench-cli-'));
   const run = await runCli(['run', '--base-url', sim.url, '--requests', '3', '--concurrency', '3', '--ctx-tokens', '512', '--max-tokens', '4', '--quiet'], { cwd });
   assert.equal(run.code, 0, run.stderr);
-  const files = readdirSync(join(cwd, 'results'));
-  assert.equal(files.length, 1);
-  assert.match(files[0]!, /^benchmark-\d{8}T\d{6}Z\.json$/);
+  const files = readdirSync(join(cwd, 'results')).sort();
+  assert.equal(files.length, 2, 'the result and its journal');
+  assert.match(files[0]!, /^benchmark-\d{8}T\d{6}Z\.journal\.jsonl$/);
+  assert.match(files[1]!, /^benchmark-\d{8}T\d{6}Z\.json$/);
+  files.shift();
   const result = JSON.parse(readFileSync(join(cwd, 'results', files[0]!), 'utf8')) as Record<string, unknown>;
   assert.equal(result['model'], 'servebench-sim', 'the only listed model is used when --model is absent');
   assert.equal(result['max_context_tokens'], 4096);

@@ -1,11 +1,12 @@
 /**
  * `servebench run`: resolve the configuration, start the built-in simulator when no target is
- * given, run the benchmark, write the result atomically and print the summary.
+ * given, run the benchmark (journaling every finished request), write the result atomically and
+ * print the summary.
  * Exit codes: 0 all requests completed, 1 some failed (result still written), 2 bad usage,
  * 130 interrupted (partial result written).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
@@ -13,8 +14,10 @@ import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, checkOutputPath, type RunConfig } from '../../config/run-config.js';
 import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../runner/dry-run.js';
+import { elapsedMs } from '../../runner/clock.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
+import { Progress } from '../../report/progress.js';
 import { writeResultFile } from '../../result/io.js';
 import { serializeResult } from '../../result/pyjson.js';
 
@@ -32,79 +35,127 @@ export const runCommand: Command = async (argv, io) => {
     io.stdout(HELP);
     return EXIT.ok;
   }
-  const config = resolveRunConfig(parsed.values, io.env, io.cwd);
+  const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
   if (config.dryRun) {
     const plan = await buildDryRunPlan(config);
     io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
   const apiKey = config.apiKeyEnv === null ? null : (io.env[config.apiKeyEnv] ?? '').trim();
-  const say = (text: string): void => {
-    if (!config.json) io.stdout(`${text}\n`);
-    else io.stderr(`${text}\n`);
-  };
+  // With --json, stdout carries only the result; every message goes to stderr.
+  const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
   const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.simConfig, io.cwd) : null;
-  const interrupt = new AbortController();
-  const onSignal = (): void => {
-    if (!interrupt.signal.aborted) io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
-    interrupt.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupts = interruptHandling(config, io);
+  let outputPath: string | null = config.output;
   try {
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
     const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey: apiKey === '' ? null : apiKey, embeddedSimulator: sim !== null };
-    const outcome = await runBenchmark(config, target, { signal: interrupt.signal, onEvent: (event) => report(event, config, say, io) });
-    const path = outputPathFor(config, io, String(outcome.result['run_id']));
+    let progress: Progress | null = null;
+    const onEvent = (event: BenchmarkEvent): void => {
+      if (event.kind === 'start') {
+        say(startLine(event, config));
+        if (!config.quiet && !config.json) {
+          progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
+          progress.start();
+        }
+      } else if (event.kind === 'phase') {
+        if (!config.quiet) say(event.text);
+      } else if (event.kind === 'warning') {
+        io.stderr(`warning: ${event.text}\n`);
+      } else if (event.kind === 'sent') {
+        progress?.onSent();
+      } else {
+        const { result } = event;
+        if (!result.ok && result.error !== null) io.stderr(`${io.isTTY ? '\r\u001b[2K' : ''}  req ${result.requestIndex} error: ${result.error.type}: ${result.error.message.slice(0, 300)}\n`);
+        progress?.onResult(result);
+      }
+    };
+    const outcome = await runBenchmark(config, target, {
+      onEvent,
+      stopSignal: interrupts.stop.signal,
+      cancelSignal: interrupts.cancel.signal,
+      journalPathFor: (runId) => {
+        outputPath ??= defaultOutputPath(io, runId);
+        return config.journal ?? journalBeside(outputPath);
+      },
+    });
+    (progress as Progress | null)?.finish();
+    const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']));
     await writeResultFile(path, outcome.result);
     if (config.json) io.stdout(serializeResult(outcome.result));
-    else {
-      if (io.isTTY && !config.quiet) io.stdout('\n');
-      io.stdout(`${formatSummary(outcome.result)}\n`);
-    }
-    for (const warning of (outcome.result['servebench'] as { warnings?: string[] }).warnings ?? []) io.stderr(`warning: ${warning}\n`);
-    say(`result written to ${path}`);
+    else io.stdout(`${formatSummary(outcome.result)}\n`);
+    for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
+    say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
     if (outcome.interrupted) return EXIT.interrupted;
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupts.dispose();
     await sim?.close();
   }
 };
 
-function report(event: BenchmarkEvent, config: RunConfig, say: (text: string) => void, io: CliIO): void {
-  if (event.kind === 'start') {
-    const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
-    const thinking = config.thinking.mode !== 'default' ? ` thinking=${config.thinking.mode}` : '';
-    const effort = config.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.thinking.reasoningEffort}` : '';
-    const context = config.ctxTokens > 0 ? `ctx=${config.ctxTokens}` : `ctx=sampled(seed ${config.seed})`;
-    say(`BENCH model=${event.model} n=${event.requests} concurrency=${event.concurrency} ${config.burst > 0 ? 'BURST(shared-prefix)' : 'mixed'} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}`);
-    return;
-  }
-  if (event.kind === 'phase') {
-    if (!config.quiet) say(event.text);
-    return;
-  }
-  if (event.kind === 'warning') {
-    io.stderr(`warning: ${event.text}\n`);
-    return;
-  }
-  const { result, done, total } = event;
-  if (!result.ok && result.error !== null) io.stderr(`  req ${result.requestIndex} error: ${result.error.type}: ${result.error.message.slice(0, 300)}\n`);
-  if (config.quiet || config.json) return;
-  if (io.isTTY) io.stdout(`\r  ${done}/${total} requests finished`);
-  else if (done === total || done % Math.max(1, Math.ceil(total / 4)) === 0) io.stdout(`  ${done}/${total} requests finished\n`);
+/**
+ * SIGINT/SIGTERM: the first stops scheduling and, with `--on-interrupt cancel`, cancels the
+ * in-flight requests too; with `drain` they finish first. A second signal cancels them.
+ */
+function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortController; cancel: AbortController; dispose(): void } {
+  const stop = new AbortController();
+  const cancel = new AbortController();
+  const onSignal = (): void => {
+    if (!stop.signal.aborted) {
+      stop.abort();
+      if (config.onInterrupt === 'cancel') {
+        cancel.abort();
+        io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
+      } else {
+        io.stderr('\nservebench run: interrupted; no new requests, letting in-flight ones finish (interrupt again to cancel them)\n');
+      }
+      return;
+    }
+    if (!cancel.signal.aborted) {
+      cancel.abort();
+      io.stderr('servebench run: cancelling in-flight requests\n');
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    stop,
+    cancel,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
-/** `--output`, or `results/<run_id>.json` under the working directory, never overwriting an earlier run. */
-function outputPathFor(config: RunConfig, io: CliIO, runId: string): string {
-  if (config.output !== null) return config.output;
+function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
+  const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
+  const thinking = config.thinking.mode !== 'default' ? ` thinking=${config.thinking.mode}` : '';
+  const effort = config.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.thinking.reasoningEffort}` : '';
+  const context = config.dataset !== null ? 'dataset' : config.ctxTokens > 0 ? `ctx=${config.ctxTokens}` : `ctx=sampled(seed ${config.seed})`;
+  const load =
+    config.load.kind === 'closed'
+      ? `concurrency=${config.load.concurrency} ${config.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
+      : config.load.kind === 'open'
+        ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
+        : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
+  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
+  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}`;
+}
+
+/** `results/<run_id>.json` under the working directory, never overwriting an earlier run. */
+function defaultOutputPath(io: CliIO, runId: string): string {
   const dir = join(io.cwd, 'results');
   mkdirSync(dir, { recursive: true });
   let path = join(dir, `${runId}.json`);
-  for (let n = 2; existsSync(path); n++) path = join(dir, `${runId}-${n}.json`);
+  for (let n = 2; existsSync(path) || existsSync(journalBeside(path)); n++) path = join(dir, `${runId}-${n}.json`);
   checkOutputPath(path);
   return path;
+}
+
+/** `<result>.journal.jsonl` beside the result file. */
+export function journalBeside(resultPath: string): string {
+  return join(dirname(resultPath), `${basename(resultPath).replace(/\.json$/, '')}.journal.jsonl`);
 }

@@ -1,0 +1,78 @@
+/**
+ * `servebench rebuild JOURNAL [--output FILE]`: recreate a result from a run journal, after a
+ * crash or a kill. Without the journal's end line the wall time is estimated as the latest
+ * request end, and the result says so (`servebench.rebuilt_from_journal.wall_estimated`).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseFlags } from '../parse.js';
+import { EXIT } from '../exit-codes.js';
+import type { Command } from '../io.js';
+import { InputFileError, UsageError } from '../../util/errors.js';
+import { parseJournal } from '../../record/journal.js';
+import type { RequestResult } from '../../record/types.js';
+import { assembleResult, type RunHeader } from '../../runner/assemble.js';
+import { checkOutputPath } from '../../config/run-config.js';
+import { writeResultFile } from '../../result/io.js';
+import { utcSeconds } from '../../result/build.js';
+import { formatSummary } from '../../report/console.js';
+
+const MAX_JOURNAL_BYTES = 1024 * 1024 * 1024;
+
+const FLAGS = [
+  { name: 'output', type: 'string', meta: 'FILE', help: 'where to write the result (default: the journal name with .json)' },
+  { name: 'help', type: 'boolean', default: false, help: 'show this help' },
+] as const;
+
+export const rebuildCommand: Command = async (argv, io) => {
+  const parsed = parseFlags(argv, FLAGS, true);
+  if (parsed.values['help'] === true || parsed.positionals.length !== 1) {
+    if (parsed.values['help'] !== true) throw new UsageError('expected exactly one journal file: servebench rebuild JOURNAL [--output FILE]');
+    io.stdout('usage: servebench rebuild JOURNAL [--output FILE]\n');
+    return EXIT.ok;
+  }
+  const file = resolve(io.cwd, parsed.positionals[0]!);
+  let text: string;
+  try {
+    if (statSync(file).size > MAX_JOURNAL_BYTES) throw new InputFileError(file, `larger than ${MAX_JOURNAL_BYTES} bytes`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof InputFileError) throw error;
+    throw new InputFileError(file, `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let journal;
+  try {
+    journal = parseJournal(text);
+  } catch (error) {
+    throw new InputFileError(file, (error as Error).message);
+  }
+  const header = journal.run as unknown as RunHeader;
+  if (typeof header.meta !== 'object' || header.meta === null) throw new InputFileError(file, 'line 1: header has no run metadata');
+  const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
+  const finishedAt = journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
+  const { result, warnings } = assembleResult(header, journal.results, {
+    wallSeconds,
+    finishedAt,
+    interrupted: journal.end?.interrupted ?? true,
+    rebuiltFromJournal: { wallEstimated: journal.end === null },
+  });
+  const output = typeof parsed.values['output'] === 'string' ? resolve(io.cwd, parsed.values['output']) : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
+  checkOutputPath(output);
+  await writeResultFile(output, result);
+  io.stdout(`${formatSummary(result)}\n`);
+  if (journal.truncatedLine !== null) io.stderr(`note: line ${journal.truncatedLine} was cut short (the run was killed while writing it) and was ignored\n`);
+  if (journal.end === null) io.stderr('note: the journal has no end line (the run did not finish); wall time estimated from the last request\n');
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+  io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
+  return EXIT.ok;
+};
+
+/** Seconds from run start to the latest request end (or failure) seen in the journal. */
+function latestEndS(results: readonly RequestResult[]): number {
+  let latest = 0;
+  for (const r of results) {
+    const duration = r.e2eS ?? r.error?.atS ?? 0;
+    latest = Math.max(latest, r.startOffsetMs / 1000 + duration);
+  }
+  return latest;
+}

@@ -1,0 +1,75 @@
+/**
+ * From request results to the result document: the same function ends a run and rebuilds a
+ * result from a journal, so both give identical files for identical records.
+ * Warm-up requests are left out of every figure (and out of `requests`), so
+ * `completed + failed = requests` always holds for what is reported.
+ */
+import type { RequestResult } from '../record/types.js';
+import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
+import { runChecks } from './run-checks.js';
+import { computeExtendedMetrics } from '../metrics/extended.js';
+import { parseSlo } from '../metrics/slo.js';
+
+/** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
+export interface RunHeader {
+  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & { promptSetId: string | null };
+  /** The `servebench` object as known at the start. */
+  servebench: Record<string, unknown>;
+  promptMethod: string;
+  enforceCalibration: boolean;
+  /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
+  shape: { mode: 'closed' | 'open'; targetConcurrency: number | null; targetRate: number | null; rampEndMs: number | null; slo: string | null };
+}
+
+/** How the run ended. */
+export interface RunEnd {
+  wallSeconds: number;
+  finishedAt: string;
+  interrupted: boolean;
+  /** The prompt-set id when it is only known at the end (prompts sized during the run). */
+  promptSetId?: string;
+  /** Set by `rebuild` when the journal had no end line. */
+  rebuiltFromJournal?: { wallEstimated: boolean };
+}
+
+/** Assembles the result and returns it with the warnings it carries. */
+export function assembleResult(header: RunHeader, results: readonly RequestResult[], end: RunEnd): { result: CapacityResult; warnings: string[] } {
+  const measured = results.filter((r) => r.warmup !== true);
+  const warmupCount = results.length - measured.length;
+  const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
+  const servebench: Record<string, unknown> = {
+    ...header.servebench,
+    interrupted: end.interrupted,
+    requests_sent: results.length,
+    warmup_requests: warmupCount,
+    prompt_set_id: promptSetId,
+    // Requests resent once on a fresh connection because the server had closed a kept-alive one.
+    connection_retries: results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0),
+  };
+  if (end.rebuiltFromJournal) servebench['rebuilt_from_journal'] = { wall_estimated: end.rebuiltFromJournal.wallEstimated };
+  const result = buildResult(
+    {
+      ...header.meta,
+      finishedAt: end.finishedAt,
+      wallSeconds: end.wallSeconds,
+      requests: measured.length,
+      contextPlan: measured.map((r) => r.plannedContextTokens),
+      promptSetId,
+    },
+    measured,
+    servebench,
+  );
+  servebench['metrics'] = computeExtendedMetrics(results, {
+    mode: header.shape.mode,
+    targetConcurrency: header.shape.targetConcurrency,
+    targetRate: header.shape.targetRate,
+    rampEndMs: header.shape.rampEndMs,
+    wallSeconds: end.wallSeconds,
+    slo: header.shape.slo === null ? null : parseSlo(header.shape.slo),
+  });
+  const checks = runChecks(result.request_timings, measured, header.promptMethod, header.enforceCalibration);
+  servebench['calibration'] = checks.calibration;
+  servebench['early_stops'] = checks.early_stops;
+  servebench['warnings'] = checks.warnings;
+  return { result, warnings: checks.warnings };
+}

@@ -1,0 +1,33 @@
+/** Run-relative monotonic time and precise waits. */
+
+/** Milliseconds since `startNs` on the monotonic clock. */
+export function elapsedMs(startNs: bigint): number {
+  return Number(process.hrtime.bigint() - startNs) / 1e6;
+}
+
+/** Resolves after `ms` (or at once when aborted). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Waits until `dueMs` after `startNs`: a timer for all but the last `spinMs`, then a busy wait.
+ * Node timers fire 1 ms late or more, which an open loop at tens of requests per second cannot
+ * afford; the spin costs at most `spinMs` of CPU per request.
+ */
+export async function waitUntil(startNs: bigint, dueMs: number, signal?: AbortSignal, spinMs = 3): Promise<void> {
+  const remaining = dueMs - elapsedMs(startNs);
+  if (remaining > spinMs) await sleep(remaining - spinMs, signal);
+  while (elapsedMs(startNs) < dueMs && signal?.aborted !== true) {
+    // busy wait for the last fraction of a millisecond
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Open-loop scheduling: request i is sent at its planned offset whatever the server is doing
+ * (it never waits for earlier requests), so a slow server meets the load it was asked to meet.
+ * The body is prepared a little before the due time and the send waits precisely for it.
+ * With `maxConcurrency`, an arrival that finds every slot busy waits for one: its scheduled
+ * offset stays in the record, so the lag (and latency from the scheduled start) is visible
+ * rather than hidden — the "coordinated omission" that closed loops suffer from.
+ */
+import type { RequestResult } from '../record/types.js';
+import { elapsedMs, sleep, waitUntil } from './clock.js';
+
+/** How much earlier than its due time a request's body is prepared, ms. */
+const PREPARE_LEAD_MS = 15;
+
+export interface OpenLoopOptions<P> {
+  /** Scheduled offsets from run start, ms, ascending; index i is request i. */
+  offsetsMs: readonly number[];
+  maxConcurrency: number | null;
+  runStartNs: bigint;
+  /** Builds request i's body (outside its timing). */
+  prepare: (index: number) => Promise<P>;
+  /** Sends it; resolves with the outcome (never rejects for request failures). */
+  send: (index: number, prepared: P, scheduledOffsetMs: number) => Promise<RequestResult>;
+  onResult?: (result: RequestResult) => void;
+  stopScheduling?: AbortSignal;
+}
+
+/** Fires every planned request at its offset; returns all results sorted by index. */
+export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<RequestResult[]> {
+  const results: RequestResult[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const waiting: (() => void)[] = [];
+  const stop = options.stopScheduling;
+  const cap = options.maxConcurrency ?? Infinity;
+  const release = (): void => waiting.shift()?.();
+  for (let index = 0; index < options.offsetsMs.length; index++) {
+    if (stop?.aborted) break;
+    const due = options.offsetsMs[index]!;
+    await sleep(due - PREPARE_LEAD_MS - elapsedMs(options.runStartNs), stop);
+    if (stop?.aborted) break;
+    const prepared = await options.prepare(index);
+    if (inFlight.size >= cap) await new Promise<void>((resolve) => waiting.push(resolve));
+    if (stop?.aborted) break;
+    await waitUntil(options.runStartNs, due, stop);
+    if (stop?.aborted) break;
+    const task = options.send(index, prepared, due).then((result) => {
+      results.push(result);
+      options.onResult?.(result);
+    });
+    const tracked: Promise<void> = task.finally(() => {
+      inFlight.delete(tracked);
+      release();
+    });
+    inFlight.add(tracked);
+  }
+  await Promise.all(inFlight);
+  return results.sort((a, b) => a.requestIndex - b.requestIndex);
+}

@@ -1,0 +1,197 @@
+/**
+ * Issue 5 on real sockets: open-loop timing precision, trace replay, warm-up, time-bounded
+ * closed loops, and nothing lost on SIGINT or SIGKILL.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { startSimProcess, type SimProcess } from '../helpers/sim-process.js';
+
+let fast: SimProcess;
+let slow: SimProcess;
+const dir = mkdtempSync(join(tmpdir(), 'servebench-load-'));
+
+before(async () => {
+  fast = await startSimProcess({ prefill_tok_s: 400000, decode_step_ms: 5, max_num_seqs: 64, decode_batch_slowdown: 0.01 });
+  slow = await startSimProcess({ prefill_tok_s: 100000, decode_step_ms: 40, max_num_seqs: 8 });
+});
+after(async () => {
+  await fast.stop();
+  await slow.stop();
+});
+
+type Journaled = { requestIndex: number; startOffsetMs: number; scheduledOffsetMs: number | null; ok: boolean; warmup?: boolean; plannedContextTokens: number; error: { type: string } | null };
+
+function journalResults(path: string): { results: Journaled[]; lines: Record<string, unknown>[] } {
+  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { results: lines.filter((l) => l['type'] === 'request').map((l) => l['result'] as Journaled), lines };
+}
+
+function nearestRank(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((q * sorted.length) / 100) - 1)]!;
+}
+
+test('a 20 s Poisson run at 40/s: every request starts within 2 ms of its schedule at p99, achieved rate within 3% of the plan', async () => {
+  // The machine is shared with the simulator process; a run that misses the timing bound is
+  // measured once more before the test fails (counts and bounds are checked on every run).
+  for (let attempt = 1; ; attempt++) {
+    const miss = await poissonRun(attempt);
+    if (miss === null) return;
+    if (attempt === 2) assert.fail(miss);
+  }
+});
+
+async function poissonRun(attempt: number): Promise<string | null> {
+  const output = join(dir, `poisson-${attempt}.json`);
+  const run = await runCli(['run', '--base-url', fast.url, '--rate', '40', '--arrival', 'poisson', '--duration', '20', '--ctx-tokens', '256', '--max-tokens', '16', '--seed', '5', '--output', output, '--quiet'], { timeoutMs: 60000 });
+  assert.equal(run.code, 0, run.stderr);
+  const { results } = journalResults(join(dir, `poisson-${attempt}.journal.jsonl`));
+  assert.ok(results.length > 700, `${results.length} requests`);
+  const lags = results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!);
+  const p99 = nearestRank(lags, 99);
+  assert.ok(Math.min(...lags) >= 0, 'never early');
+  const scheduled = results.map((r) => r.scheduledOffsetMs!).sort((a, b) => a - b);
+  const starts = results.map((r) => r.startOffsetMs).sort((a, b) => a - b);
+  const planRate = (scheduled.length - 1) / ((scheduled.at(-1)! - scheduled[0]!) / 1000);
+  const achieved = (starts.length - 1) / ((starts.at(-1)! - starts[0]!) / 1000);
+  assert.ok(Math.abs(achieved / planRate - 1) <= 0.03, `achieved ${achieved.toFixed(3)}/s vs plan ${planRate.toFixed(3)}/s`);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; servebench: { load: Record<string, unknown> } };
+  assert.equal(result.requests, results.length);
+  assert.equal(result.servebench.load['mode'], 'open');
+  console.log(`open loop (run ${attempt}): ${results.length} requests, send lag p50 ${nearestRank(lags, 50).toFixed(3)} ms p99 ${p99.toFixed(3)} ms, plan ${planRate.toFixed(3)}/s achieved ${achieved.toFixed(3)}/s`);
+  return p99 <= 2 ? null : `send lag p99 ${p99.toFixed(3)} ms exceeds 2 ms`;
+}
+
+test('trace replay: scheduled offsets, planned contexts and output caps come from the trace', async () => {
+  const trace = join(dir, 'trace.jsonl');
+  writeFileSync(trace, ['{"timestamp": 1000, "input_length": 300, "output_length": 4}', '{"timestamp": 1250, "input_length": 900, "output_length": 6}', '{"timestamp": 1100, "input_tokens": 500, "output_tokens": 5}'].join('\n'));
+  const output = join(dir, 'trace.json');
+  const run = await runCli(['run', '--base-url', fast.url, '--trace', trace, '--shared-prefix-tokens', '50', '--output', output, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  const { results } = journalResults(join(dir, 'trace.journal.jsonl'));
+  const byIndex = results.sort((a, b) => a.requestIndex - b.requestIndex);
+  assert.deepEqual(byIndex.map((r) => r.scheduledOffsetMs), [0, 100, 250]);
+  assert.deepEqual(byIndex.map((r) => r.plannedContextTokens), [300, 500, 900]);
+  const rows = (JSON.parse(readFileSync(output, 'utf8')) as { request_timings: { output_tokens: number; prompt_tokens: number }[] }).request_timings;
+  assert.deepEqual(rows.map((r) => r.output_tokens), [4, 5, 6]);
+  assert.deepEqual(rows.map((r) => r.prompt_tokens), [300, 500, 900]);
+});
+
+test('warm-up requests are excluded from every figure and counted apart', async () => {
+  const output = join(dir, 'warmup.json');
+  const run = await runCli(['run', '--base-url', fast.url, '--requests', '8', '--concurrency', '2', '--warmup', '3', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; request_timings: { request_index: number }[]; servebench: Record<string, number> };
+  assert.equal(result.requests, 5);
+  assert.equal(result.completed, 5);
+  assert.deepEqual(result.request_timings.map((r) => r.request_index), [3, 4, 5, 6, 7]);
+  assert.equal(result.servebench['warmup_requests'], 3);
+  assert.equal(result.servebench['requests_sent'], 8);
+});
+
+test('a closed loop bounded by time alone stops starting requests at the deadline', async () => {
+  const output = join(dir, 'timed.json');
+  const started = Date.now();
+  const run = await runCli(['run', '--base-url', fast.url, '--duration', '2', '--concurrency', '4', '--ctx-tokens', '128', '--max-tokens', '8', '--output', output, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(Date.now() - started < 15000);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; wall_clock_ms: number; servebench: Record<string, unknown> };
+  assert.ok(result.requests > 10, `${result.requests} requests in 2 s`);
+  assert.equal(result.completed + result.failed, result.requests);
+  assert.ok(result.wall_clock_ms >= 2000 && result.wall_clock_ms < 4000, `wall ${result.wall_clock_ms}`);
+  assert.match(String(result.servebench['prompt_set_id']), /^sha256:/);
+});
+
+/** Spawns a run, waits until `lines` requests are journaled, then signals it. */
+function runAndSignal(args: string[], journal: string, lines: number, signal: NodeJS.Signals, times = 1): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const poll = setInterval(() => {
+      if (!existsSync(journal)) return;
+      const count = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"request"')).length;
+      if (count >= lines) {
+        clearInterval(poll);
+        for (let i = 0; i < times; i++) setTimeout(() => child.kill(signal), i * 100);
+      }
+    }, 20);
+    child.on('close', (code, sig) => {
+      clearInterval(poll);
+      resolve({ code, signal: sig, stderr });
+    });
+  });
+}
+
+test('SIGINT mid-run: in-flight requests drain, and a valid, labelled partial result and journal remain', async () => {
+  const output = join(dir, 'sigint.json');
+  const journal = join(dir, 'sigint.journal.jsonl');
+  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 4, 'SIGINT');
+  assert.equal(run.code, 130, run.stderr);
+  assert.match(run.stderr, /interrupted; no new requests/);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; servebench: { interrupted: boolean } };
+  assert.equal(result.servebench.interrupted, true);
+  assert.equal(result.completed + result.failed, result.requests);
+  assert.ok(result.requests < 40);
+  assert.equal(result.failed, 0, 'drained, not cancelled');
+  const { results, lines } = journalResults(journal);
+  assert.equal(results.length, result.requests);
+  assert.deepEqual(lines.at(-1)!['type'], 'end');
+  const validate = await runCli(['validate', output]);
+  assert.equal(validate.code, 0, validate.stdout);
+});
+
+test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, recorded as CancelledError', async () => {
+  const output = join(dir, 'cancel.json');
+  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '40', '--output', output, '--quiet'], join(dir, 'cancel.journal.jsonl'), 4, 'SIGINT', 2);
+  assert.equal(run.code, 130, run.stderr);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; failures: { error_type: string }[] };
+  assert.ok(result.failed > 0);
+  assert.ok(result.failures.every((f) => f.error_type === 'CancelledError'));
+  assert.equal(result.completed + result.failed, result.requests);
+});
+
+test('SIGKILL leaves a journal from which rebuild recreates a valid result', async () => {
+  const output = join(dir, 'killed.json');
+  const journal = join(dir, 'killed.journal.jsonl');
+  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 6, 'SIGKILL');
+  assert.equal(run.signal, 'SIGKILL');
+  assert.ok(!existsSync(output), 'no result was written by the killed run');
+  const journaled = journalResults(journal).results.length;
+  const rebuilt = join(dir, 'rebuilt.json');
+  const rebuild = await runCli(['rebuild', journal, '--output', rebuilt]);
+  assert.equal(rebuild.code, 0, rebuild.stderr);
+  assert.match(rebuild.stderr, /no end line/);
+  const result = JSON.parse(readFileSync(rebuilt, 'utf8')) as { requests: number; completed: number; failed: number; servebench: Record<string, unknown> };
+  assert.equal(result.requests, journaled);
+  assert.equal(result.completed + result.failed, result.requests);
+  assert.deepEqual(result.servebench['rebuilt_from_journal'], { wall_estimated: true });
+  assert.equal((await runCli(['validate', rebuilt])).code, 0);
+});
+
+test('rebuild of a complete journal reproduces the run\'s own result, marked as rebuilt', async () => {
+  const output = join(dir, 'complete.json');
+  const run = await runCli(['run', '--base-url', fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  const rebuilt = join(dir, 'complete.rebuilt.json');
+  const rebuild = await runCli(['rebuild', join(dir, 'complete.journal.jsonl'), '--output', rebuilt]);
+  assert.equal(rebuild.code, 0, rebuild.stderr);
+  const again = JSON.parse(readFileSync(rebuilt, 'utf8')) as { servebench: Record<string, unknown> };
+  assert.deepEqual(again.servebench['rebuilt_from_journal'], { wall_estimated: false });
+  delete again.servebench['rebuilt_from_journal'];
+  assert.deepEqual(again, JSON.parse(readFileSync(output, 'utf8')));
+});
+
+test('rebuild refuses what is not a journal, in one line', async () => {
+  const bad = join(dir, 'bad.jsonl');
+  writeFileSync(bad, '{"type":"request"}\n');
+  const run = await runCli(['rebuild', bad]);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /bad\.jsonl: line 1: not a servebench\.journal\/v1 header/);
+});

@@ -1,0 +1,81 @@
+/**
+ * The extension table (extended-definitions.ts) is THE definition of `servebench.metrics`: the
+ * computed object has exactly its keys, each written as the table says under the float key rule
+ * of the result writer, and docs/metrics.md renders it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { computeExtendedMetrics } from '../../src/metrics/extended.js';
+import { ENTRIES, extendedKeyPaths, FAMILIES, familyKeys } from '../../src/metrics/extended-definitions.js';
+import { renderMetricsMarkdown } from '../../src/metrics/definitions.js';
+import { isFloatKey } from '../../src/result/pyjson.js';
+import { CLOSED, CLOSED_SHAPE, keyPaths, OPEN, OPEN_SHAPE } from './extended-fixtures.js';
+
+const closed = computeExtendedMetrics(CLOSED, CLOSED_SHAPE);
+const open = computeExtendedMetrics(OPEN, OPEN_SHAPE);
+
+/** Leaf paths: not an object and not an array of objects. */
+function leaves(value: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, path: string): void => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [k, child] of Object.entries(v)) walk(child, path === '' ? k : `${path}.${k}`);
+    } else if (Array.isArray(v) && v.some((e) => e !== null && typeof e === 'object')) {
+      for (const e of v) walk(e, `${path}[]`);
+    } else out.add(path);
+  };
+  walk(value, '');
+  return out;
+}
+
+/** How the table says each leaf is written: 'float', 'int', or something else. */
+function writtenAs(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of FAMILIES) {
+    const k = familyKeys(f.base, f.unit);
+    out.set(`${f.section}.${k.samples}`, 'int');
+    out.set(`${f.section}.${k.mean}`, 'float');
+    for (const p of k.percentiles) out.set(`${f.section}.${p}`, 'float');
+    out.set(`${f.section}.${k.max}`, f.unit === 'tokens' ? 'int' : 'float');
+  }
+  for (const e of ENTRIES) out.set(e.path, e.written.replace(/^array of /, '').replace(/ or null$/, ''));
+  return out;
+}
+
+describe('extension table ↔ computed object', () => {
+  it('the computed object has exactly the keys the table defines', () => {
+    const table = extendedKeyPaths();
+    const tableLeaves = table.filter((p) => !table.some((q) => q.startsWith(`${p}.`)));
+    const computed = new Set([...leaves(closed), ...leaves(open)]);
+    assert.deepEqual([...computed].filter((p) => !table.includes(p)).sort(), [], 'computed but not defined');
+    assert.deepEqual(tableLeaves.filter((p) => !computed.has(p)).sort(), [], 'defined but never computed');
+    assert.equal(new Set(table).size, table.length, 'no key is defined twice');
+    // containers the table documents as objects exist too
+    for (const p of table.filter((q) => !tableLeaves.includes(q))) assert.ok(keyPaths(closed).includes(p) || keyPaths(open).includes(p), p);
+  });
+
+  it('every float figure has a float key and every integer figure does not (result/pyjson.ts rule)', () => {
+    const written = writtenAs();
+    for (const path of [...leaves(closed), ...leaves(open)]) {
+      const how = written.get(path);
+      assert.ok(how !== undefined, path);
+      const key = path.split('.').pop()!.replace('[]', '');
+      if (how === 'float') assert.ok(isFloatKey(key), `${path} is a float but ${key} is not a float key`);
+      if (how === 'int') assert.ok(!isFloatKey(key), `${path} is an int but ${key} is a float key`);
+    }
+  });
+
+  it('every row names the three peers (— when they have nothing) and a definition', () => {
+    for (const row of [...FAMILIES, ...ENTRIES]) {
+      for (const text of [row.definition, row.peers.vllm, row.peers.guidellm, row.peers.aiperf]) assert.ok(text.trim() !== '', JSON.stringify(row));
+    }
+  });
+
+  it('docs/metrics.md renders the extension section', () => {
+    const md = renderMetricsMarkdown();
+    assert.match(md, /## Extension figures \(`servebench\.metrics`\)/);
+    assert.match(md, /\*\*Steady-state window\.\*\*/);
+    assert.match(md, /`steady_state\.output_tok_s`/);
+    assert.match(md, /`distributions\.`\{`ttft_samples`, `ttft_mean_ms`, `ttft_ms_\{p50,p90,p95,p99,p999\}`, `ttft_max_ms`\}/);
+  });
+});
