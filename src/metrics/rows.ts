@@ -77,6 +77,7 @@ export function emptyRowInput(): RowInput {
     reasoningChunks: 0,
     contentChunks: 0,
     startOffsetMs: 0,
+    scheduledOffsetMs: null,
     finishReason: null,
     responseId: null,
     cachedTokens: null,
@@ -115,6 +116,7 @@ export function fillRowInput(r: RequestResult, out: RowInput): boolean {
   out.reasoningChunks = r.reasoningChunks;
   out.contentChunks = r.contentChunks;
   out.startOffsetMs = r.startOffsetMs;
+  out.scheduledOffsetMs = r.scheduledOffsetMs ?? null;
   out.finishReason = r.finishReason;
   out.responseId = r.responseId;
   out.cachedTokens = isCount(cached) ? cached : null;
@@ -154,6 +156,7 @@ export function rowFromInput(x: RowInput): TimingRow {
     reasoning_chunks: f.reasoning_chunks.derive(x),
     content_chunks: f.content_chunks.derive(x),
     start_offset_ms: f.start_offset_ms.derive(x),
+    scheduled_offset_ms: f.scheduled_offset_ms.derive(x),
     finish_reason: f.finish_reason.derive(x),
     response_id: f.response_id.derive(x),
     cached_tokens: f.cached_tokens.derive(x),

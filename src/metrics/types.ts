@@ -32,6 +32,8 @@ export interface CoreTimingRow {
 export interface TimingRow extends CoreTimingRow {
   /** Request start relative to run start, ms (float). */
   start_offset_ms: number;
+  /** Open loop: when the request was due, ms from run start; null in a closed loop. */
+  scheduled_offset_ms: number | null;
   /** Last non-null `finish_reason` of the stream. */
   finish_reason: string | null;
   /** The stream's response `id`. */
@@ -109,6 +111,7 @@ export interface RowInput {
   reasoningChunks: number;
   contentChunks: number;
   startOffsetMs: number;
+  scheduledOffsetMs: number | null;
   finishReason: string | null;
   responseId: string | null;
   cachedTokens: number | null;

@@ -73,6 +73,7 @@ function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: n
     reasoningChunks: num(row['reasoning_chunks']) ?? 0,
     contentChunks: num(row['content_chunks']) ?? 0,
     startOffsetMs: 0,
+    scheduledOffsetMs: null,
     finishReason: null,
     responseId: null,
     cachedTokens: null,

@@ -23,7 +23,7 @@ import { createSizer } from './sizing.js';
 import { assembleResult, type RunHeader } from './assemble.js';
 import { servebenchBlock } from './servebench-block.js';
 import { createRequestSender } from './send.js';
-import { elapsedMs } from './clock.js';
+import { elapsedMs, raiseSchedulingPriority } from './clock.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
@@ -135,6 +135,8 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
         slo: config.slo,
       },
     };
+    // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
+    if (load.offsetsMs !== null) header.servebench['client_priority'] = raiseSchedulingPriority();
     const journalPath = options.journalPathFor?.(runId) ?? null;
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
     journal?.append({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });

@@ -1,4 +1,5 @@
-/** Run-relative monotonic time and precise waits. */
+/** Run-relative monotonic time, precise waits, and the process priority they benefit from. */
+import { getPriority, setPriority } from 'node:os';
 
 /** Milliseconds since `startNs` on the monotonic clock. */
 export function elapsedMs(startNs: bigint): number {
@@ -29,5 +30,22 @@ export async function waitUntil(startNs: bigint, dueMs: number, signal?: AbortSi
   if (remaining > spinMs) await sleep(remaining - spinMs, signal);
   while (elapsedMs(startNs) < dueMs && signal?.aborted !== true) {
     // busy wait for the last fraction of a millisecond
+  }
+}
+
+/**
+ * An open loop must send at planned instants; when other processes compete for the cores, the
+ * scheduler can wake the client several milliseconds late. Raising the client's priority (nice
+ * −10) keeps wake-ups on time when it is allowed (root, or CAP_SYS_NICE); otherwise nothing
+ * changes. Returns the niceness in effect and whether it was raised, for the result.
+ */
+export function raiseSchedulingPriority(target = -10): { nice: number; raised: boolean } {
+  const before = getPriority();
+  if (before <= target) return { nice: before, raised: false };
+  try {
+    setPriority(target);
+    return { nice: getPriority(), raised: true };
+  } catch {
+    return { nice: before, raised: false };
   }
 }

@@ -42,6 +42,7 @@ const R1_ROW: TimingRow = {
   reasoning_chunks: 4,
   content_chunks: 9,
   start_offset_ms: 12.5,
+  scheduled_offset_ms: null,
   finish_reason: 'length',
   response_id: 'r1',
   cached_tokens: 0,
