@@ -24,6 +24,7 @@ import { assembleResult, type RunHeader } from './assemble.js';
 import { servebenchBlock } from './servebench-block.js';
 import { createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
+import { startSelfCheck } from './self-check.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
@@ -141,6 +142,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
     journal?.append({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
 
+    const selfCheck = startSelfCheck();
     const runStartNs = process.hrtime.bigint();
     options.onEvent?.({
       kind: 'start',
@@ -195,6 +197,11 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     journal?.append({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted });
     journal?.close();
     const { result, warnings } = assembleResult(header, results, { wallSeconds, finishedAt, interrupted, promptSetId: workload.promptSetId() });
+    const client = selfCheck.stop();
+    result.servebench['client'] = client;
+    if (client.client_saturated) {
+      warnings.push(`the client itself was saturated (${client.saturation_rule}: loop delay p99 ${client.event_loop_delay_p99_ms.toFixed(1)} ms, CPU ${(client.cpu_fraction * 100).toFixed(0)}%): timings may be inflated by the client, not the server`);
+    }
     return { result, results, interrupted, warnings, journalPath };
   } finally {
     await dispatcher.close().catch(() => undefined);
