@@ -16,6 +16,9 @@ import { showCommand } from './commands/show.js';
 import { simCommand } from './commands/sim.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { sweepCommand } from './commands/sweep.js';
+import { compareCommand } from './commands/compare.js';
+import { listCommand } from './commands/list.js';
+import { reportCommand } from './commands/report.js';
 
 const COMMANDS: Record<string, { command: Command; summary: string }> = {
   run: { command: runCommand, summary: 'benchmark a server (default: the built-in simulator) and write a result file' },
@@ -24,6 +27,9 @@ const COMMANDS: Record<string, { command: Command; summary: string }> = {
   sweep: { command: sweepCommand, summary: 'one benchmark per load point (--concurrency 1,2,4 or --rate 2,4,8), with the knee and the SLO limit' },
   rebuild: { command: rebuildCommand, summary: 'recreate a result from a run journal (after a crash or a kill)' },
   sim: { command: simCommand, summary: 'run the built-in OpenAI-compatible simulator as a server' },
+  report: { command: reportCommand, summary: 'summary, self-contained HTML report (--html) or per-request CSV (--csv) of results and sweeps' },
+  list: { command: listCommand, summary: 'one line per result file below a directory (any era), with filters' },
+  compare: { command: compareCommand, summary: 'check two or more results measured the same workload, then compare their figures with bootstrap intervals' },
 };
 
 function usage(): string {

@@ -4,6 +4,8 @@
  * Bounds and defaults follow the reference harness (anvil spec §1.2) unless noted.
  */
 
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
+
 export type FlagType = 'string' | 'boolean' | 'int' | 'float';
 
 /** One flag. `min`/`max` bound numbers inclusively; `choices` restricts strings. */
@@ -29,6 +31,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'base-url', type: 'string', meta: 'URL', help: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: start the built-in simulator)' },
   { name: 'model', type: 'string', meta: 'ID', help: 'model id sent in each request (default: the only model the server lists)' },
   { name: 'api-key-env', type: 'string', meta: 'NAME', help: 'environment variable holding the API key (sent as a bearer token, never written anywhere)' },
+  { name: 'api-key-file', type: 'string', meta: 'FILE', help: 'file holding the API key on one line (regular file, at most 64 KiB; warns if its group or others may read it)' },
   { name: 'manifest', type: 'string', meta: 'FILE', help: 'serves manifest (TOML) of named targets; needs --tier' },
   { name: 'tier', type: 'string', meta: 'NAME', help: 'target from the manifest: fills base URL, model, engine and GPU (flags win)' },
   { name: 'engine', type: 'string', meta: 'TEXT', help: 'engine label recorded in the result' },
@@ -64,8 +67,15 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'no-thinking', type: 'boolean', default: false, help: 'same as --thinking-mode disabled' },
   { name: 'reasoning-effort', type: 'string', choices: REASONING_EFFORTS, meta: 'E', help: 'top-level reasoning_effort sent with each request' },
   { name: 'timeout', type: 'float', default: 900, min: Number.MIN_VALUE, max: 3600, meta: 'S', help: 'seconds without a byte (connect or read) before a request fails' },
+  { name: 'request-timeout', type: 'float', min: Number.MIN_VALUE, max: 86400, meta: 'S', help: 'whole-request deadline: a request (each attempt) still unfinished after S seconds fails with DeadlineExceeded (default: none)' },
+  { name: 'max-response-bytes', type: 'int', default: DEFAULT_MAX_RESPONSE_BYTES, min: 1024, max: 1024 * 1024 * 1024 * 1024, meta: 'N', help: 'a response body longer than N bytes fails the request (ResponseTooLarge)' },
+  { name: 'max-line-bytes', type: 'int', default: DEFAULT_STREAM_MAX_LINE_BYTES, min: 1024, max: 256 * 1024 * 1024, meta: 'N', help: 'an SSE line (or one event\'s data) longer than N bytes fails the request (SSEParseError)' },
+  { name: 'retries', type: 'int', default: 0, min: 0, max: 10, meta: 'N', help: 'resend a request up to N times after HTTP 429/503 or a connection failure before any response byte; each attempt is recorded' },
+  { name: 'retry-max-wait', type: 'float', default: 30, min: 0, max: 3600, meta: 'S', help: 'longest wait before a retry, seconds (caps Retry-After; without it the wait is 0.5 s doubling)' },
   { name: 'output', type: 'string', meta: 'FILE', help: 'result file (default: results/<run_id>.json)' },
+  { name: 'report', type: 'string', meta: 'FILE', help: 'after the result (sweep: the summary) is written, also write a self-contained HTML report to FILE' },
   { name: 'sim-config', type: 'string', meta: 'FILE', help: 'configuration of the built-in simulator when no --base-url is given' },
+  { name: 'cold-connections', type: 'boolean', default: false, help: 'do not open the connection pool before the run: connection set-up then counts in the first requests\' TTFT (labelled in the result)' },
   { name: 'dry-run', type: 'boolean', default: false, help: 'validate and print the plan; no network, no file' },
   { name: 'json', type: 'boolean', default: false, help: 'print the plan (with --dry-run) or the result as JSON on stdout' },
   { name: 'quiet', type: 'boolean', default: false, help: 'print only the summary' },

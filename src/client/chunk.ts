@@ -100,6 +100,16 @@ export function applyDataEvent(state: ChunkState, data: string, atNs: bigint): C
 }
 
 /**
+ * A `data` payload whose bytes were not UTF-8 (the SSE parser flagged it): a corrupt stream, so the
+ * request fails with Python's `UnicodeDecodeError` name, where the reference would have decoded
+ * with replacement characters and gone on (deviation, as for invalid JSON).
+ */
+export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdict {
+  state.dataEvents++;
+  return failed('UnicodeDecodeError', `'utf-8' codec can't decode stream data event #${state.dataEvents}: invalid UTF-8 bytes`, data);
+}
+
+/**
  * Applies one parsed chunk (spec §3.2), in the reference's order: `usage` first, then each choice.
  *
  * - Not a dict → `AttributeError: '<type>' object has no attribute 'get'` (the reference calls `chunk.get`).

@@ -109,8 +109,8 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * Builds a function that removes secrets from text: the values of secret-bearing headers (and the
- * credential after `Bearer `), also in their JSON-escaped and URL-encoded forms, plus anything that
- * looks like a bearer token. Secrets shorter than 4 characters are not replaced literally (they
+ * credential after `Bearer `), also in their JSON-escaped, URL-encoded and base64/base64url forms
+ * (see {@link base64Cores}), plus anything that looks like a bearer token. Secrets shorter than 4 characters are not replaced literally (they
  * would shred ordinary text); such keys are not protectable.
  *
  * @example makeRedactor({ authorization: 'Bearer sk-1234' })('bad key sk-1234') === 'bad key [REDACTED]'
@@ -125,6 +125,7 @@ export function makeRedactor(headers: Readonly<Record<string, string>>): (text: 
       secrets.add(secret);
       secrets.add(JSON.stringify(secret).slice(1, -1));
       secrets.add(encodeURIComponent(secret));
+      for (const core of base64Cores(secret)) secrets.add(core);
     }
   }
   // Longest first, so a secret that contains another is replaced whole.
@@ -134,6 +135,29 @@ export function makeRedactor(headers: Readonly<Record<string, string>>): (text: 
     for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     return out.replace(/\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`);
   };
+}
+
+/** Shortest base64 run worth replacing (6 bytes of secret): shorter ones would shred ordinary text. */
+const MIN_BASE64_CORE = 8;
+
+/**
+ * The base64 and base64url text that encodes `secret` wherever it sits inside a longer encoded
+ * value (a `Basic` credential, a base64 dump of headers): base64 works in 3-byte groups, so the
+ * secret's encoding depends on its offset modulo 3. For each offset this keeps the characters of
+ * the groups made only of secret bytes; the one or two partial groups at the edges (at most 2
+ * bytes each side) stay, which reveals no more than 4 bytes of the secret.
+ */
+export function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
+    const first = Math.ceil(offset / 3);
+    const end = Math.floor((offset + bytes.length) / 3);
+    if ((end - first) * 4 < MIN_BASE64_CORE) continue;
+    for (const encoding of ['base64', 'base64url'] as const) cores.push(padded.toString(encoding).slice(first * 4, end * 4));
+  }
+  return cores;
 }
 
 /** Stale keep-alive sockets fail within milliseconds with a close or reset and no response. */
@@ -147,4 +171,31 @@ const STALE_CONNECTION_WINDOW_S = 0.25;
  */
 export function isStaleConnection(failure: ClientFailure, elapsedS: number): boolean {
   return (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') && elapsedS < STALE_CONNECTION_WINDOW_S;
+}
+
+/**
+ * Whether a failed attempt may be sent again under `--retries`: only when the server cannot have
+ * started on it or said so itself — HTTP 429 or 503, or a connection that failed before any
+ * response byte (refused, unreachable, closed or reset before the status line). Never a timeout
+ * (the server may still be working on it), never anything after a 2xx status line.
+ */
+export function isRetryableFailure(failure: ClientFailure, phase: TransportPhase): boolean {
+  if (failure.type === 'HTTPError') return failure.httpStatus === 429 || failure.httpStatus === 503;
+  if (phase !== 'before-response') return false;
+  return failure.type === 'URLError' || failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError';
+}
+
+/**
+ * `Retry-After` in seconds: delay-seconds (decimals accepted) or an HTTP date; null when absent or
+ * unreadable; never negative.
+ * @example parseRetryAfter('2') === 2; parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', now) → seconds until then (≥ 0)
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number = Date.now()): number | null {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (text === undefined || text === '') return null;
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  // An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`) has a day name; `Date.parse` alone would accept `-4` as a year.
+  if (!/^[A-Za-z]{3},/.test(text)) return null;
+  const date = Date.parse(text);
+  return Number.isFinite(date) ? Math.max(0, (date - nowMs) / 1000) : null;
 }

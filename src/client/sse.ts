@@ -32,25 +32,50 @@ export interface SseEvent {
   readonly data: string;
   /** The last event ID set by an `id:` field so far (it persists across events, per WHATWG). */
   readonly lastEventId: string;
+  /**
+   * Present (true) only with {@link SseParserOptions.flagInvalidUtf8} when a `data:` line of this
+   * event held bytes that are not UTF-8 (they were replaced by U+FFFD in `data`).
+   */
+  readonly invalidUtf8?: true;
 }
 
 /** Parser options. */
 export interface SseParserOptions {
-  /** Longest accepted line in bytes, terminator excluded. Default {@link DEFAULT_MAX_LINE_BYTES}. */
+  /**
+   * Longest accepted line in bytes, terminator excluded, and also the most `data` one event may
+   * gather over several `data:` lines. Default {@link DEFAULT_MAX_LINE_BYTES}.
+   */
   readonly maxLineBytes?: number;
+  /** Mark events whose data held invalid UTF-8 (`invalidUtf8: true`); off by default (WHATWG just replaces). */
+  readonly flagInvalidUtf8?: boolean;
 }
 
 /** Thrown by {@link SseParser.feed} / {@link SseParser.end} when a line exceeds the configured maximum. */
 export class SseLineTooLongError extends Error {
   readonly code = 'SSE_LINE_TOO_LONG';
-  constructor(readonly limitBytes: number) {
-    super(`SSE line exceeds the ${limitBytes}-byte limit`);
+  /** @param what `line` (one line too long) or `event` (the `data:` lines of one event add up to too much). */
+  constructor(
+    readonly limitBytes: number,
+    readonly what: 'line' | 'event' = 'line',
+  ) {
+    super(what === 'line' ? `SSE line exceeds the ${limitBytes}-byte limit` : `SSE event data exceeds the ${limitBytes}-byte limit`);
     this.name = 'SseLineTooLongError';
   }
 }
 
 // ignoreBOM: keep U+FEFF inside values; only the stream's leading BOM is dropped (by #onLine), as WHATWG says.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const strictDecoder = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+
+/** True iff `bytes` are valid UTF-8. */
+function isValidUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictDecoder.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Feed bytes as they arrive; each call returns the events completed by those bytes. The events are
@@ -71,6 +96,10 @@ export class SseParser {
   #skipLeadingLF = false;
   #firstLine = true;
   #dataLines: string[] = [];
+  /** Bytes of the current event's data lines (bounded like a line). */
+  #dataBytes = 0;
+  #dataInvalid = false;
+  readonly #flagInvalidUtf8: boolean;
   #eventType = '';
   #lastEventId = '';
   #failure: SseLineTooLongError | null = null;
@@ -80,6 +109,7 @@ export class SseParser {
   /** Creates a parser; see {@link SseParserOptions}. */
   constructor(options: SseParserOptions = {}) {
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#flagInvalidUtf8 = options.flagInvalidUtf8 === true;
   }
 
   /**
@@ -135,6 +165,8 @@ export class SseParser {
     this.#firstLine = true;
     this.#eventType = '';
     this.#lastEventId = '';
+    this.#dataBytes = 0;
+    this.#dataInvalid = false;
     return out;
   }
 
@@ -161,10 +193,11 @@ export class SseParser {
     this.#pendingBytes += tail.length;
   }
 
-  #fail(): never {
-    this.#failure = new SseLineTooLongError(this.#maxLineBytes);
+  #fail(what: 'line' | 'event' = 'line'): never {
+    this.#failure = new SseLineTooLongError(this.#maxLineBytes, what);
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#dataLines = [];
     throw this.#failure;
   }
 
@@ -183,7 +216,14 @@ export class SseParser {
     if (valueStart < line.length && line[valueStart] === SPACE) valueStart++; // one optional space
     // Field names are matched as bytes, so the name is never decoded and only the value is.
     if (isField(line, nameEnd, DATA)) {
-      this.#dataLines.push(decoder.decode(line.subarray(valueStart)));
+      const raw = line.subarray(valueStart);
+      // Several data lines join into one event: bound their sum like a line (plus the joining LFs).
+      this.#dataBytes += raw.length + (this.#dataLines.length > 0 ? 1 : 0);
+      if (this.#dataBytes > this.#maxLineBytes) this.#fail('event');
+      const value = decoder.decode(raw);
+      // U+FFFD in the text is either a replaced bad byte or a real U+FFFD (valid EF BF BD): check the bytes.
+      if (this.#flagInvalidUtf8 && value.includes('\uFFFD') && !isValidUtf8(raw)) this.#dataInvalid = true;
+      this.#dataLines.push(value);
     } else if (isField(line, nameEnd, EVENT)) {
       this.#eventType = decoder.decode(line.subarray(valueStart));
     } else if (isField(line, nameEnd, ID)) {
@@ -202,9 +242,12 @@ export class SseParser {
     if (lines.length > 0) {
       // Equivalent to WHATWG's "append value + LF, then drop the final LF"; a single line needs no copy.
       const data = lines.length === 1 ? (lines[0] as string) : lines.join('\n');
-      out.push({ type: this.#eventType === '' ? 'message' : this.#eventType, data, lastEventId: this.#lastEventId });
+      const event: SseEvent = { type: this.#eventType === '' ? 'message' : this.#eventType, data, lastEventId: this.#lastEventId };
+      out.push(this.#dataInvalid ? { ...event, invalidUtf8: true } : event);
       this.#dataLines = [];
     }
+    this.#dataBytes = 0;
+    this.#dataInvalid = false;
     this.#eventType = '';
   }
 }

@@ -3,12 +3,32 @@
  * body incrementally, stamp every network chunk on arrival, and turn whatever happens into a
  * {@link RequestResult}. Failures are data, never exceptions (architecture rule 5).
  */
+import { brotliDecompressSync, constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import type { RequestResult } from '../record/types.js';
-import { applyDataEvent, bounded, EXCERPT_CHARS, newChunkState, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
-import { httpErrorMessage, isStaleConnection, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
+import type { RequestAttempt, RequestResult } from '../record/types.js';
+import { applyDataEvent, bounded, EXCERPT_CHARS, invalidUtf8Verdict, newChunkState, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
+import { httpErrorMessage, isRetryableFailure, isStaleConnection, makeRedactor, mapTransportError, parseRetryAfter, type ClientFailure } from './errors.js';
 import { subscribeAbort } from './abort.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
+
+/** `--retries`: how often a failed request may be sent again, and the longest wait between attempts. */
+export interface RetryPolicy {
+  /** Further attempts after the first (0 = send once). */
+  retries: number;
+  /** Longest wait before a retry, seconds: caps the server's `Retry-After` and the backoff. */
+  maxWaitS: number;
+}
+
+/**
+ * Default bound on one SSE line (and on one event's data), 1 MiB: an OpenAI-style chunk is a few
+ * hundred bytes, a big tool-call or logprobs chunk tens of kilobytes. The bound is what one stream
+ * may hold in memory while a line is incomplete, so concurrency × 1 MiB is the worst case.
+ */
+export const DEFAULT_STREAM_MAX_LINE_BYTES = 1024 * 1024;
+/** Default bound on the bytes of one response body (64 MiB): a chat stream is kilobytes. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** First backoff without `Retry-After`, seconds; it doubles with each retry (capped by `maxWaitS`). */
+export const RETRY_BASE_WAIT_S = 0.5;
 
 /** One request to send. */
 export interface StreamRequest {
@@ -32,8 +52,17 @@ export interface StreamRequest {
   idleTimeoutS: number;
   /** Cancels the request; the result is then a `CancelledError` failure. */
   signal?: AbortSignal | undefined;
-  /** Bound on one SSE line (default 16 MiB). */
+  /** Bound on one SSE line and on one event's data (default {@link DEFAULT_STREAM_MAX_LINE_BYTES}); beyond it: `SSEParseError`. */
   maxLineBytes?: number | undefined;
+  /**
+   * Whole-attempt deadline in seconds (`--request-timeout`): from just before sending to the end of
+   * the stream, whatever trickles in meanwhile. Null or absent: none. Failure type `DeadlineExceeded`.
+   */
+  requestTimeoutS?: number | null | undefined;
+  /** Bound on the body bytes read (default {@link DEFAULT_MAX_RESPONSE_BYTES}); beyond it: `ResponseTooLarge`. */
+  maxResponseBytes?: number | undefined;
+  /** Retries of failures that are safe to resend (see `isRetryableFailure`); absent or 0: send once. */
+  retry?: RetryPolicy | undefined;
 }
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
@@ -54,6 +83,13 @@ type Body = Dispatcher.ResponseData['body'];
  * parsed, no in-stream error, and a visible content delta (spec §3.4); on failure the partial counts are
  * kept for diagnosis.
  *
+ * Bounds (docs/reliability.md): `requestTimeoutS` ends an attempt that runs too long
+ * (`DeadlineExceeded`), `maxLineBytes` and `maxResponseBytes` bound what one stream may hold or send.
+ * With `retry`, a failure that is safe to resend (HTTP 429/503, a connection failure before any
+ * response byte) is sent again after the server's `Retry-After` or a doubling backoff; the result
+ * describes the last attempt and lists the earlier ones in `attempts`. Without `retry` there is
+ * exactly one attempt (plus the transparent resend of a request that hit a stale keep-alive socket).
+ *
  * @example
  * const result = await streamChatCompletion({ dispatcher, url: 'http://127.0.0.1:8000/v1/chat/completions',
  *   headers: { 'content-type': 'application/json' }, body, requestIndex: 0, plannedContextTokens: 4096,
@@ -61,27 +97,102 @@ type Body = Dispatcher.ResponseData['body'];
  * if (result.ok) console.log(result.ttftS);
  */
 export async function streamChatCompletion(req: StreamRequest): Promise<RequestResult> {
-  if (req.signal === undefined) return run(req, undefined);
-  // undici gets a per-request signal fed by one shared listener (see abort.ts).
+  const retries = Math.max(0, Math.floor(req.retry?.retries ?? 0));
+  const earlier: RequestAttempt[] = [];
+  let connectionRetries = 0;
+  for (let number = 1; ; number++) {
+    const outcome = await attemptOnce(req);
+    const result = outcome.result;
+    connectionRetries += result.connectionRetries ?? 0;
+    const again = !result.ok && result.error !== null && outcome.retryable && number <= retries && req.signal?.aborted !== true;
+    const waitS = again ? retryWaitS(outcome.retryAfterS, number, req.retry?.maxWaitS ?? 0) : 0;
+    // Waiting is cut short by cancellation; the request then ends with this attempt's failure.
+    if (!again || !(await waitUnlessAborted(waitS, req.signal))) {
+      if (earlier.length > 0) result.attempts = earlier;
+      if (connectionRetries > 0) result.connectionRetries = connectionRetries;
+      return result;
+    }
+    earlier.push({ attempt: number, startOffsetMs: result.startOffsetMs, error: result.error as NonNullable<RequestResult['error']>, retryAfterS: outcome.retryAfterS, waitS });
+  }
+}
+
+/** One attempt's result, and what the retry logic needs to know about it. */
+interface Outcome {
+  result: RequestResult;
+  /** Safe to send again: HTTP 429/503, or a connection failure before any response byte. */
+  retryable: boolean;
+  /** The server's `Retry-After` in seconds, or null. */
+  retryAfterS: number | null;
+}
+
+/**
+ * Wait before retry `number` (1-based): the server's `Retry-After` if it sent one, else
+ * {@link RETRY_BASE_WAIT_S} doubling per retry; never more than `maxWaitS`.
+ */
+export function retryWaitS(retryAfterS: number | null, number: number, maxWaitS: number): number {
+  const wanted = retryAfterS ?? RETRY_BASE_WAIT_S * 2 ** (number - 1);
+  return Math.max(0, Math.min(wanted, maxWaitS));
+}
+
+/** Resolves true after `seconds`, or false as soon as `signal` aborts. */
+function waitUnlessAborted(seconds: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted === true) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let unsubscribe = noop;
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve(true);
+    }, Math.round(seconds * 1000));
+    if (signal !== undefined) {
+      unsubscribe = subscribeAbort(signal, () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    }
+  });
+}
+
+/**
+ * One attempt under its own abort signal, fed by the caller's cancellation (one shared listener,
+ * see abort.ts) and by the `requestTimeoutS` deadline; which of the two fired decides between
+ * `CancelledError` and `DeadlineExceeded`.
+ */
+async function attemptOnce(req: StreamRequest): Promise<Outcome> {
   const local = new AbortController();
-  const unsubscribe = subscribeAbort(req.signal, () => local.abort());
+  const stop: StopReason = { deadlineS: null };
+  const unsubscribe = req.signal === undefined ? noop : subscribeAbort(req.signal, () => local.abort());
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = req.requestTimeoutS;
+  if (deadline !== null && deadline !== undefined && deadline > 0) {
+    timer = setTimeout(() => {
+      stop.deadlineS = deadline;
+      local.abort();
+    }, Math.max(1, Math.round(deadline * 1000)));
+  }
   try {
-    return await run(req, local.signal);
+    return await run(req, local.signal, stop);
   } finally {
+    clearTimeout(timer);
     unsubscribe();
   }
 }
 
-async function run(req: StreamRequest, signal: AbortSignal | undefined): Promise<RequestResult> {
-  const attempt = new Attempt(req);
+/** Why an attempt's signal fired: the deadline (with its length) or, when null, cancellation. */
+interface StopReason {
+  deadlineS: number | null;
+}
+
+async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): Promise<Outcome> {
+  const attempt = new Attempt(req, stop);
+  const done = (result: RequestResult, retryable = false, retryAfterS: number | null = null): Outcome => ({ result, retryable, retryAfterS });
   let target: { origin: string; path: string };
   try {
     const url = new URL(req.url);
     target = { origin: url.origin, path: url.pathname + url.search };
   } catch {
-    return attempt.fail({ type: 'ValueError', message: 'unknown url type: the request URL is not absolute', httpStatus: null, bodyExcerpt: null });
+    return done(attempt.fail({ type: 'ValueError', message: 'unknown url type: the request URL is not absolute', httpStatus: null, bodyExcerpt: null }));
   }
-  if (aborted(signal)) return attempt.cancelled();
+  if (signal.aborted) return done(attempt.stopped());
   const timeoutMs = Math.max(1, Math.round(req.idleTimeoutS * 1000));
   let response: Dispatcher.ResponseData;
   for (;;) {
@@ -90,15 +201,15 @@ async function run(req: StreamRequest, signal: AbortSignal | undefined): Promise
       response = await req.dispatcher.request({
         ...target,
         method: 'POST',
-        headers: withContentType(req.headers),
+        headers: withDefaultHeaders(req.headers),
         body: req.body,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: signal ?? null,
+        signal,
       });
       break;
     } catch (error) {
-      if (aborted(signal)) return attempt.cancelled();
+      if (signal.aborted) return done(attempt.stopped());
       const failure = mapTransportError(error, 'before-response', null);
       if (attempt.connectionRetries === 0 && isStaleConnection(failure, attempt.elapsedS())) {
         // Some servers (llama.cpp's, for one) announce keep-alive yet close the connection after
@@ -107,25 +218,50 @@ async function run(req: StreamRequest, signal: AbortSignal | undefined): Promise
         attempt.connectionRetries++;
         continue;
       }
-      return attempt.fail(failure);
+      return done(attempt.fail(failure), isRetryableFailure(failure, 'before-response'));
     }
   }
   attempt.httpStatus = response.statusCode;
+  const encoding = contentEncoding(response.headers);
   if (response.statusCode < 200 || response.statusCode > 299) {
-    const excerpt = await readExcerpt(response.body);
-    return attempt.fail({ type: 'HTTPError', message: httpErrorMessage(response.statusCode), httpStatus: response.statusCode, bodyExcerpt: excerpt });
+    const excerpt = await readExcerpt(response.body, encoding);
+    const failure: ClientFailure = { type: 'HTTPError', message: httpErrorMessage(response.statusCode), httpStatus: response.statusCode, bodyExcerpt: excerpt };
+    return done(attempt.fail(failure), isRetryableFailure(failure, 'body'), parseRetryAfter(response.headers['retry-after']));
   }
-  return readEventStream(attempt, response.body, req.maxLineBytes, signal);
+  if (encoding !== null) {
+    // servebench asks for `accept-encoding: identity` (as the reference does); a compressed stream
+    // would have to be decoded before its events could be timed, and its chunk arrival times would
+    // then be the decompressor's. Refused clearly instead of being misread as an empty stream.
+    discard(response.body);
+    return done(
+      attempt.fail({
+        type: 'ContentEncodingError',
+        message: `response is ${encoding}-encoded although identity was requested; servebench does not decode compressed streams`,
+        httpStatus: response.statusCode,
+        bodyExcerpt: null,
+      }),
+    );
+  }
+  return done(await readEventStream(attempt, response.body, req, signal));
 }
 
 /** Reads the SSE body to `[DONE]`, EOF or the first failure. */
-async function readEventStream(attempt: Attempt, body: Body, maxLineBytes: number | undefined, signal: AbortSignal | undefined): Promise<RequestResult> {
-  const parser = new SseParser(maxLineBytes === undefined ? {} : { maxLineBytes });
+async function readEventStream(attempt: Attempt, body: Body, req: StreamRequest, signal: AbortSignal): Promise<RequestResult> {
+  const parser = new SseParser({ maxLineBytes: req.maxLineBytes ?? DEFAULT_STREAM_MAX_LINE_BYTES, flagInvalidUtf8: true });
+  const maxBytes = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  let received = 0;
   const chunks: AsyncIterator<Uint8Array> = body[Symbol.asyncIterator]();
   try {
     for (;;) {
       const step = await chunks.next();
       const atNs = process.hrtime.bigint(); // stamp on arrival, before any parsing
+      if (step.done !== true) {
+        received += step.value.length;
+        if (received > maxBytes) {
+          discard(body);
+          return attempt.fail({ type: 'ResponseTooLarge', message: `response body exceeds ${maxBytes} bytes`, httpStatus: attempt.httpStatus, bodyExcerpt: null }, atNs);
+        }
+      }
       const events = step.done === true ? parser.end() : parser.feed(step.value);
       const verdict = applyEvents(attempt.state, events, atNs);
       if (verdict.kind === 'failed') {
@@ -140,7 +276,7 @@ async function readEventStream(attempt: Attempt, body: Body, maxLineBytes: numbe
     }
   } catch (error) {
     discard(body);
-    if (aborted(signal)) return attempt.cancelled();
+    if (signal.aborted) return attempt.stopped();
     if (error instanceof SseLineTooLongError) {
       return attempt.fail({ type: 'SSEParseError', message: error.message, httpStatus: attempt.httpStatus, bodyExcerpt: null });
     }
@@ -158,6 +294,7 @@ const CONTINUE: ChunkVerdict = { kind: 'continue' };
 /** Applies the events of one network chunk in order; the first `[DONE]` or failure stops it. */
 function applyEvents(state: ChunkState, events: readonly SseEvent[], atNs: bigint): ChunkVerdict {
   for (const event of events) {
+    if (event.invalidUtf8 === true) return invalidUtf8Verdict(state, event.data);
     // The event type is ignored, as in the reference: OpenAI-compatible servers send plain `data:` events.
     const verdict = applyDataEvent(state, event.data, atNs);
     if (verdict.kind !== 'continue') return verdict;
@@ -201,8 +338,11 @@ async function drain(chunks: AsyncIterator<Uint8Array>, body: Body): Promise<voi
   }
 }
 
-/** Reads at most {@link ERROR_BODY_READ_BYTES} of an error body; a failure while reading keeps what arrived. */
-async function readExcerpt(body: Body): Promise<string | null> {
+/**
+ * Reads at most {@link ERROR_BODY_READ_BYTES} of an error body; a failure while reading keeps what
+ * arrived. A compressed body (which servebench never asked for) is decoded as far as it goes.
+ */
+async function readExcerpt(body: Body, encoding: string | null): Promise<string | null> {
   const parts: Uint8Array[] = [];
   let total = 0;
   body.on('error', noop);
@@ -218,8 +358,29 @@ async function readExcerpt(body: Body): Promise<string | null> {
     discard(body);
   }
   if (total === 0) return null;
+  const bytes = Buffer.concat(parts).subarray(0, ERROR_BODY_READ_BYTES);
   // Redaction happens on the whole text before it is cut, so a secret is never left half-visible.
-  return new TextDecoder().decode(Buffer.concat(parts).subarray(0, ERROR_BODY_READ_BYTES));
+  return encoding === null ? new TextDecoder().decode(bytes) : decodeCompressed(bytes, encoding);
+}
+
+/** Best-effort decoding of a compressed error body, bounded; undecodable bodies are described, not shown. */
+function decodeCompressed(bytes: Buffer, encoding: string): string {
+  const options = { maxOutputLength: ERROR_BODY_READ_BYTES, finishFlush: zlibConstants.Z_SYNC_FLUSH };
+  try {
+    if (encoding === 'gzip' || encoding === 'x-gzip') return new TextDecoder().decode(gunzipSync(bytes, options));
+    if (encoding === 'deflate') return new TextDecoder().decode(inflateSync(bytes, options));
+    if (encoding === 'br') return new TextDecoder().decode(brotliDecompressSync(bytes, { maxOutputLength: ERROR_BODY_READ_BYTES, finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH }));
+  } catch {
+    // fall through
+  }
+  return `[${encoding}-encoded body of ${bytes.length} bytes, not decoded]`;
+}
+
+/** The response's content coding, lower case, or null for none / `identity`. */
+function contentEncoding(headers: Dispatcher.ResponseData['headers']): string | null {
+  const raw = headers['content-encoding'];
+  const text = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim().toLowerCase();
+  return text === '' || text === 'identity' ? null : text;
 }
 
 /** Releases a body we stop reading; the listener keeps undici's abort error from becoming uncaught. */
@@ -230,15 +391,16 @@ function discard(body: Body): void {
 
 function noop(): void {}
 
-/** Read through a function so TypeScript does not narrow a flag that changes while we await. */
-function aborted(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
-}
-
-/** Adds `content-type: application/json` unless the caller set a content type (spec §2.6). */
-function withContentType(headers: Readonly<Record<string, string>>): Record<string, string> {
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') return { ...headers };
-  return { ...headers, 'content-type': 'application/json' };
+/**
+ * Adds `content-type: application/json` (spec §2.6) and `accept-encoding: identity` (what the
+ * reference's urllib sends: no compressed streams) unless the caller set them.
+ */
+function withDefaultHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out = { ...headers };
+  const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  if (!names.has('content-type')) out['content-type'] = 'application/json';
+  if (!names.has('accept-encoding')) out['accept-encoding'] = 'identity';
+  return out;
 }
 
 /** The clock and the facts of one request, and the construction of its result. */
@@ -248,12 +410,19 @@ class Attempt {
   #t0: bigint;
   #endNs: bigint | null = null;
   readonly #req: StreamRequest;
-  readonly #redact: (text: string) => string;
+  #redactor: ((text: string) => string) | null = null;
+  readonly #stop: StopReason;
 
-  constructor(req: StreamRequest) {
+  constructor(req: StreamRequest, stop: StopReason) {
     this.#req = req;
-    this.#redact = makeRedactor(req.headers);
+    this.#stop = stop;
     this.#t0 = process.hrtime.bigint();
+  }
+
+  /** Built when the result is, after the timing: nothing but sending happens between schedule and t0. */
+  #redact(text: string): string {
+    this.#redactor ??= makeRedactor(this.#req.headers);
+    return this.#redactor(text);
   }
 
   /** Fresh-connection retries of a request that failed on a stale keep-alive socket. */
@@ -283,7 +452,12 @@ class Attempt {
     return this.#result(null);
   }
 
-  cancelled(): RequestResult {
+  /** The attempt's signal fired: its deadline (`DeadlineExceeded`) or the caller's cancellation. */
+  stopped(): RequestResult {
+    const deadline = this.#stop.deadlineS;
+    if (deadline !== null) {
+      return this.fail({ type: 'DeadlineExceeded', message: `request did not finish within its ${deadline} s deadline (--request-timeout)`, httpStatus: this.httpStatus, bodyExcerpt: null });
+    }
     return this.fail({ type: 'CancelledError', message: 'request cancelled', httpStatus: this.httpStatus, bodyExcerpt: null });
   }
 
@@ -304,7 +478,7 @@ class Attempt {
 
   #result(error: RequestResult['error']): RequestResult {
     const s = this.state;
-    const redact = this.#redact;
+    const redact = (text: string): string => this.#redact(text);
     return {
       requestIndex: this.#req.requestIndex,
       plannedContextTokens: this.#req.plannedContextTokens,

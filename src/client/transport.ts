@@ -131,6 +131,12 @@ async function requestJson(
     }
   }
   const status = response.statusCode;
+  const encodingHeader = response.headers['content-encoding'];
+  const encoding = (Array.isArray(encodingHeader) ? encodingHeader.join(',') : (encodingHeader ?? '')).trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity' && status >= 200 && status <= 299) {
+    if (!response.body.destroyed) response.body.destroy();
+    return fail({ type: 'ContentEncodingError', message: `response from ${target.path} is ${encoding}-encoded although identity was requested`, httpStatus: status, bodyExcerpt: null });
+  }
   const read = await readBounded(response.body, maxBytes);
   if (status < 200 || status > 299) {
     return fail({ type: 'HTTPError', message: httpErrorMessage(status), httpStatus: status, bodyExcerpt: read.text });
@@ -170,10 +176,10 @@ async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: numb
   return { text, truncated, error };
 }
 
-/** Adds `accept: application/json` unless the caller chose an Accept header. */
+/** Adds `accept: application/json` and `accept-encoding: identity` unless the caller chose them. */
 function withAccept(headers: Readonly<Record<string, string>>): Record<string, string> {
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'accept') return { ...headers };
-  return { accept: 'application/json', ...headers };
+  const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  return { ...(names.has('accept') ? {} : { accept: 'application/json' }), ...(names.has('accept-encoding') ? {} : { 'accept-encoding': 'identity' }), ...headers };
 }
 
 /** Adds `content-type: application/json` unless the caller chose a content type. */

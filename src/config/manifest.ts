@@ -3,12 +3,12 @@
  *   [tiers.NAME]  port = 8001 | base_url = "...", model = "...", engine = "...", gpu_role = "..."
  * or an array of tables [[tier]] with the same keys plus `name`. `gpu` is accepted for `gpu_role`.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { InputFileError, UsageError } from '../util/errors.js';
+import { readInputFile } from '../util/read-file.js';
 
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 const tierSchema = z
   .object({
@@ -33,22 +33,16 @@ export interface ManifestTier {
 
 /** Reads the manifest and returns the named tier; errors name the file and what is wrong. */
 export function loadManifestTier(file: string, tierName: string): ManifestTier {
-  let text: string;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new InputFileError(file, 'not a regular file');
-    if (stats.size > MAX_MANIFEST_BYTES) throw new InputFileError(file, `larger than ${MAX_MANIFEST_BYTES} bytes`);
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (error instanceof InputFileError) throw error;
-    throw new InputFileError(file, `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
+  const { text } = readInputFile(file, MAX_MANIFEST_BYTES, 'manifest');
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    throw new InputFileError(file, `not valid TOML: ${message}`);
+    // smol-toml appends a code excerpt; keep the first line and name the line and column.
+    const e = error as Error & { line?: number; column?: number };
+    const message = e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(error);
+    const where = e.line !== undefined ? ` (line ${e.line}, column ${e.column ?? '?'})` : '';
+    throw new InputFileError(file, `not valid TOML: ${message}${where}`);
   }
   const entries = collectTiers(doc, file);
   const raw = entries.get(tierName);
@@ -59,7 +53,8 @@ export function loadManifestTier(file: string, tierName: string): ManifestTier {
   const parsed = tierSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new InputFileError(file, `tier '${tierName}': ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    const path = issue?.path.map(String).join('.') ?? '';
+    throw new InputFileError(file, `tier '${tierName}': ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid'}`);
   }
   const tier = parsed.data;
   if (tier.port === undefined && tier.base_url === undefined) {

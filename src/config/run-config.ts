@@ -15,12 +15,15 @@ import type { PrefixPolicy } from '../workload/skeleton.js';
 import type { ArrivalProcess } from '../schedule/arrivals.js';
 import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
 import { parseSlo } from '../metrics/slo.js';
+import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
 
 /** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
 export interface RunConfig {
   baseUrl: string | null;
   model: string | null;
   apiKeyEnv: string | null;
+  /** Absolute path of `--api-key-file`, or null. The key itself is never part of the configuration. */
+  apiKeyFile: string | null;
   engine: string | null;
   gpu: string | null;
   tier: string | null;
@@ -37,6 +40,16 @@ export interface RunConfig {
   margin: number;
   thinking: ThinkingControls;
   timeoutS: number;
+  /** `--request-timeout`: whole-request deadline in seconds (each attempt), or null for none. */
+  requestTimeoutS: number | null;
+  /** `--max-response-bytes`: bound on one response body. */
+  maxResponseBytes: number;
+  /** `--max-line-bytes`: bound on one SSE line (and on one event's data). */
+  maxLineBytes: number;
+  /** `--retries`: further attempts of a request that failed with 429/503 or a connection error before any response byte. */
+  retries: number;
+  /** `--retry-max-wait`: longest wait before a retry, seconds (caps Retry-After). */
+  retryMaxWaitS: number;
   /** Absolute output path, or null for the default `results/<run_id>.json`. */
   output: string | null;
   simConfig: string | null;
@@ -61,6 +74,8 @@ export interface RunConfig {
   journal: string | null;
   /** True when --requests was typed (a duration alone bounds the run by time only). */
   requestsGiven: boolean;
+  /** Skip opening the connection pool before the timed part. */
+  coldConnections: boolean;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
@@ -103,12 +118,12 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   if (baseUrl !== null) checkBaseUrl(baseUrl);
 
   const apiKeyEnv = str('api-key-env');
-  if (apiKeyEnv !== null) {
-    const key = env[apiKeyEnv];
-    if (key === undefined || key.replace(/[\s\r\n]+/g, '') === '') {
-      throw new UsageError(`--api-key-env: environment variable ${apiKeyEnv} is unset or empty`);
-    }
-  }
+  const apiKeyFileFlag = str('api-key-file');
+  if (apiKeyEnv !== null && apiKeyFileFlag !== null) throw new UsageError('--api-key-env and --api-key-file are two sources of one key; choose one');
+  // Checked now (before any request); the key is read again when the run starts and never kept here.
+  if (apiKeyEnv !== null) readApiKeyEnv(env, apiKeyEnv);
+  const apiKeyFile = apiKeyFileFlag === null ? null : resolve(cwd, apiKeyFileFlag);
+  if (apiKeyFile !== null) readApiKeyFile(apiKeyFile);
   const thinking = resolveThinking({
     thinkingMode: (str('thinking-mode') ?? undefined) as ThinkingMode | undefined,
     noThinking: values['no-thinking'] === true,
@@ -145,6 +160,7 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     baseUrl,
     model,
     apiKeyEnv,
+    apiKeyFile,
     engine,
     gpu,
     tier,
@@ -161,6 +177,11 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     margin,
     thinking,
     timeoutS: values['timeout'] as number,
+    requestTimeoutS: typeof values['request-timeout'] === 'number' ? values['request-timeout'] : null,
+    maxResponseBytes: values['max-response-bytes'] as number,
+    maxLineBytes: values['max-line-bytes'] as number,
+    retries: values['retries'] as number,
+    retryMaxWaitS: values['retry-max-wait'] as number,
     output: outputPath,
     simConfig: str('sim-config'),
     tokenizer,
@@ -176,6 +197,7 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     onInterrupt: str('on-interrupt') === 'cancel' ? 'cancel' : 'drain',
     journal: str('journal') === null ? null : resolve(cwd, str('journal') as string),
     requestsGiven,
+    coldConnections: values['cold-connections'] === true,
     dryRun: values['dry-run'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,

@@ -6,7 +6,8 @@
  * Each line is written with one synchronous write: it reaches the operating system before the
  * next request is accounted for, so only a machine crash can lose it.
  */
-import { closeSync, fsyncSync, lstatSync, openSync, writeSync, constants } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, writeSync, constants } from 'node:fs';
+import { z } from 'zod';
 import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
@@ -31,6 +32,8 @@ export interface JournalEnd {
   wall_s: number;
   finished_at: string;
   interrupted: boolean;
+  /** The client's self-check over the run (servebench.client), when it finished normally. */
+  client?: Record<string, unknown>;
 }
 
 export type JournalLine = JournalHeader | JournalRequest | JournalEnd;
@@ -46,8 +49,18 @@ export class JournalWriter {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    // O_NOFOLLOW: never write through a link planted between the check and the open.
-    this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    // O_NOFOLLOW: never write through a link planted between the check and the open. O_NONBLOCK:
+    // a FIFO planted there fails the open (ENXIO) instead of blocking. No O_TRUNC: a special file
+    // must not be touched, so the file is checked on the open descriptor first, then truncated.
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0), 0o644);
+    try {
+      if (!fstatSync(fd).isFile()) throw new Error(`journal ${path} exists and is not a regular file`);
+      ftruncateSync(fd, 0);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    this.fd = fd;
   }
 
   /** Writes one line; a journal that cannot be written stops being written (the run goes on). */
@@ -80,9 +93,50 @@ export interface JournalContents {
   truncatedLine: number | null;
 }
 
+const nullableNumber = z.number().nullable();
+const requestError = z.looseObject({ type: z.string(), message: z.string(), httpStatus: z.int().nullable(), bodyExcerpt: z.string().nullable(), atS: z.number() });
+
+/**
+ * The shape a journaled RequestResult must have to be rebuilt (extra keys are tolerated, so a
+ * newer servebench's journal still reads).
+ */
+const requestResultSchema = z.looseObject({
+  requestIndex: z.int().min(0),
+  plannedContextTokens: z.number(),
+  startOffsetMs: z.number(),
+  ok: z.boolean(),
+  timeToFirstOutputS: nullableNumber,
+  ttftS: nullableNumber,
+  e2eS: nullableNumber,
+  reasoningChunks: z.int().min(0),
+  contentChunks: z.int().min(0),
+  usage: z.record(z.string(), z.unknown()).nullable(),
+  finishReason: z.string().nullable(),
+  responseId: z.string().nullable(),
+  httpStatus: z.int().nullable(),
+  error: requestError.nullable(),
+  expectedPromptTokens: nullableNumber.optional(),
+  maxTokens: z.int().optional(),
+  chunkOffsetsS: z.array(z.number()).optional(),
+  scheduledOffsetMs: nullableNumber.optional(),
+  warmup: z.boolean().optional(),
+  connectionRetries: z.int().min(0).optional(),
+  attempts: z.array(z.looseObject({ attempt: z.int(), startOffsetMs: z.number(), error: requestError, retryAfterS: nullableNumber, waitS: z.number() })).optional(),
+});
+
+/** `result.a.b[2]: reason` for the first problem of a journaled request. */
+function requestProblem(value: unknown): string | null {
+  const parsed = requestResultSchema.safeParse(value);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  const path = (issue?.path ?? []).map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+  return `result${path}: ${issue?.message ?? 'invalid'}`;
+}
+
 /**
  * Parses journal text. A malformed line in the middle is an error naming it; a malformed LAST
- * line is what a crash mid-write leaves, so it is ignored and reported.
+ * line is what a crash mid-write leaves, so it is ignored and reported. A request line must hold a
+ * well-formed request result (the error names the line and the JSON path).
  */
 export function parseJournal(text: string): JournalContents {
   const lines = text.split('\n');
@@ -105,11 +159,22 @@ export function parseJournal(text: string): JournalContents {
     const entry = value as Partial<JournalLine> | null;
     if (i === 0) {
       if (entry?.type !== 'header' || (entry as JournalHeader).schema !== JOURNAL_SCHEMA) throw new Error(`line 1: not a ${JOURNAL_SCHEMA} header`);
-      run = (entry as JournalHeader).run;
+      const header = (entry as JournalHeader).run as unknown;
+      if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new Error('line 1: header.run must be an object');
+      run = header as Record<string, unknown>;
       return;
     }
-    if (entry?.type === 'request' && typeof (entry as JournalRequest).result === 'object') results.push((entry as JournalRequest).result);
-    else if (entry?.type === 'end') end = entry as JournalEnd;
+    if (entry?.type === 'request' && typeof (entry as JournalRequest).result === 'object') {
+      const problem = requestProblem((entry as JournalRequest).result);
+      if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
+      results.push((entry as JournalRequest).result);
+    } else if (entry?.type === 'end') {
+      const e = entry as Partial<JournalEnd>;
+      if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0) throw new Error(`line ${i + 1}: end.wall_s must be a non-negative number`);
+      if (typeof e.finished_at !== 'string') throw new Error(`line ${i + 1}: end.finished_at must be a string`);
+      if (typeof e.interrupted !== 'boolean') throw new Error(`line ${i + 1}: end.interrupted must be true or false`);
+      end = entry as JournalEnd;
+    }
     else throw new Error(`line ${i + 1}: unknown journal entry`);
   });
   if (run === null) throw new Error('empty journal');

@@ -6,7 +6,12 @@
 
 /** Why a request failed. `type` and `message` follow anvil spec §3.4 where the situation matches. */
 export interface RequestError {
-  /** Stable error class, e.g. `HTTPError`, `ValueError`, `TimeoutError`, `URLError`, `RemoteDisconnected`, `AttributeError`, `StreamError`, `JSONDecodeError`. */
+  /**
+   * Stable error class, e.g. `HTTPError`, `ValueError`, `TimeoutError`, `URLError`, `RemoteDisconnected`,
+   * `ConnectionResetError`, `IncompleteRead`, `AttributeError`, `StreamError`, `JSONDecodeError`,
+   * `SSEParseError`, `UnicodeDecodeError`, `ContentEncodingError`, `DeadlineExceeded`, `ResponseTooLarge`
+   * (docs/reliability.md lists which fault gives which).
+   */
   type: string;
   /** Full message; the result writer bounds it to 2048 characters (spec §3.4). Never contains secrets. */
   message: string;
@@ -66,4 +71,24 @@ export interface RequestResult {
   warmup?: boolean;
   /** Times the request was resent on a fresh connection after its reused one turned out closed (set by the client). */
   connectionRetries?: number;
+  /**
+   * Earlier attempts of this request that failed and were retried (`--retries`), oldest first; the
+   * result itself describes the last attempt. Absent when the request was sent once (always so
+   * with retries off).
+   */
+  attempts?: RequestAttempt[];
+}
+
+/** One failed attempt of a request that was then retried (`--retries N`). */
+export interface RequestAttempt {
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Start of this attempt relative to run start, ms (monotonic). */
+  startOffsetMs: number;
+  /** Why it failed (the same shape as a request failure; `atS` from this attempt's own start). */
+  error: RequestError;
+  /** The server's `Retry-After`, seconds, or null when it sent none. */
+  retryAfterS: number | null;
+  /** How long the client waited before the next attempt, seconds. */
+  waitS: number;
 }

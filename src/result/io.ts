@@ -84,10 +84,19 @@ export function parseResultText(file: string, text: string): LoadedResult {
 
 /**
  * Read and check a result file, refusing non-regular files and anything over `maxBytes`.
- * Opening with O_NONBLOCK keeps a FIFO from hanging the read before fstat can refuse it.
  * @throws InputFileError with a one-line problem (no stack) for every failure.
  */
 export async function readResultFile(file: string, maxBytes: number = MAX_RESULT_BYTES): Promise<LoadedResult> {
+  return parseResultText(file, await readBoundedText(file, maxBytes, 'result files'));
+}
+
+/**
+ * Read a UTF-8 text file of at most `maxBytes`, refusing directories, FIFOs, devices and files
+ * that grow while read. Opening with O_NONBLOCK keeps a FIFO from hanging the read before fstat
+ * can refuse it. `what` names the kind of file in the size message ("result files").
+ * @throws InputFileError with a one-line problem (no stack) for every failure.
+ */
+export async function readBoundedText(file: string, maxBytes: number, what: string): Promise<string> {
   const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
   let handle;
   try {
@@ -101,7 +110,7 @@ export async function readResultFile(file: string, maxBytes: number = MAX_RESULT
     if (info.isDirectory()) throw new InputFileError(file, 'is a directory');
     if (!info.isFile()) throw new InputFileError(file, 'is not a regular file');
     if (info.size > maxBytes) {
-      throw new InputFileError(file, `is ${info.size} bytes, over the ${sizeText(maxBytes)} limit for result files`);
+      throw new InputFileError(file, `is ${info.size} bytes, over the ${sizeText(maxBytes)} limit for ${what}`);
     }
     // One spare byte detects a file that grew after fstat (size ≤ maxBytes here).
     const buffer = Buffer.alloc(info.size + 1);
@@ -118,13 +127,11 @@ export async function readResultFile(file: string, maxBytes: number = MAX_RESULT
   } finally {
     await handle.close();
   }
-  let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // also drops a leading BOM
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes); // also drops a leading BOM
   } catch {
     throw new InputFileError(file, 'is not valid UTF-8');
   }
-  return parseResultText(file, text);
 }
 
 /**

@@ -7,8 +7,10 @@
 import type { RequestResult } from '../record/types.js';
 import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
 import { runChecks } from './run-checks.js';
+import type { ClientSelfCheck } from './self-check.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
 import { parseSlo } from '../metrics/slo.js';
+import { retrySummary } from './retries.js';
 
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
 export interface RunHeader {
@@ -28,6 +30,8 @@ export interface RunEnd {
   interrupted: boolean;
   /** The prompt-set id when it is only known at the end (prompts sized during the run). */
   promptSetId?: string;
+  /** The client's self-check (src/runner/self-check.ts), when known. */
+  client?: ClientSelfCheck | Record<string, unknown>;
   /** Set by `rebuild` when the journal had no end line. */
   rebuiltFromJournal?: { wallEstimated: boolean };
 }
@@ -46,6 +50,10 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
     // Requests resent once on a fresh connection because the server had closed a kept-alive one.
     connection_retries: results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0),
   };
+  // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
+  const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
+  const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);
+  if (retries !== null) servebench['retries'] = retries;
   if (end.rebuiltFromJournal) servebench['rebuilt_from_journal'] = { wall_estimated: end.rebuiltFromJournal.wallEstimated };
   const result = buildResult(
     {
@@ -71,5 +79,14 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   servebench['calibration'] = checks.calibration;
   servebench['early_stops'] = checks.early_stops;
   servebench['warnings'] = checks.warnings;
+  if (end.client !== undefined) {
+    servebench['client'] = end.client;
+    const client = end.client as Partial<ClientSelfCheck>;
+    if (client.client_saturated === true) {
+      checks.warnings.push(
+        `the client itself was saturated (${client.saturation_rule ?? ''}: loop delay p99 ${(client.event_loop_delay_p99_ms ?? 0).toFixed(1)} ms, CPU ${((client.cpu_fraction ?? 0) * 100).toFixed(0)}%): timings may be inflated by the client, not the server`,
+      );
+    }
+  }
   return { result, warnings: checks.warnings };
 }

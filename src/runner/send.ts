@@ -55,6 +55,10 @@ export function createRequestSender(options: SenderOptions): {
               plannedContextTokens: planned,
               runStartNs: options.runStartNs,
               idleTimeoutS: config.timeoutS,
+              requestTimeoutS: config.requestTimeoutS,
+              maxResponseBytes: config.maxResponseBytes,
+              maxLineBytes: config.maxLineBytes,
+              ...(config.retries > 0 ? { retry: { retries: config.retries, maxWaitS: config.retryMaxWaitS } } : {}),
               ...(options.cancelSignal ? { signal: options.cancelSignal } : {}),
             });
       result.expectedPromptTokens = workload.expectedTokens(index);

@@ -5,8 +5,8 @@
  * `output_tokens` / `output_length` / `max_tokens`. Arrivals are replayed relative to the first
  * one; lines out of time order are sorted (stable). Errors name the file, line and field.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { InputFileError } from '../util/errors.js';
+import { readInputFile } from '../util/read-file.js';
 
 /** One replayed request. */
 export interface TraceEntry {
@@ -16,25 +16,16 @@ export interface TraceEntry {
   line: number;
 }
 
-const MAX_TRACE_BYTES = 256 * 1024 * 1024;
+export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 const TIME_KEYS = ['timestamp', 'timestamp_ms', 'offset_ms'] as const;
 const INPUT_KEYS = ['input_tokens', 'input_length', 'prompt_tokens'] as const;
 const OUTPUT_KEYS = ['output_tokens', 'output_length', 'max_tokens'] as const;
 
 /** Reads a trace; `displayName` is how the file is named in errors. */
 export function loadTrace(file: string, displayName = file): TraceEntry[] {
-  let size: number;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new InputFileError(displayName, 'not a regular file');
-    size = stats.size;
-  } catch (error) {
-    if (error instanceof InputFileError) throw error;
-    throw new InputFileError(displayName, `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  if (size > MAX_TRACE_BYTES) throw new InputFileError(displayName, `larger than ${MAX_TRACE_BYTES} bytes`);
+  const { text } = readInputFile(file, MAX_TRACE_BYTES, 'trace', displayName);
   const entries: TraceEntry[] = [];
-  readFileSync(file, 'utf8')
+  text
     .split('\n')
     .forEach((raw, i) => {
       const line = raw.trim();

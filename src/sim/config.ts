@@ -29,11 +29,15 @@
  *   natural ≤ cap and not ignore_eos, else "length". Reasoning tokens come first and count
  *   toward the cap (as on real engines, thinking can eat the whole budget).
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { InputFileError, UsageError } from '../util/errors.js';
+import { parseJsonText, readInputFile } from '../util/read-file.js';
+import { parseFaultSpec } from './faults.js';
+
+/** Largest sim config file read (a real one is well under 1 KiB). */
+export const MAX_SIM_CONFIG_BYTES = 1024 * 1024;
 
 const positiveInt = z.int().min(1);
 const nonNegInt = z.int().min(0);
@@ -109,6 +113,23 @@ export const SimConfigSchema = z.strictObject({
   ground_truth_limit: nonNegInt.default(100_000),
   /** Largest accepted request body in bytes (HTTP 413 beyond). */
   max_request_bytes: positiveInt.default(64 * 1024 * 1024),
+  /**
+   * Fault injection: a SPEC such as "rate=0.1:mix=429,reset_mid,stall_first:2" (grammar and every
+   * fault in docs/reliability.md and src/sim/faults.ts); null injects nothing. Requests can also
+   * pick their own fault with the `x-sim-fault: NAME[:ARG]` header.
+   */
+  faults: z
+    .string()
+    .nullable()
+    .default(null)
+    .superRefine((value, ctx) => {
+      if (value === null) return;
+      try {
+        parseFaultSpec(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
 });
 
 /** A validated config with every default applied. */
@@ -157,11 +178,7 @@ function parseConfigText(file: string, text: string): unknown {
       throw new InputFileError(file, `${first}${where}`);
     }
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new InputFileError(file, `invalid JSON: ${(err as Error).message}`);
-  }
+  return parseJsonText(text, file);
 }
 
 /**
@@ -169,13 +186,7 @@ function parseConfigText(file: string, text: string): unknown {
  * @throws InputFileError `FILE: path: reason; …` on any problem, on one line.
  */
 export async function loadSimConfigFile(file: string): Promise<SimConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'read error';
-    throw new InputFileError(file, `cannot read sim config (${code})`);
-  }
+  const { text } = readInputFile(file, MAX_SIM_CONFIG_BYTES, 'sim config');
   const raw = parseConfigText(file, text);
   const parsed = SimConfigSchema.safeParse(raw);
   if (!parsed.success) throw new InputFileError(file, formatIssues(parsed.error));

@@ -43,4 +43,17 @@ export {
   type TemplateMessage,
 } from './tokenizer.js';
 export { REASONING_EFFORT_SCALE } from './requests.js';
+export {
+  FAULTS,
+  FAULT_HEADER,
+  FaultSchedule,
+  FaultSpecError,
+  parseFault,
+  parseFaultSpec,
+  formatFault,
+  type Fault,
+  type FaultName,
+  type FaultPlan,
+  type FaultDefinition,
+} from './faults.js';
 export type { GroundTruth, ModelTimes } from './ground-truth.js';

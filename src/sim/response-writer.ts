@@ -10,6 +10,7 @@ import type { AdmittedEvent, ChunkEvent, EngineListener, SeqHandle } from './eng
 import type { GroundTruth } from './ground-truth.js';
 import type { GenerationRequest } from './requests.js';
 import { FillerText } from './text.js';
+import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
 export const SSE_HEADERS = {
@@ -28,13 +29,18 @@ export class ResponseWriter implements EngineListener {
   private emitted = 0;
   private reasoning = '';
   private content = '';
+  /** Where the stream's bytes go: the socket, or a fault (src/sim/faults-stream.ts). */
+  private readonly sink: StreamSink;
 
   constructor(
     private readonly config: SimConfig,
     private readonly clock: SimClock,
     private readonly request: GenerationRequest,
     private readonly res: ServerResponse,
-  ) {}
+    sink?: StreamSink,
+  ) {
+    this.sink = sink ?? plainSink(res);
+  }
 
   /** Bind the engine handle and response identity; must happen before the first event (events are never synchronous with submit). */
   attach(handle: SeqHandle, meta: ResponseMeta, truth: GroundTruth): void {
@@ -45,8 +51,7 @@ export class ResponseWriter implements EngineListener {
     if (this.request.stream) {
       // Headers go out at once, before queueing and prefill, as on vLLM (Starlette sends the
       // response start before iterating the body): time-to-headers ≠ time-to-first-token.
-      this.res.writeHead(200, SSE_HEADERS);
-      this.res.flushHeaders();
+      this.sink.open(200, SSE_HEADERS);
     }
     this.res.on('close', () => this.onClose());
     // The client may have gone while the body was being read: 'close' has then already fired.
@@ -98,31 +103,31 @@ export class ResponseWriter implements EngineListener {
     const tokens = event.reasoningTokens + event.contentTokens;
     const usage = this.request.continuousUsage ? usageJson(this.usageSoFar(0)) : undefined;
     const inline = event.finish !== null && this.config.finish_chunk === 'with_last_token' ? event.finish.finishReason : null;
-    let out = '';
+    const parts: StreamPart[] = [];
     if (event.chunkIndex === 0 && chat) {
       const before = this.request.continuousUsage ? usageJson(this.usageSoFar(tokens)) : undefined;
-      out += sseData(chatChunk(meta, { role: 'assistant', content: '' }, null, before));
+      parts.push({ kind: 'role', text: sseData(chatChunk(meta, { role: 'assistant', content: '' }, null, before)) });
     }
     if (chat) {
       const delta: Record<string, string> = {};
       if (r !== '') delta[this.config.reasoning_field] = r;
       if (c !== '') delta['content'] = c;
-      out += sseData(chatChunk(meta, delta, inline, usage));
+      parts.push({ kind: 'token', text: sseData(chatChunk(meta, delta, inline, usage)) });
     } else {
-      out += sseData(completionChunk(meta, c, inline, usage));
+      parts.push({ kind: 'token', text: sseData(completionChunk(meta, c, inline, usage)) });
     }
     if (event.finish !== null) {
       const reason = event.finish.finishReason;
-      if (inline === null) out += sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage));
+      if (inline === null) parts.push({ kind: 'finish', text: sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage)) });
       if (this.request.includeUsage) {
         const final = usageJson(event.finish.usage);
-        out += sseData(chat ? chatChunk(meta, null, null, final) : completionChunk(meta, null, null, final));
+        parts.push({ kind: 'usage', text: sseData(chat ? chatChunk(meta, null, null, final) : completionChunk(meta, null, null, final)) });
       }
-      out += SSE_DONE;
+      parts.push({ kind: 'done', text: SSE_DONE });
       this.finished = true;
-      this.res.end(out);
+      this.sink.write(parts, true);
     } else if (!this.res.destroyed) {
-      this.res.write(out);
+      this.sink.write(parts, false);
     }
     const now = this.clock.nowNs();
     t.firstOutputNs ??= now;

@@ -10,6 +10,10 @@
  *   GET  /sim/ground-truth      every kept ground-truth record; `?id=chatcmpl-…` for one
  *   GET  /sim/stats             engine counters
  * Errors use OpenAI's shape `{"error":{"message","type","param","code"}}`.
+ *
+ * Fault injection (config key `faults`, `servebench sim --faults SPEC`, or a request's
+ * `x-sim-fault: NAME[:ARG]` header) applies to streaming generation requests only; see
+ * src/sim/faults.ts and docs/reliability.md.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +25,8 @@ import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationReq
 import { ResponseWriter } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
 import { pieceIds, tokenize } from './tokenizer.js';
+import { FAULT_HEADER, FAULTS, FaultSchedule, FaultSpecError, faultFromHeader, formatFault, parseFaultSpec, type Fault, type FaultName } from './faults.js';
+import { FaultSink } from './faults-stream.js';
 
 /** A running simulator. */
 export interface SimHandle {
@@ -38,6 +44,8 @@ export interface SimHandle {
   stats(): EngineStats;
   /** The simulator's clock now (ns since start): lets an in-process client align its readings with ground truth. */
   nowNs(): number;
+  /** How many requests each fault was injected into so far (faults never injected are absent). */
+  faultCounts(): Partial<Record<FaultName, number>>;
   /** Stop accepting, drop in-flight requests (their sockets are closed) and release the port. */
   close(): Promise<void>;
 }
@@ -47,6 +55,11 @@ interface SimContext {
   clock: RealClock;
   engine: Engine;
   truth: GroundTruthStore;
+  faults: FaultSchedule;
+  /** Streaming generation requests seen so far: the arrival index of the fault schedule. */
+  faultArrivals: number;
+  faultCounts: Partial<Record<FaultName, number>>;
+  closed: boolean;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -85,9 +98,9 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   }
 }
 
-/** Queue a validated generation request and wire its response. */
-function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number): void {
-  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res);
+/** Queue a validated generation request and wire its response; `fault` is a stream fault or null. */
+function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number, fault: Fault | null = null): void {
+  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res, fault === null ? undefined : new FaultSink(res, fault));
   const submittedNs = ctx.clock.nowNs();
   const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
   const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
@@ -114,6 +127,109 @@ function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, 
   };
   ctx.truth.add(record);
   writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record);
+}
+
+/**
+ * A generation request, with its fault if it gets one: the `x-sim-fault` header wins, else the
+ * schedule by arrival index. Only streaming requests count as arrivals and can be faulted.
+ */
+async function serveGeneration(ctx: SimContext, gen: GenerationRequest, req: IncomingMessage, res: ServerResponse, receivedNs: number): Promise<void> {
+  let fault: Fault | null = null;
+  if (gen.stream) {
+    const index = ctx.faultArrivals++;
+    let asked: Fault | null | undefined;
+    try {
+      asked = faultFromHeader(req.headers[FAULT_HEADER]);
+    } catch (error) {
+      throw new HttpError(400, 'invalid_fault', `${FAULT_HEADER}: ${(error as FaultSpecError).message}`);
+    }
+    fault = asked === undefined ? ctx.faults.faultFor(index) : asked;
+  }
+  if (fault !== null) {
+    ctx.faultCounts[fault.name] = (ctx.faultCounts[fault.name] ?? 0) + 1;
+    res.setHeader('x-sim-fault', formatFault(fault));
+    if (FAULTS[fault.name].beforeResponse) {
+      const proceed = await faultBeforeResponse(ctx, fault, req, res);
+      if (!proceed) return;
+      fault = null;
+    }
+  }
+  generate(ctx, gen, res, receivedNs, fault);
+}
+
+/** Resolves after `ms`; the timer never keeps the process alive by itself. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Error bodies of the HTTP faults: OpenAI's shape where a real server would use it. */
+function faultError(message: string, type: string, code: string | number): unknown {
+  return { error: { message, type, param: null, code } };
+}
+
+/**
+ * Faults that decide the response before its head: answers, resets, closes, or a delay after
+ * which the request proceeds normally. Returns true when the request should still be generated.
+ */
+async function faultBeforeResponse(ctx: SimContext, fault: Fault, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const seconds = (name: string): number => fault.args[name] ?? 0;
+  switch (fault.name) {
+    case 'http_429': {
+      const retry = seconds('retry_after_s');
+      sendJson(res, 429, faultError('simulated: rate limit reached for requests, retry later', 'rate_limit_error', 'rate_limit_exceeded'), { 'retry-after': String(retry) });
+      return false;
+    }
+    case 'http_500':
+      sendJson(res, 500, faultError('simulated internal server error', 'server_error', 500));
+      return false;
+    case 'http_500_text':
+      res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1><p>simulated upstream failure</p></body></html>\n');
+      return false;
+    case 'http_503': {
+      const retry = seconds('retry_after_s');
+      sendJson(res, 503, faultError('simulated: the server is overloaded, try again later', 'service_unavailable', 503), retry > 0 ? { 'retry-after': String(retry) } : {});
+      return false;
+    }
+    case 'http_503_text':
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Service Unavailable: simulated overload\n');
+      return false;
+    case 'echo_headers': {
+      // What a careless proxy or framework does: the request's headers, verbatim and encoded, in the error.
+      const headers = JSON.stringify(req.headers);
+      const authorization = req.headers['authorization'] ?? '';
+      sendJson(res, 500, {
+        error: {
+          message: `simulated error; request headers were ${headers}`,
+          type: 'server_error',
+          code: 500,
+          headers: req.headers,
+          raw_headers: req.rawHeaders.join('\n'),
+          headers_urlencoded: encodeURIComponent(headers),
+          headers_base64: Buffer.from(headers).toString('base64'),
+          authorization_base64: Buffer.from(authorization).toString('base64'),
+          authorization_base64url: Buffer.from(authorization).toString('base64url'),
+        },
+      });
+      return false;
+    }
+    case 'close_headers':
+    case 'reset_headers': {
+      await sleep(seconds('delay_s') * 1000);
+      const socket = req.socket;
+      if (!socket.destroyed) {
+        if (fault.name === 'reset_headers') socket.resetAndDestroy();
+        else socket.destroy();
+      }
+      return false;
+    }
+    case 'slow_headers':
+      await sleep(seconds('delay_s') * 1000);
+      return !ctx.closed && !res.destroyed && !req.socket.destroyed;
+    default:
+      return true;
+  }
 }
 
 async function tokenizeRoute(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -174,8 +290,8 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
     case '/sim/stats': return sendJson(res, 200, ctx.engine.stats());
     case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
     case '/tokenize': return tokenizeRoute(ctx, req, res);
-    case '/chat/completions': return generate(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), res, receivedNs);
-    case '/completions': return generate(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), res, receivedNs);
+    case '/chat/completions': return serveGeneration(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
+    case '/completions': return serveGeneration(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
   }
 }
 
@@ -214,7 +330,17 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> {
   const resolved = resolveSimConfig(config);
   const clock = new RealClock(resolved.timer_spin_us * 1000);
-  const ctx: SimContext = { config: resolved, clock, engine: new Engine(resolved, clock), truth: new GroundTruthStore(resolved.ground_truth_limit) };
+  const faults = new FaultSchedule(resolved.faults === null ? null : parseFaultSpec(resolved.faults), resolved.seed);
+  const ctx: SimContext = {
+    config: resolved,
+    clock,
+    engine: new Engine(resolved, clock),
+    truth: new GroundTruthStore(resolved.ground_truth_limit),
+    faults,
+    faultArrivals: 0,
+    faultCounts: {},
+    closed: false,
+  };
   // noDelay: every SSE chunk must leave at once; Nagle would hold small writes up to an ACK.
   const server = createServer({ noDelay: true, keepAlive: true }, handler(ctx));
   const address = await listen(server, resolved.port, resolved.host);
@@ -229,8 +355,10 @@ export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> 
     groundTruthAll: () => ctx.truth.all(),
     stats: () => ctx.engine.stats(),
     nowNs: () => clock.nowNs(),
+    faultCounts: () => ({ ...ctx.faultCounts }),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
+        ctx.closed = true;
         ctx.engine.close();
         server.close(() => resolve());
         server.closeAllConnections();

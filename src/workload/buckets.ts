@@ -3,30 +3,31 @@
  * `4096:0.5,32768:1.0` (a draw u ≤ 0.5 picks 4096, else 32768), or a file holding the same text
  * or a JSON array `[{"tokens": 4096, "up_to": 0.5}, ...]`. Bounds must rise strictly and end at 1.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { InputFileError, UsageError } from '../util/errors.js';
+import { jsonProblem, readInputFile } from '../util/read-file.js';
 import type { ContextBucket } from './context-plan.js';
 
-const MAX_BUCKET_FILE_BYTES = 1024 * 1024;
+export const MAX_BUCKET_FILE_BYTES = 1024 * 1024;
 
 /** Parses the flag value; a value naming an existing file is read from that file. */
 export function parseContextBuckets(value: string, resolvePath: (p: string) => string): ContextBucket[] {
   const path = resolvePath(value);
-  let isFile = false;
+  let exists = false;
   try {
-    isFile = statSync(path).isFile();
+    statSync(path); // does not open: a FIFO is seen without blocking, then refused by the reader
+    exists = true;
   } catch {
-    isFile = false;
+    exists = false;
   }
-  if (!isFile) return checkBuckets(parseBucketText(value, '--context-buckets'), '--context-buckets');
-  if (statSync(path).size > MAX_BUCKET_FILE_BYTES) throw new InputFileError(value, `larger than ${MAX_BUCKET_FILE_BYTES} bytes`);
-  const text = readFileSync(path, 'utf8').trim();
+  if (!exists) return checkBuckets(parseBucketText(value, '--context-buckets'), '--context-buckets');
+  const text = readInputFile(path, MAX_BUCKET_FILE_BYTES, 'context-bucket', value).text.trim();
   if (text.startsWith('[')) {
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch (error) {
-      throw new InputFileError(value, `not valid JSON: ${(error as Error).message}`);
+      throw new InputFileError(value, jsonProblem(text, error));
     }
     if (!Array.isArray(doc)) throw new InputFileError(value, 'expected a JSON array of {"tokens", "up_to"}');
     const buckets = doc.map((entry: unknown, i): ContextBucket => {

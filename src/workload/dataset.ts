@@ -8,8 +8,8 @@
  * requests than rows), so the same seed sends the same prompts in the same order.
  * Every problem names the file, the line (JSONL) or array index (JSON), and the field.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { InputFileError } from '../util/errors.js';
+import { jsonProblem, readInputFile } from '../util/read-file.js';
 import { PythonRandom } from './mt19937.js';
 
 /** One chat message as sent. */
@@ -31,17 +31,7 @@ export const MAX_DATASET_BYTES = 256 * 1024 * 1024;
 
 /** Reads and checks a dataset file. */
 export function loadDataset(file: string, displayName = file): DatasetRow[] {
-  let size: number;
-  try {
-    const stats = statSync(file);
-    if (!stats.isFile()) throw new InputFileError(displayName, 'not a regular file');
-    size = stats.size;
-  } catch (error) {
-    if (error instanceof InputFileError) throw error;
-    throw new InputFileError(displayName, `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  if (size > MAX_DATASET_BYTES) throw new InputFileError(displayName, `larger than ${MAX_DATASET_BYTES} bytes`);
-  const text = readFileSync(file, 'utf8');
+  const { text } = readInputFile(file, MAX_DATASET_BYTES, 'dataset', displayName);
   const rows = text.trimStart().startsWith('[') ? parseShareGpt(text, displayName) : parseJsonl(text, displayName);
   if (rows.length === 0) throw new InputFileError(displayName, 'no usable rows');
   return rows;
@@ -98,7 +88,7 @@ function parseShareGpt(text: string, file: string): DatasetRow[] {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    throw new InputFileError(file, `not valid JSON (${(error as Error).message})`);
+    throw new InputFileError(file, jsonProblem(text, error));
   }
   if (!Array.isArray(doc)) throw new InputFileError(file, 'expected a JSON array (ShareGPT format)');
   const rows: DatasetRow[] = [];

@@ -59,7 +59,8 @@ describe('sim config', () => {
     const cases: Array<[string, string, RegExp]> = [
       ['bad-value.json', JSON.stringify({ output_tokens: { kind: 'uniform', min_tokens: 9, max_tokens: 3 } }), /bad-value\.json: output_tokens\.min_tokens: min_tokens must be <= max_tokens/],
       ['bad-kind.json', JSON.stringify({ output_tokens: { kind: 'poisson' } }), /bad-kind\.json: output_tokens(\.kind)?: /],
-      ['bad.json', '{"seed": ', /bad\.json: invalid JSON/],
+      ['bad.json', '{"seed": ', /bad\.json: line 1 column 10: not valid JSON \(Unexpected end of JSON input\)/],
+      ['bad-faults.json', JSON.stringify({ faults: 'rate=2:mix=429' }), /bad-faults\.json: faults: rate= must be a probability from 0 to 1, got '2'/],
       ['bad.toml', 'seed = = 3', /bad\.toml: Invalid TOML document.*line 1/],
       ['types.toml', 'max_num_seqs = "many"', /types\.toml: max_num_seqs: /],
     ];
@@ -73,6 +74,6 @@ describe('sim config', () => {
         return true;
       });
     }
-    await assert.rejects(loadSimConfigFile(join(dir, 'missing.json')), /missing\.json: cannot read sim config \(ENOENT\)/);
+    await assert.rejects(loadSimConfigFile(join(dir, 'missing.json')), /missing\.json: no such file$/);
   });
 });

@@ -3,12 +3,12 @@
  * crash or a kill. Without the journal's end line the wall time is estimated as the latest
  * request end, and the result says so (`servebench.rebuilt_from_journal.wall_estimated`).
  */
-import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
+import { readInputFile } from '../../util/read-file.js';
 import { parseJournal } from '../../record/journal.js';
 import type { RequestResult } from '../../record/types.js';
 import { assembleResult, type RunHeader } from '../../runner/assemble.js';
@@ -17,7 +17,8 @@ import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { formatSummary } from '../../report/console.js';
 
-const MAX_JOURNAL_BYTES = 1024 * 1024 * 1024;
+/** Largest journal read: under V8's longest string (a 1,000,000-request journal is about 400 MB). */
+export const MAX_JOURNAL_BYTES = 500 * 1024 * 1024;
 
 const FLAGS = [
   { name: 'output', type: 'string', meta: 'FILE', help: 'where to write the result (default: the journal name with .json)' },
@@ -32,14 +33,7 @@ export const rebuildCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const file = resolve(io.cwd, parsed.positionals[0]!);
-  let text: string;
-  try {
-    if (statSync(file).size > MAX_JOURNAL_BYTES) throw new InputFileError(file, `larger than ${MAX_JOURNAL_BYTES} bytes`);
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (error instanceof InputFileError) throw error;
-    throw new InputFileError(file, `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
+  const { text } = readInputFile(file, MAX_JOURNAL_BYTES, 'journal');
   let journal;
   try {
     journal = parseJournal(text);
@@ -48,14 +42,29 @@ export const rebuildCommand: Command = async (argv, io) => {
   }
   const header = journal.run as unknown as RunHeader;
   if (typeof header.meta !== 'object' || header.meta === null) throw new InputFileError(file, 'line 1: header has no run metadata');
+  if (typeof header.servebench !== 'object' || header.servebench === null) throw new InputFileError(file, 'line 1: header has no servebench block');
+  if (typeof header.shape !== 'object' || header.shape === null) throw new InputFileError(file, 'line 1: header has no load shape');
+  const meta = header.meta as unknown as Record<string, unknown>;
+  for (const key of ['runId', 'startedAt', 'baseUrl', 'model', 'cachePolicy'] as const) {
+    if (typeof meta[key] !== 'string') throw new InputFileError(file, `line 1: run.meta.${key} must be a string`);
+  }
+  if (!Number.isFinite(Date.parse(header.meta.startedAt))) throw new InputFileError(file, 'line 1: run.meta.startedAt is not a date');
   const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
   const finishedAt = journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
-  const { result, warnings } = assembleResult(header, journal.results, {
-    wallSeconds,
-    finishedAt,
-    interrupted: journal.end?.interrupted ?? true,
-    rebuiltFromJournal: { wallEstimated: journal.end === null },
-  });
+  let assembled;
+  try {
+    assembled = assembleResult(header, journal.results, {
+      wallSeconds,
+      finishedAt,
+      interrupted: journal.end?.interrupted ?? true,
+      rebuiltFromJournal: { wallEstimated: journal.end === null },
+      ...(journal.end?.client ? { client: journal.end.client } : {}),
+    });
+  } catch (error) {
+    // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.
+    throw new InputFileError(file, `line 1: cannot rebuild from this header (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const { result, warnings } = assembled;
   const output = typeof parsed.values['output'] === 'string' ? resolve(io.cwd, parsed.values['output']) : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
   checkOutputPath(output);
   await writeResultFile(output, result);

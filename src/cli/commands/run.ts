@@ -6,12 +6,13 @@
  * 130 interrupted (partial result written).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, checkOutputPath, type RunConfig } from '../../config/run-config.js';
+import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../runner/dry-run.js';
 import { elapsedMs } from '../../runner/clock.js';
@@ -20,6 +21,10 @@ import { formatSummary } from '../../report/console.js';
 import { Progress } from '../../report/progress.js';
 import { writeResultFile } from '../../result/io.js';
 import { serializeResult } from '../../result/pyjson.js';
+import { assertWritableTarget, parseResultText } from '../../result/io.js';
+import { runView } from '../../result/run-view.js';
+import { UsageError } from '../../util/errors.js';
+import { writeHtmlReport } from './report.js';
 
 const HELP = `usage: servebench run [flags]
 
@@ -36,12 +41,18 @@ export const runCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
+  if (reportPath !== null) {
+    if (config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
+    await assertWritableTarget(reportPath); // like --output: refused before any request
+  }
   if (config.dryRun) {
     const plan = await buildDryRunPlan(config);
     io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
-  const apiKey = config.apiKeyEnv === null ? null : (io.env[config.apiKeyEnv] ?? '').trim();
+  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config, io.env);
+  for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
@@ -50,7 +61,7 @@ export const runCommand: Command = async (argv, io) => {
   let outputPath: string | null = config.output;
   try {
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey: apiKey === '' ? null : apiKey, embeddedSimulator: sim !== null };
+    const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
     let progress: Progress | null = null;
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
@@ -87,6 +98,10 @@ export const runCommand: Command = async (argv, io) => {
     else io.stdout(`${formatSummary(outcome.result)}\n`);
     for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
+    if (reportPath !== null) {
+      await writeHtmlReport(reportPath, { runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)], sweep: null });
+      say(`report written to ${reportPath}`);
+    }
     if (outcome.interrupted) return EXIT.interrupted;
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
   } finally {

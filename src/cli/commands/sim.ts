@@ -1,8 +1,10 @@
 /**
  * `servebench sim`: run the built-in simulator in the foreground until SIGINT/SIGTERM.
  *
- *   servebench sim [--port N] [--host ADDR] [--config FILE.json|FILE.toml] [--seed N]
+ *   servebench sim [--port N] [--host ADDR] [--config FILE.json|FILE.toml] [--seed N] [--faults SPEC]
  *
+ * `--faults SPEC` injects server faults into streaming generation requests, e.g.
+ * `rate=0.1:mix=429,reset_mid,stall_first:2` (grammar and faults: docs/reliability.md).
  * Flags override the config file. Prints one line once listening; resolves 0 after a clean close.
  */
 import { parseArgs } from 'node:util';
@@ -11,7 +13,10 @@ import { startSim } from '../../sim/server.js';
 import { UsageError } from '../../util/errors.js';
 import type { Command } from '../io.js';
 
-const USAGE = 'usage: servebench sim [--port N] [--host ADDR] [--config FILE] [--seed N]';
+const USAGE = 'usage: servebench sim [--port N] [--host ADDR] [--config FILE] [--seed N] [--faults SPEC]';
+const HELP = `${USAGE}
+  --faults SPEC  inject server faults into streaming requests, e.g. rate=0.1:mix=429,reset_mid,stall_first:2
+                 (every fault, the SPEC grammar and the x-sim-fault request header: docs/reliability.md)`;
 
 /** Parse a non-negative integer flag value within [0, max], or throw a one-line UsageError. */
 function intFlag(name: string, value: string | undefined, max: number): number | undefined {
@@ -21,7 +26,7 @@ function intFlag(name: string, value: string | undefined, max: number): number |
   return n;
 }
 
-function parseFlags(argv: string[]): { port?: string; host?: string; config?: string; seed?: string; help?: boolean } {
+function parseFlags(argv: string[]): { port?: string; host?: string; config?: string; seed?: string; faults?: string; help?: boolean } {
   try {
     return parseArgs({
       args: argv,
@@ -30,6 +35,7 @@ function parseFlags(argv: string[]): { port?: string; host?: string; config?: st
         host: { type: 'string' },
         config: { type: 'string' },
         seed: { type: 'string' },
+        faults: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -51,6 +57,7 @@ async function resolveConfig(flags: ReturnType<typeof parseFlags>): Promise<SimC
     ...(port !== undefined ? { port } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
   });
 }
 
@@ -76,7 +83,7 @@ function untilSignal(): { signal: Promise<NodeJS.Signals>; dispose: () => void }
 export const simCommand: Command = async (argv, io) => {
   const flags = parseFlags(argv);
   if (flags.help === true) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(`${HELP}\n`);
     return 0;
   }
   const config = await resolveConfig(flags);
@@ -89,7 +96,7 @@ export const simCommand: Command = async (argv, io) => {
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
   }
-  io.stdout(`servebench sim listening on ${sim.url} (model ${config.model})\n`);
+  io.stdout(`servebench sim listening on ${sim.url} (model ${config.model})${config.faults === null ? '' : ` with faults ${config.faults}`}\n`);
   const signal = await stop.signal;
   await sim.close();
   io.stderr(`servebench sim: ${signal} received, closed\n`);

@@ -12,9 +12,11 @@ import { RUN_FLAGS, formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
+import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark } from '../../runner/benchmark.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
-import { writeFileAtomic, writeResultFile } from '../../result/io.js';
+import { assertWritableTarget, writeFileAtomic, writeResultFile } from '../../result/io.js';
+import { loadReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
 import { UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
@@ -55,7 +57,8 @@ export const sweepCommand: Command = async (argv, io) => {
   }
   const concurrency = takeList(argv, 'concurrency');
   const rate = takeList(concurrency.rest, 'rate');
-  const outputDir = takeOne(rate.rest, 'output-dir');
+  const report = takeOne(rate.rest, 'report');
+  const outputDir = takeOne(report.rest, 'output-dir');
   if ((concurrency.values === null) === (rate.values === null)) throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
   for (const forbidden of ['--output', '--journal', '--dry-run', '--json']) {
     if (outputDir.rest.some((a) => a === forbidden || a.startsWith(`${forbidden}=`))) throw new UsageError(`${forbidden} does not apply to a sweep (each point writes its own file under --output-dir)`);
@@ -68,6 +71,9 @@ export const sweepCommand: Command = async (argv, io) => {
     const parsed = parseFlags([...outputDir.rest, `--${swept}`, String(load)], RUN_FLAGS);
     return resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
   });
+  if (report.value === '' || (report.value === null && rate.rest.some((a) => a === '--report' || a.startsWith('--report=')))) throw new UsageError('--report: expected a file name');
+  const reportPath = report.value === null ? null : resolve(io.cwd, report.value);
+  if (reportPath !== null) await assertWritableTarget(reportPath); // refused before any request
   const dir = resolve(io.cwd, outputDir.value ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`));
   mkdirSync(dir, { recursive: true });
   const points: SweepPointInput[] = [];
@@ -85,11 +91,18 @@ export const sweepCommand: Command = async (argv, io) => {
   const summary = summarizeSweep(swept, configs[0]?.slo ?? null, points);
   await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(summary, null, 2)}\n`);
   io.stdout(`${formatSweep(summary)}\nsweep written to ${join(dir, 'sweep.json')}\n`);
+  if (reportPath !== null) {
+    const sources = await loadReportSources([join(dir, 'sweep.json')], io.cwd);
+    for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
+    await writeHtmlReport(reportPath, sources);
+    io.stdout(`report written to ${reportPath}\n`);
+  }
   return anyFailed ? EXIT.failed : EXIT.ok;
 };
 
 async function runPoint(config: RunConfig, io: CliIO, file: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
-  const apiKey = config.apiKeyEnv === null ? null : (io.env[config.apiKeyEnv] ?? '').trim() || null;
+  const { key: apiKey, warnings } = resolveApiKey(config, io.env);
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.simConfig, io.cwd) : null;
   try {
     return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journalBeside(file) });

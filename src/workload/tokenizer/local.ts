@@ -5,9 +5,10 @@
  * tokens (and BOS) are the counter's `overheadTokens`.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InputFileError } from '../../util/errors.js';
+import { decodeUtf8, jsonProblem, readInputBytes } from '../../util/read-file.js';
 import type { TiktokenEncodingName } from './spec.js';
 
 /** Counts the tokens of raw text (no template, no special tokens added). */
@@ -18,7 +19,9 @@ export interface TextTokenizer {
 }
 
 /** Files bigger than this are not tokenizer.json files (the largest real ones are ~30 MB). */
-const MAX_TOKENIZER_BYTES = 256 * 1024 * 1024;
+export const MAX_TOKENIZER_BYTES = 256 * 1024 * 1024;
+/** tokenizer_config.json holds a chat template and a few settings: kilobytes. */
+export const MAX_TOKENIZER_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /**
  * Loads a Hugging Face tokenizer from `path`: a `tokenizer.json` file, or a directory holding
@@ -34,18 +37,14 @@ export async function loadHfTokenizer(path: string): Promise<TextTokenizer> {
     file = join(path, 'tokenizer.json');
     const inner = await stat(file).catch(() => null);
     if (inner === null || !inner.isFile()) throw new InputFileError(path, 'no tokenizer.json in this directory');
-  } else if (!info.isFile()) {
-    throw new InputFileError(path, 'not a file or directory');
   }
-  const bytes = await readFile(file).catch((error: unknown) => {
-    throw new InputFileError(file, fsProblem(error));
-  });
-  if (bytes.length > MAX_TOKENIZER_BYTES) throw new InputFileError(file, `larger than ${MAX_TOKENIZER_BYTES} bytes: not a tokenizer.json`);
+  // Bounded before reading (the size is checked on the open file, not after loading it).
+  const { bytes } = readInputBytes(file, MAX_TOKENIZER_BYTES, 'tokenizer.json');
   const json = parseJsonObject(file, bytes);
   if (typeof json['model'] !== 'object' || json['model'] === null) throw new InputFileError(file, 'not a Hugging Face tokenizer.json (no "model" object)');
   const configFile = join(dirname(file), 'tokenizer_config.json');
-  const configBytes = await readFile(configFile).catch(() => null);
-  const config = configBytes === null ? {} : parseJsonObject(configFile, configBytes);
+  const configInfo = await stat(configFile).catch(() => null);
+  const config = configInfo === null ? {} : parseJsonObject(configFile, readInputBytes(configFile, MAX_TOKENIZER_CONFIG_BYTES, 'tokenizer_config.json').bytes);
   const { Tokenizer } = await import('@huggingface/tokenizers');
   let tokenizer: InstanceType<typeof Tokenizer>;
   try {
@@ -84,11 +83,12 @@ async function loadRanks(encoding: TiktokenEncodingName) {
 }
 
 function parseJsonObject(file: string, bytes: Buffer): Record<string, unknown> {
+  const text = decodeUtf8(bytes, file);
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8')) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new InputFileError(file, `not valid JSON: ${oneLine(error)}`);
+    throw new InputFileError(file, jsonProblem(text, error));
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputFileError(file, 'not a JSON object');
   return value as Record<string, unknown>;

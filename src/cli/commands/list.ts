@@ -1,0 +1,97 @@
+/**
+ * `servebench list DIR`: one line per result file below DIR (result/inventory.ts), oldest first,
+ * with filters. Exit 0 (also when nothing matches), 2 for bad usage or an unreadable DIR.
+ */
+
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
+import { sortedJson } from '../../report/compare.js';
+import { UsageError } from '../../util/errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { Command } from '../io.js';
+
+const USAGE = 'usage: servebench list [--model SUBSTR] [--protocol P] [--since YYYY-MM-DD] [--max-depth N] [--json] DIR';
+
+const PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', 'none'];
+
+const HELP = `${USAGE}
+
+Lists every anvil-serving.benchmark/v1 result file below DIR (any era), oldest first: run date,
+model, protocol, load, context plan, TTFT p50/p95 and throughput. Symbolic links are not
+followed; JSON files that are not results, unreadable files and files over 64 MiB are skipped
+and counted.
+
+  --model SUBSTR    only models containing SUBSTR (case-insensitive)
+  --protocol P      only this measurement_protocol: ${PROTOCOLS.join(', ')} (none = pre-v2 files)
+  --since DATE      only runs on or after DATE (YYYY-MM-DD, UTC)
+  --max-depth N     directory levels below DIR to search [${DEFAULT_LIMITS.maxDepth}]
+  --json            print the inventory as JSON (sorted keys)
+`;
+
+function fixed(v: number | null, digits: number): string {
+  return v === null ? '–' : v.toFixed(digits);
+}
+
+function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
+  const header = ['date (UTC)', 'model', 'protocol', 'load', 'context', 'TTFT p50 ms', 'p95 ms', 'tok/s', 'path'];
+  const rows = runs.map((r) => [
+    r.run_date === null ? '–' : r.run_date.replace('T', ' ').replace(/:\d\dZ$/, ''),
+    r.model,
+    r.protocol ?? 'none',
+    r.load,
+    r.context,
+    fixed(r.ttft_p50_ms, 1),
+    fixed(r.ttft_p95_ms, 1),
+    fixed(r.throughput_tok_s, 2),
+    r.path,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const numeric = new Set([5, 6, 7]);
+  const line = (cells: string[]): string => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const skipped = Object.entries(inv.skipped).filter(([, n]) => n > 0).map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`);
+  const foot = `${runs.length} of ${inv.runs.length} results shown (${inv.json_files} JSON files scanned${inv.truncated ? ', scan TRUNCATED at the entry limit' : ''}); skipped: ${skipped.length === 0 ? 'none' : skipped.join(', ')}`;
+  return `${[line(header), ...rows.map(line), foot].join('\n')}\n`;
+}
+
+/** The `list` subcommand (see the module comment). */
+export const listCommand: Command = async (argv, io) => {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, model: { type: 'string' }, protocol: { type: 'string' }, since: { type: 'string' }, 'max-depth': { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${message.split('\n')[0] ?? ''} (${USAGE})`);
+  }
+  if (values['help'] === true) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError(`list takes one directory, got ${positionals.length} (${USAGE})`);
+  const protocol = values['protocol'] as string | undefined;
+  if (protocol !== undefined && !PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol: expected one of ${PROTOCOLS.join(', ')}, got '${protocol}'`);
+  const since = values['since'] as string | undefined;
+  if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(`${since}T00:00:00Z`)))) throw new UsageError(`--since: expected a date YYYY-MM-DD, got '${since}'`);
+  const depthText = values['max-depth'] as string | undefined;
+  if (depthText !== undefined && (!/^\d+$/.test(depthText) || Number(depthText) > 64)) throw new UsageError(`--max-depth: expected an integer in [0, 64], got '${depthText}'`);
+  const dir = positionals[0]!;
+  const root = path.resolve(io.cwd, dir);
+  const info = await stat(root).catch(() => null);
+  if (info === null || !info.isDirectory()) throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
+  const inv = await scanResults(root, { ...DEFAULT_LIMITS, ...(depthText !== undefined ? { maxDepth: Number(depthText) } : {}) });
+  const model = (values['model'] as string | undefined)?.toLowerCase();
+  const runs = inv.runs.filter((r) =>
+    (model === undefined || r.model.toLowerCase().includes(model)) &&
+    (protocol === undefined || (r.protocol ?? 'none') === protocol) &&
+    (since === undefined || (r.run_date !== null && r.run_date.slice(0, 10) >= since)));
+  if (values['json'] === true) io.stdout(sortedJson({ ...inv, root: dir, matched: runs.length, runs }));
+  else io.stdout(textInventory(inv, runs));
+  return EXIT.ok;
+};

@@ -1,0 +1,145 @@
+/**
+ * `servebench report FILE… [--html OUT.html] [--csv OUT.csv]`: the terminal summary of result
+ * files (and of a sweep summary), a self-contained HTML report (report/html/page.ts), and/or the
+ * per-request rows as CSV. Files may be results of any era and at most one `sweep.json`, whose
+ * point results are loaded too. Exit 0, or 2 for bad usage or an unreadable file.
+ */
+
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { MAX_RESULT_BYTES, parseResultText, readBoundedText, writeFileAtomic } from '../../result/io.js';
+import { renderShow } from '../../result/show.js';
+import { runView, type RunView } from '../../result/run-view.js';
+import type { ResultDocument } from '../../result/schema.js';
+import { rowsCsv } from '../../report/csv.js';
+import { renderHtmlReport } from '../../report/html/page.js';
+import { checkSweepSummary, isSweepSummary } from '../../report/sweep-read.js';
+import { formatSweep, type SweepSummary } from '../../report/sweep.js';
+import { InputFileError, UsageError } from '../../util/errors.js';
+import { TOOL_VERSION } from '../../util/version.js';
+import { EXIT } from '../exit-codes.js';
+import type { CliIO, Command } from '../io.js';
+
+const USAGE = 'usage: servebench report [--html OUT.html] [--csv OUT.csv] FILE...';
+
+const HELP = `${USAGE}
+
+FILE is a result file of any era or a sweep summary (sweep.json, whose points are loaded too).
+Without --html or --csv, prints each file's summary.
+
+  --html OUT.html   write one self-contained HTML report (works offline: charts, figures and
+                    their definitions inline): latency CDFs, per-request timeline, load over
+                    time, TTFT versus prompt tokens, sweep curves; several files are overlaid
+  --csv OUT.csv     write every per-request row (RFC 4180)
+  --help            show this help
+`;
+
+/** Results and at most one sweep, as loaded for a report. */
+export interface ReportSources {
+  runs: RunView[];
+  parsed: ResultDocument[];
+  sweep: SweepSummary | null;
+  warnings: string[];
+}
+
+async function readJson(file: string, shown: string): Promise<{ text: string; raw: unknown }> {
+  const text = await readBoundedText(file, MAX_RESULT_BYTES, 'result files').catch((err: unknown) => {
+    throw err instanceof InputFileError ? new InputFileError(shown, err.problem) : err;
+  });
+  try {
+    return { text, raw: JSON.parse(text) as unknown };
+  } catch (err) {
+    throw new InputFileError(shown, `not valid JSON: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`);
+  }
+}
+
+/** Loads results and a sweep summary (whose point files are looked up as written, then beside it). */
+export async function loadReportSources(files: readonly string[], cwd: string): Promise<ReportSources> {
+  const out: ReportSources = { runs: [], parsed: [], sweep: null, warnings: [] };
+  for (const file of files) {
+    const full = path.resolve(cwd, file);
+    const { text, raw } = await readJson(full, file);
+    if (isSweepSummary(raw)) {
+      if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
+      out.sweep = checkSweepSummary(file, raw);
+      for (const point of out.sweep.points) {
+        const candidates = [path.resolve(path.dirname(full), point.file), path.join(path.dirname(full), path.basename(point.file))];
+        let loaded = false;
+        for (const candidate of candidates) {
+          const got = await readJson(candidate, candidate).catch(() => null);
+          if (got === null) continue;
+          try {
+            const parsed = parseResultText(candidate, got.text).result;
+            const rel = path.relative(cwd, candidate);
+            out.runs.push(runView(rel === '' || rel.startsWith('..') ? candidate : rel, parsed));
+            out.parsed.push(parsed);
+            loaded = true;
+            break;
+          } catch {
+            // try the next location
+          }
+        }
+        if (!loaded) out.warnings.push(`sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`);
+      }
+      continue;
+    }
+    const parsed = (() => {
+      try {
+        return parseResultText(file, text).result;
+      } catch (err) {
+        throw err instanceof InputFileError ? new InputFileError(file, err.problem) : err;
+      }
+    })();
+    out.runs.push(runView(file, parsed));
+    out.parsed.push(parsed);
+  }
+  return out;
+}
+
+/** Writes the HTML report of loaded sources to `out` (atomically). */
+export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 'runs' | 'sweep'>): Promise<void> {
+  const html = renderHtmlReport({ runs: sources.runs, sweep: sources.sweep, generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), toolVersion: TOOL_VERSION });
+  await writeFileAtomic(out, html);
+}
+
+/** The `report` subcommand (see the module comment). */
+export const reportCommand: Command = async (argv, io: CliIO) => {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: { html: { type: 'string' }, csv: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${message.split('\n')[0] ?? ''} (${USAGE})`);
+  }
+  if (values['help'] === true) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length === 0) throw new UsageError(`no file given (${USAGE})`);
+  const html = values['html'] as string | undefined;
+  const csv = values['csv'] as string | undefined;
+  for (const [flag, v] of [['--html', html], ['--csv', csv]] as const) if (v === '') throw new UsageError(`${flag}: empty file name`);
+  const sources = await loadReportSources(positionals, io.cwd);
+  for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
+  if (html === undefined && csv === undefined) {
+    const parts = sources.parsed.map((p, i) => renderShow(p, sources.runs[i]!.file));
+    if (sources.sweep !== null) parts.unshift(`sweep over ${sources.sweep.swept}\n${formatSweep(sources.sweep)}\n`);
+    io.stdout(parts.join('\n'));
+    return EXIT.ok;
+  }
+  if (html !== undefined) {
+    await writeHtmlReport(path.resolve(io.cwd, html), sources);
+    io.stdout(`report written to ${html}\n`);
+  }
+  if (csv !== undefined) {
+    await writeFileAtomic(path.resolve(io.cwd, csv), rowsCsv(sources.runs));
+    io.stdout(`${sources.runs.reduce((n, r) => n + r.rows.length, 0)} request rows written to ${csv}\n`);
+  }
+  return EXIT.ok;
+};

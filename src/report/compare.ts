@@ -1,0 +1,93 @@
+/**
+ * The text form of a `servebench compare` report: identity verdict first (with every differing
+ * field and both values), provenance, then the figures with their intervals and verdicts, then
+ * the `--fail-on` gates.
+ */
+
+import type { CompareReport, Comparison, MetricDelta } from '../result/compare.js';
+import { REFERENCE_GAP, showValue } from '../result/identity.js';
+
+const DASH = '–';
+
+/** A figure in its unit with precision for its size. */
+export function formatFigure(value: number | null, unit: string, signed = false): string {
+  if (value === null) return DASH;
+  const abs = Math.abs(value);
+  const digits = abs >= 1000 ? 0 : abs >= 100 ? 1 : 2;
+  const text = value.toFixed(digits);
+  return `${signed && value >= 0 ? '+' : ''}${text} ${unit}`;
+}
+
+const pct = (v: number | null): string => (v === null ? DASH : `${v >= 0 ? '+' : ''}${v.toFixed(1)}%`);
+
+function interval(ci: [number, number] | null, unit: string): string {
+  if (ci === null) return DASH;
+  return `[${formatFigure(ci[0], '', true).trim()}, ${formatFigure(ci[1], '', true).trim()}] ${unit}`;
+}
+
+/** Aligned columns; `align` has one letter per column, `l` or `r`. */
+function table(header: readonly string[], rows: readonly (readonly string[])[], align: string): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    `  ${cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')}`.trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function metricRow(m: MetricDelta): string[] {
+  return [m.label, formatFigure(m.a, m.unit), formatFigure(m.b, m.unit), formatFigure(m.delta, m.unit, true), pct(m.delta_pct), interval(m.ci, m.unit), m.verdict];
+}
+
+function identityLines(c: Comparison): string[] {
+  const total = c.identity.length;
+  if (c.mismatches.length === 0) return [`workload identity: the same in all ${total} fields`];
+  const head = c.compared
+    ? `workload identity: ${c.mismatches.length} of ${total} fields differ (allowed by --allow-mismatch): the figures below compare DIFFERENT workloads`
+    : `workload identity: ${c.mismatches.length} of ${total} fields differ: NOT COMPARABLE`;
+  const rows = c.identity.filter((f) => f.status !== 'same').map((f) => [`${f.field}${c.blocking.includes(f.field) ? '' : ' (allowed)'}`, showValue(f.a), showValue(f.b)]);
+  const lines = [head, ...table(['field', 'baseline (A)', 'candidate (B)'], rows, 'lll')];
+  if (c.identity.some((f) => [f.a, f.b].some((v) => !v.known && v.why === REFERENCE_GAP))) {
+    lines.push('  reference harness files never record prompt_set_id or cache_policy, so they cannot prove two workloads equal; compare them with --allow-mismatch');
+  }
+  if (!c.compared) lines.push(`  figures not compared; to compare anyway pass --allow-mismatch (every field) or --allow-mismatch ${c.blocking.join(',')}`);
+  return lines;
+}
+
+function provenanceLines(c: Comparison): string[] {
+  const show = (v: unknown): string => (v === null || v === undefined ? DASH : typeof v === 'string' ? v : JSON.stringify(v));
+  const rows = c.provenance.map((p) => [`${p.field}${p.differs ? ' *' : ''}`, show(p.a), show(p.b)]);
+  return ['provenance (shown, never compared; * differs)', ...table(['field', 'baseline (A)', 'candidate (B)'], rows, 'lll')];
+}
+
+/** Renders the report as text (ends with a newline). */
+export function formatCompare(report: CompareReport): string {
+  const out: string[] = [];
+  for (const c of report.comparisons) {
+    if (out.length > 0) out.push('', '');
+    out.push(`baseline   A  ${c.baseline}`, `candidate  B  ${c.candidate}`, '');
+    out.push(...identityLines(c), '', ...provenanceLines(c));
+    if (!c.compared) continue;
+    const level = `${Math.round(report.ci_level * 100)}%`;
+    out.push('', `figures: B − A with its ${level} interval (${report.bootstrap.resamples} bootstrap resamples of the request rows, seed ${report.bootstrap.seed})`);
+    out.push(...table(['metric', 'A', 'B', 'Δ', 'Δ%', `${level} CI of Δ`, 'verdict'], c.metrics.map(metricRow), 'lrrrrrl'));
+    if (c.row_counts[0] < 20 || c.row_counts[1] < 20) out.push(`  note: ${c.row_counts[0]} and ${c.row_counts[1]} request rows; with so few, a p95 is close to the maximum and intervals are rough`);
+    out.push('  verdict: better/worse when the interval excludes 0 (lower latency, higher rate is better); "no interval" without per-request rows');
+    if (c.fail_on.length > 0) {
+      out.push('', 'fail-on');
+      out.push(...table(['clause', 'outcome'], c.fail_on.map((o) => [o.clause, `${o.breached ? 'FAIL' : 'ok'}: ${o.note}`]), 'll'));
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** JSON with every object's keys sorted (stable, diffable output). */
+export function sortedJson(value: unknown): string {
+  const sort = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sort);
+    if (typeof v === 'object' && v !== null) {
+      const o = v as Record<string, unknown>;
+      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sort(o[k])]));
+    }
+    return v;
+  };
+  return `${JSON.stringify(sort(value), null, 2)}\n`;
+}

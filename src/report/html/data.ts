@@ -1,0 +1,136 @@
+/**
+ * The chart data of the HTML report, computed here (not in the browser) so the page only draws:
+ * latency CDFs, the per-request timeline, the per-second series, TTFT against prompt tokens,
+ * the inter-chunk gap histogram and the sweep curves. Large runs are thinned so one page stays
+ * a few megabytes at most: CDFs keep ≤ 1,000 evenly ranked points, the timeline and the scatter
+ * the first 1,500 requests by start time (the page says so).
+ */
+
+import { parseSlo } from '../../metrics/slo.js';
+import { asDoc, get, num, rowValues, type RunView } from '../../result/run-view.js';
+import type { SweepSummary } from '../sweep.js';
+
+const CDF_POINTS = 1000;
+/** Requests drawn in the timeline and the scatter. */
+export const MAX_DRAWN_REQUESTS = 1500;
+
+/** Numbers rounded to 0.001, enough for ms and tok/s, and a third of the bytes. */
+const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+/** One run's chart data. */
+export interface RunChartData {
+  label: string;
+  /** Some request streamed reasoning before its first visible token (TTFO < TTFT). */
+  reasons: boolean;
+  /** [value, cumulative fraction] per metric, ascending. */
+  cdf: { ttfo: [number, number][]; ttft: [number, number][]; e2e: [number, number][] };
+  /** Per request: [index, start, start+TTFO, start+TTFT, start+E2E] in ms from the run start; failures [index, start, end]. */
+  timeline: { total: number; bars: [number, number, number, number, number][]; failures: [number, number, number][] } | null;
+  series: { t: number[]; inFlight: number[]; tokS: number[] } | null;
+  /** [prompt tokens, TTFT ms]. */
+  scatter: [number, number][];
+  gaps: { edges: number[]; counts: number[] } | null;
+}
+
+/** The sweep curves' data. */
+export interface SweepChartData {
+  swept: 'concurrency' | 'rate';
+  points: { load: number; tokS: number | null; series: Record<string, number | null>; sloMet: boolean | null }[];
+  /** Series plotted against throughput: key (sweep point field) → legend label. */
+  curves: { key: string; label: string; threshold: number | null }[];
+  knee: number | null;
+  sloLimit: number | null;
+  slo: string | null;
+}
+
+/** Empirical CDF: the i-th smallest of n values at (i+1)/n, thinned to CDF_POINTS ranks. */
+function cdf(values: number[]): [number, number][] {
+  const sorted = Float64Array.from(values).sort();
+  const n = sorted.length;
+  if (n === 0) return [];
+  const step = Math.max(1, Math.floor(n / CDF_POINTS));
+  const out: [number, number][] = [];
+  for (let i = 0; i < n; i += step) out.push([r3(sorted[i]!), r3((i + 1) / n)]);
+  if (out[out.length - 1]![1] !== 1) out.push([r3(sorted[n - 1]!), 1]);
+  return out;
+}
+
+function timeline(view: RunView): RunChartData['timeline'] {
+  const rows = view.rows.filter((r) => num(r['start_offset_ms']) !== null && num(r['e2e_ms']) !== null);
+  if (rows.length === 0) return null; // reference rows carry no start offsets
+  rows.sort((a, b) => num(a['start_offset_ms'])! - num(b['start_offset_ms'])!);
+  const bars = rows.slice(0, MAX_DRAWN_REQUESTS).map((r): [number, number, number, number, number] => {
+    const start = num(r['start_offset_ms'])!;
+    const ttft = num(r['ttft_ms']) ?? 0;
+    const ttfo = num(r['time_to_first_output_ms']) ?? ttft;
+    return [num(r['request_index']) ?? 0, r3(start), r3(start + ttfo), r3(start + Math.max(ttft, ttfo)), r3(start + num(r['e2e_ms'])!)];
+  });
+  const failures = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : []).map(asDoc)
+    .filter((f) => num(f['start_offset_ms']) !== null)
+    .slice(0, MAX_DRAWN_REQUESTS)
+    .map((f): [number, number, number] => [num(f['request_index']) ?? 0, r3(num(f['start_offset_ms'])!), r3(num(f['start_offset_ms'])! + (num(f['error_at_ms']) ?? 0))]);
+  return { total: rows.length, bars, failures };
+}
+
+function series(view: RunView): RunChartData['series'] {
+  const ts = asDoc(get(view.extended, 'time_series'));
+  const t = Array.isArray(ts['t_s']) ? (ts['t_s'] as unknown[]).map((v) => num(v) ?? 0) : [];
+  if (t.length === 0) return null;
+  const column = (key: string): number[] => (Array.isArray(ts[key]) ? (ts[key] as unknown[]).map((v) => r3(num(v) ?? 0)) : t.map(() => 0));
+  return { t, inFlight: column('in_flight_avg'), tokS: column('output_tok_s') };
+}
+
+/** Chart data of one run. */
+export function runChartData(view: RunView): RunChartData {
+  const hist = asDoc(get(view.extended, 'inter_chunk', 'histogram'));
+  const edges = Array.isArray(hist['edges_ms']) ? (hist['edges_ms'] as unknown[]).map((v) => num(v) ?? 0) : [];
+  const counts = Array.isArray(hist['counts']) ? (hist['counts'] as unknown[]).map((v) => num(v) ?? 0) : [];
+  const scatter: [number, number][] = [];
+  for (const row of view.rows) {
+    const p = num(row['prompt_tokens']);
+    const t = num(row['ttft_ms']);
+    if (p !== null && t !== null && scatter.length < MAX_DRAWN_REQUESTS) scatter.push([p, r3(t)]);
+  }
+  return {
+    label: view.label,
+    reasons: view.rows.some((r) => (num(r['time_to_first_output_ms']) ?? Infinity) < (num(r['ttft_ms']) ?? -Infinity)),
+    cdf: { ttfo: cdf(rowValues(view, 'time_to_first_output_ms')), ttft: cdf(rowValues(view, 'ttft_ms')), e2e: cdf(rowValues(view, 'e2e_ms')) },
+    timeline: timeline(view),
+    series: series(view),
+    scatter,
+    gaps: counts.length > 0 && edges.length === counts.length + 1 ? { edges, counts } : null,
+  };
+}
+
+const SWEEP_KEYS: Readonly<Record<string, string>> = {
+  ttft_p50: 'ttft_ms_p50', ttft_p95: 'ttft_ms_p95', ttft_p99: 'ttft_ms_p99', e2e_p50: 'e2e_ms_p50', e2e_p95: 'e2e_ms_p95', itl_p50: 'mean_itl_ms_p50', itl_p95: 'mean_itl_ms_p95',
+};
+
+/** Sweep curves: p95 latencies (and each SLO clause's own percentile) against output throughput. */
+export function sweepChartData(summary: SweepSummary): SweepChartData {
+  const curves = new Map<string, { key: string; label: string; threshold: number | null }>();
+  let clauses: { metric: string; percentile: number; threshold: number; text: string }[] = [];
+  try {
+    clauses = summary.slo === null ? [] : parseSlo(summary.slo).clauses;
+  } catch {
+    clauses = []; // a hand-edited SLO we cannot read: draw the curves without its line
+  }
+  for (const c of clauses) {
+    const key = SWEEP_KEYS[`${c.metric}_p${c.percentile}`];
+    if (key !== undefined) curves.set(key, { key, label: `${c.metric.toUpperCase()} p${c.percentile}`, threshold: c.threshold });
+  }
+  for (const [key, label] of [['ttft_ms_p95', 'TTFT p95'], ['e2e_ms_p95', 'E2E p95']] as const) if (!curves.has(key)) curves.set(key, { key, label, threshold: null });
+  return {
+    swept: summary.swept,
+    points: summary.points.map((p) => ({
+      load: p.load,
+      tokS: p.output_tok_s,
+      series: Object.fromEntries([...curves.keys()].map((k) => [k, num((p as unknown as Record<string, unknown>)[k])])),
+      sloMet: p.slo_met,
+    })),
+    curves: [...curves.values()],
+    knee: summary.knee_load,
+    sloLimit: summary.slo_limit_load,
+    slo: summary.slo,
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * `servebench compare`: is the candidate's workload the baseline's (identity.ts), and if so, how
+ * did each figure move — absolute and relative change, a seeded bootstrap interval of the change
+ * (bootstrap.ts), a verdict, and the `--fail-on` gates (fail-on.ts). With several candidates,
+ * each is compared with the first file (the baseline).
+ *
+ * Verdict: "better"/"worse" when the interval of B − A excludes 0 (direction-aware: lower latency
+ * and higher rates are better), else "no significant difference"; "no interval" when either run
+ * has no rows for the figure (pre-v2 and capacity-v2 files, or a figure missing from a row era).
+ * Intervals are per figure and per comparison, not adjusted for multiplicity.
+ */
+
+import { percentileInterval, RowSample, seededRng, type StatSpec } from './bootstrap.js';
+import { COMPARE_METRICS, runFigures, type RunFigures } from './compare-metrics.js';
+import { evaluateFailOn, type FailOnClause, type FailOnOutcome } from './fail-on.js';
+import { canonical, checkIdentity, PROVENANCE_FIELDS, type IdentityCheck } from './identity.js';
+import type { RunView } from './run-view.js';
+
+/** How to compare. */
+export interface CompareOptions {
+  resamples: number;
+  seed: number;
+  /** Confidence level of every interval (0.95). */
+  level: number;
+  /** Identity fields whose mismatch is tolerated: every one, or the named ones. */
+  allow: 'all' | ReadonlySet<string>;
+  failOn: readonly FailOnClause[];
+}
+
+/** How one figure moved from baseline A to candidate B. */
+export interface MetricDelta {
+  metric: string;
+  label: string;
+  unit: string;
+  better: 'lower' | 'higher';
+  a: number | null;
+  b: number | null;
+  delta: number | null;
+  delta_pct: number | null;
+  /** Interval of B − A at the report's level; null without rows on both sides. */
+  ci: [number, number] | null;
+  ci_pct: [number, number] | null;
+  verdict: 'better' | 'worse' | 'no significant difference' | 'no interval';
+}
+
+/** One candidate against the baseline. */
+export interface Comparison {
+  baseline: string;
+  candidate: string;
+  identity: IdentityCheck[];
+  /** Identity fields that differ or are unknown. */
+  mismatches: string[];
+  /** Mismatches not tolerated by --allow-mismatch: any makes the pair fail. */
+  blocking: string[];
+  /** True when every identity field is the same. */
+  comparable: boolean;
+  /** True when figures were compared (comparable, or every mismatch allowed). */
+  compared: boolean;
+  provenance: { field: string; a: unknown; b: unknown; differs: boolean }[];
+  metrics: MetricDelta[];
+  /** Request rows of baseline and candidate (0 for eras without rows). */
+  row_counts: [number, number];
+  fail_on: FailOnOutcome[];
+  /** This pair sets exit status 1 (blocking mismatch or a breached gate). */
+  failed: boolean;
+}
+
+/** The whole comparison (schema `servebench.compare/v1`). */
+export interface CompareReport {
+  schema: 'servebench.compare/v1';
+  baseline: string;
+  ci_level: number;
+  bootstrap: { method: string; resamples: number; seed: number };
+  comparisons: Comparison[];
+}
+
+const BOOTSTRAP_METHOD = 'percentile bootstrap: resample each run\'s request rows with replacement (independently per run), recompute the figure, interval of B* − A*';
+
+/** Compares each candidate with the baseline. */
+export function compareRuns(baseline: RunView, candidates: readonly RunView[], options: CompareOptions): CompareReport {
+  const baseFigures = runFigures(baseline);
+  return {
+    schema: 'servebench.compare/v1',
+    baseline: baseline.file,
+    ci_level: options.level,
+    bootstrap: { method: BOOTSTRAP_METHOD, resamples: options.resamples, seed: options.seed },
+    comparisons: candidates.map((candidate) => comparePair(baseline, baseFigures, candidate, options)),
+  };
+}
+
+function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: CompareOptions): Comparison {
+  const identity = checkIdentity(a, b);
+  const mismatches = identity.filter((c) => c.status !== 'same').map((c) => c.field);
+  const blocking = options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
+  const compared = blocking.length === 0;
+  const provenance = PROVENANCE_FIELDS.map((p) => {
+    const va = p.read(a);
+    const vb = p.read(b);
+    return { field: p.name, a: va, b: vb, differs: canonical(va) !== canonical(vb) };
+  });
+  let metrics: MetricDelta[] = [];
+  let failOn: FailOnOutcome[] = [];
+  if (compared) {
+    const bFigures = runFigures(b);
+    metrics = deltas(aFigures, bFigures, options);
+    failOn = evaluateFailOn(options.failOn, aFigures.values, bFigures.values);
+  }
+  return {
+    baseline: a.file,
+    candidate: b.file,
+    identity,
+    mismatches,
+    blocking,
+    comparable: mismatches.length === 0,
+    compared,
+    provenance,
+    metrics,
+    row_counts: [a.rows.length, b.rows.length],
+    fail_on: failOn,
+    failed: !compared || failOn.some((o) => o.breached),
+  };
+}
+
+function deltas(a: RunFigures, b: RunFigures, options: CompareOptions): MetricDelta[] {
+  const boot = bootstrap(a, b, options);
+  return COMPARE_METRICS.map((m) => {
+    const va = a.values.get(m.id) ?? null;
+    const vb = b.values.get(m.id) ?? null;
+    const delta = va !== null && vb !== null ? vb - va : null;
+    const deltaPct = delta !== null && va !== null && va !== 0 ? (delta / Math.abs(va)) * 100 : null;
+    const replicates = boot.get(m.id);
+    const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, options.level);
+    const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, options.level);
+    let verdict: MetricDelta['verdict'] = 'no interval';
+    if (ci !== null) {
+      const improved = m.better === 'lower' ? ci[1] < 0 : ci[0] > 0;
+      const worsened = m.better === 'lower' ? ci[0] > 0 : ci[1] < 0;
+      verdict = improved ? 'better' : worsened ? 'worse' : 'no significant difference';
+    }
+    return { metric: m.id, label: m.label, unit: m.unit, better: m.better, a: va, b: vb, delta, delta_pct: deltaPct, ci, ci_pct: ciPct, verdict };
+  });
+}
+
+/**
+ * B* − A* (and its relative form) for every figure both runs can resample. Every comparison
+ * restarts the generator from the seed, so the baseline is resampled identically against each
+ * candidate and a rerun with the same seed reproduces every interval exactly.
+ */
+function bootstrap(a: RunFigures, b: RunFigures, options: CompareOptions): Map<string, { diffs: number[]; pcts: number[] }> {
+  const ids = COMPARE_METRICS.map((m) => m.id).filter((id) => a.specs.has(id) && b.specs.has(id));
+  const out = new Map<string, { diffs: number[]; pcts: number[] }>();
+  if (ids.length === 0 || options.resamples < 1) return out;
+  const sampleA = new RowSample(a.rowCount, ids.map((id) => a.specs.get(id) as StatSpec));
+  const sampleB = new RowSample(b.rowCount, ids.map((id) => b.specs.get(id) as StatSpec));
+  for (const id of ids) out.set(id, { diffs: [], pcts: [] });
+  const rng = seededRng(options.seed);
+  for (let r = 0; r < options.resamples; r++) {
+    const sa = sampleA.resample(rng);
+    const sb = sampleB.resample(rng);
+    ids.forEach((id, i) => {
+      const x = sa[i] ?? null;
+      const y = sb[i] ?? null;
+      if (x === null || y === null) return;
+      const slot = out.get(id)!;
+      slot.diffs.push(y - x);
+      if (x !== 0) slot.pcts.push(((y - x) / Math.abs(x)) * 100);
+    });
+  }
+  // A figure that most resamples cannot compute (e.g. only a few rows have it) gets no interval.
+  for (const [id, slot] of out) if (slot.diffs.length < options.resamples / 2) out.delete(id);
+  return out;
+}

@@ -1,0 +1,45 @@
+/**
+ * Opening the connection pool before the timed part of a run: TCP (and TLS) set-up and a
+ * server's first-request warm-up would otherwise hide inside the first requests' TTFT — at 256
+ * streams, 256 simultaneous connection set-ups. Each warm-up connection carries one cheap
+ * `GET {base}/models`; their timings are recorded apart (`servebench.connections`).
+ * `--cold-connections` skips this and keeps the old behaviour, labelled in the result.
+ */
+import type { Dispatcher } from 'undici';
+import { getJson } from '../client/transport.js';
+import { endpointUrl } from '../config/base-url.js';
+
+/** Most connections opened ahead: beyond this, set-up cost per request is negligible anyway. */
+export const MAX_WARM_CONNECTIONS = 1024;
+
+export interface ConnectionWarmup {
+  prewarmed: boolean;
+  requested: number;
+  succeeded: number;
+  /** Wall time of the whole warm-up, ms. */
+  warmup_ms: number;
+  /** Slowest single warm-up request, ms (connection set-up plus one small response). */
+  slowest_ms: number | null;
+}
+
+/** Opens up to `count` connections by sending that many concurrent GET /models requests. */
+export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>, count: number): Promise<ConnectionWarmup> {
+  const n = Math.min(count, MAX_WARM_CONNECTIONS);
+  const url = endpointUrl(baseUrl, '/models');
+  const started = performance.now();
+  const durations = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const t0 = performance.now();
+      const answer = await getJson(dispatcher, url, headers, 15);
+      return answer.ok ? performance.now() - t0 : null;
+    }),
+  );
+  const ok = durations.filter((d): d is number => d !== null);
+  return {
+    prewarmed: true,
+    requested: n,
+    succeeded: ok.length,
+    warmup_ms: performance.now() - started,
+    slowest_ms: ok.length > 0 ? Math.max(...ok) : null,
+  };
+}

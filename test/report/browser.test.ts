@@ -1,0 +1,160 @@
+/**
+ * The HTML report in a real browser (headless Chromium): the report of a simulator run
+ * (`run --report`), of a sweep (`sweep --report`) and of two overlaid results load with no
+ * console error and no network request (only the file:// document itself), every chart draws
+ * its marks, screenshots go to test-output/, and a model name carrying `<script>` runs nothing.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { runCli } from '../helpers/cli.js';
+import { startSimProcess, type SimProcess } from '../helpers/sim-process.js';
+import { launchChromium, type Browser } from '../helpers/browser.js';
+import { externalReferences } from '../helpers/html.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'servebench-browser-'));
+const SHOTS = join(REPO_ROOT, 'test-output');
+const EVIL_MODEL = 'm<script>alert(1)</script>"</script><img src=x onerror="window.__pwned=1">';
+let reasoning: SimProcess;
+let evil: SimProcess;
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  // A reasoning model, so the timeline has all three phases; 4 slots, so requests queue; slow
+  // enough decode steps that a run spans a few one-second buckets of the time series.
+  reasoning = await startSimProcess({ max_num_seqs: 4, prefill_tok_s: 300000, decode_step_ms: 12, decode_batch_slowdown: 0.1, reasoning_tokens: 12, output_tokens: { kind: 'uniform', min_tokens: 6, max_tokens: 32 } });
+  evil = await startSimProcess({ model: EVIL_MODEL, max_num_seqs: 4, prefill_tok_s: 300000, decode_step_ms: 2 });
+  const common = ['--base-url', reasoning.url, '--ctx-tokens', '1024', '--max-tokens', '32', '--quiet'];
+  const runs = [
+    ['run', ...common, '--requests', '24', '--concurrency', '4', '--output', join(dir, 'run.json'), '--report', join(dir, 'run.html')],
+    ['run', ...common, '--requests', '24', '--concurrency', '8', '--output', join(dir, 'run-c8.json')],
+    ['sweep', ...common, '--concurrency', '1,2,4', '--requests', '12', '--slo', 'ttft_p95<=400,e2e_p95<=1500', '--output-dir', join(dir, 'sweep'), '--report', join(dir, 'sweep.html')],
+    ['run', '--base-url', evil.url, '--ctx-tokens', '256', '--max-tokens', '8', '--requests', '4', '--concurrency', '2', '--quiet', '--output', join(dir, 'evil.json'), '--report', join(dir, 'evil.html')],
+    ['report', join(dir, 'run.json'), join(dir, 'run-c8.json'), '--html', join(dir, 'overlay.html')],
+  ];
+  for (const args of runs) {
+    const run = await runCli(args, { timeoutMs: 180_000 });
+    assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+  }
+});
+after(async () => {
+  await reasoning?.stop();
+  await evil?.stop();
+});
+
+interface Loaded {
+  errors: string[];
+  requests: string[];
+  charts: { id: string; kind: string; elements: number; painted: number }[];
+}
+
+/** Opens a report, recording console errors, page errors and every request, and reads back each chart. */
+async function open(page: Page, file: string): Promise<Loaded> {
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  // Browser-side code as text: the tests compile without the DOM library.
+  const charts = (await page.evaluate(`[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+    const chart = Chart.getChart(canvas);
+    let elements = 0;
+    if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
+    // Painted pixels: the canvas is transparent until the chart draws on it.
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let p = 3; p < pixels.length; p += 4) if (pixels[p] > 0) painted++;
+    return { id: canvas.id, kind: canvas.dataset.chart, elements, painted };
+  })`)) as Loaded['charts'];
+  return { errors, requests, charts };
+}
+
+function assertClean(file: string, loaded: Loaded): void {
+  assert.deepEqual(loaded.errors, [], `${file}: console errors`);
+  const foreign = loaded.requests.filter((url) => url !== pathToFileURL(file).href && !url.startsWith('data:'));
+  assert.deepEqual(foreign, [], `${file}: network requests`);
+  for (const chart of loaded.charts) {
+    assert.ok(chart.elements > 0, `${chart.id}: no chart elements`);
+    assert.ok(chart.painted > 500, `${chart.id}: only ${chart.painted} painted pixels`);
+  }
+}
+
+test('the run report and the overlay load offline, without errors, and draw every chart', async (t) => {
+  const browser: Browser | null = await launchChromium(t);
+  if (browser === null) return;
+  try {
+    for (const [name, expected] of [['run', ['cdf-ttfo', 'cdf-ttft', 'cdf-e2e', 'scatter-ttft', 'gaps', 'timeline-0', 'series-0']], ['overlay', ['cdf-ttft', 'timeline-1', 'series-1']]] as const) {
+      const file = join(dir, `${name}.html`);
+      assert.deepEqual(externalReferences(readFileSync(file, 'utf8'), [reasoning.url]), []);
+      const page = await browser.context.newPage();
+      const loaded = await open(page, file);
+      assertClean(file, loaded);
+      const ids = loaded.charts.map((c) => c.id);
+      for (const id of expected) assert.ok(ids.includes(id), `${name}: chart ${id} missing (have ${ids.join(', ')})`);
+      await page.screenshot({ path: join(SHOTS, `report-${name}.png`), fullPage: true });
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the sweep report draws the sweep curves and every point, in light and dark', async (t) => {
+  for (const scheme of ['light', 'dark'] as const) {
+    const browser = await launchChromium(t, { colorScheme: scheme });
+    if (browser === null) return;
+    try {
+      const file = join(dir, 'sweep.html');
+      const page = await browser.context.newPage();
+      const loaded = await open(page, file);
+      assertClean(file, loaded);
+      const ids = loaded.charts.map((c) => c.id);
+      for (const id of ['sweep-latency', 'sweep-scaling', 'timeline-0', 'timeline-2', 'cdf-e2e']) assert.ok(ids.includes(id), `chart ${id} missing`);
+      // The SLO lines: two threshold datasets beside the two latency curves.
+      const labels = await page.evaluate("Chart.getChart('sweep-latency').data.datasets.map((d) => d.label)");
+      assert.deepEqual(labels, ['TTFT p95', 'SLO TTFT p95 ≤ 400 ms', 'E2E p95', 'SLO E2E p95 ≤ 1500 ms']);
+      await page.screenshot({ path: join(SHOTS, `report-sweep-${scheme}.png`), fullPage: true });
+      await page.close();
+    } finally {
+      await browser.close();
+    }
+  }
+});
+
+test('a model name with <script> and quotes runs nothing and shows as text', async (t) => {
+  const browser = await launchChromium(t);
+  if (browser === null) return;
+  try {
+    const page = await browser.context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    // The probe: anything the payload could run would call alert or set __pwned.
+    await page.addInitScript("window.alert = () => { window.__pwned = 'alert'; };");
+    const file = join(dir, 'evil.html');
+    const loaded = await open(page, file);
+    assertClean(file, loaded);
+    assert.equal(await page.evaluate('typeof window.__pwned'), 'undefined');
+    assert.deepEqual(dialogs, []);
+    assert.equal(await page.evaluate("document.querySelectorAll('script').length"), 3, 'only the data block and the two page scripts');
+    assert.equal(await page.evaluate("document.querySelectorAll('img').length"), 0);
+    const heading = await page.evaluate("document.querySelector('h1').textContent");
+    assert.equal(heading, EVIL_MODEL);
+    assert.ok(await page.getByText(EVIL_MODEL, { exact: true }).first().isVisible());
+    const cell = await page.evaluate("document.querySelector('table.identity tbody td').textContent");
+    assert.equal(cell, EVIL_MODEL, 'the workload table shows the model as text');
+    await page.screenshot({ path: join(SHOTS, 'report-escaped-model.png') });
+  } finally {
+    await browser.close();
+  }
+});
