@@ -12,6 +12,7 @@ import path from 'node:path';
 import { InputFileError, UsageError } from '../util/errors.js';
 import { serializeResult } from './pyjson.js';
 import { checkResult, type ResultDocument } from './schema.js';
+import { fileProblem } from '../util/read-file.js';
 
 /** Largest result file we read: 64 MiB, far above any real run (10,000 rows ≈ 7 MB). */
 export const MAX_RESULT_BYTES = 64 * 1024 * 1024;
@@ -22,21 +23,6 @@ export interface LoadedResult {
   text: string;
   raw: unknown;
   result: ResultDocument;
-}
-
-const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'is a directory',
-  ENOTDIR: 'a parent of this path is not a directory',
-  ELOOP: 'too many symbolic links',
-};
-
-function systemProblem(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (code !== undefined && SYSTEM_PROBLEMS[code] !== undefined) return SYSTEM_PROBLEMS[code];
-  return `cannot read (${code ?? (err instanceof Error ? err.message : String(err))})`;
 }
 
 function sizeText(bytes: number): string {
@@ -102,7 +88,7 @@ export async function readBoundedText(file: string, maxBytes: number, what: stri
   try {
     handle = await open(file, flags);
   } catch (err) {
-    throw new InputFileError(file, systemProblem(err));
+    throw new InputFileError(file, fileProblem(err));
   }
   let bytes: Buffer;
   try {
@@ -123,7 +109,7 @@ export async function readBoundedText(file: string, maxBytes: number, what: stri
     }
     bytes = buffer.subarray(0, bytesRead);
   } catch (err) {
-    throw err instanceof InputFileError ? err : new InputFileError(file, systemProblem(err));
+    throw err instanceof InputFileError ? err : new InputFileError(file, fileProblem(err));
   } finally {
     await handle.close();
   }
@@ -147,14 +133,14 @@ export async function assertWritableTarget(file: string): Promise<void> {
     await access(dir, constants.W_OK);
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`${file}: parent directory ${dir}: ${systemProblem(err)}`);
+    throw new UsageError(`${file}: parent directory ${dir}: ${fileProblem(err)}`);
   }
   let info;
   try {
     info = await lstat(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`${file}: ${systemProblem(err)}`);
+    throw new UsageError(`${file}: ${fileProblem(err)}`);
   }
   if (info.isSymbolicLink()) throw new UsageError(`${file}: is a symbolic link; refusing to write through it`);
   if (!info.isFile()) throw new UsageError(`${file}: exists and is not a regular file`);

@@ -6,7 +6,7 @@
  */
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseSimple } from '../parse-simple.js';
 import { readResultFile } from '../../result/io.js';
 import { compareRuns } from '../../result/compare.js';
 import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
@@ -88,17 +88,7 @@ export const compareCommand: Command = async (argv, io) => {
   const { allow, rest } = splitAllow(argv);
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: rest,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'fail-on': { type: 'string' } },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`${message.split('\n')[0] ?? ''} (${USAGE})`);
-  }
+  ({ values, positionals } = parseSimple(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'fail-on': { type: 'string' } }, USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;

@@ -5,7 +5,7 @@
 
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseSimple } from '../parse-simple.js';
 import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
@@ -59,17 +59,7 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
 export const listCommand: Command = async (argv, io) => {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, model: { type: 'string' }, protocol: { type: 'string' }, since: { type: 'string' }, 'max-depth': { type: 'string' } },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`${message.split('\n')[0] ?? ''} (${USAGE})`);
-  }
+  ({ values, positionals } = parseSimple(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, model: { type: 'string' }, protocol: { type: 'string' }, since: { type: 'string' }, 'max-depth': { type: 'string' } }, USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;

@@ -6,7 +6,7 @@
  */
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseSimple } from '../parse-simple.js';
 import { MAX_RESULT_BYTES, parseResultText, readBoundedText, writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { runView, type RunView } from '../../result/run-view.js';
@@ -106,17 +106,7 @@ export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 
 export const reportCommand: Command = async (argv, io: CliIO) => {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { html: { type: 'string' }, csv: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`${message.split('\n')[0] ?? ''} (${USAGE})`);
-  }
+  ({ values, positionals } = parseSimple(argv, { html: { type: 'string' }, csv: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;
