@@ -10,9 +10,7 @@ import { createDispatcher } from '../client/transport.js';
 import type { RequestResult } from '../record/types.js';
 import { JOURNAL_SCHEMA, JournalWriter } from '../record/journal.js';
 import { buildWorkload, type Workload } from '../workload/workload.js';
-import { loadDataset } from '../workload/dataset.js';
-import { loadTrace } from '../schedule/trace.js';
-import { planArrivals } from '../schedule/arrivals.js';
+import { planLoad, workloadInput } from './load-plan.js';
 import { UsageError } from '../util/errors.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
 import { referenceRunId, utcSeconds } from '../result/build.js';
@@ -62,9 +60,6 @@ export interface BenchmarkOutcome {
   journalPath: string | null;
 }
 
-/** Requests planned for a closed loop bounded by time alone: prompts are then sized as they go. */
-export const MAX_TIME_BOUNDED_REQUESTS = 1_000_000;
-
 /** Runs the benchmark described by `config` against `target`. */
 export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -81,22 +76,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
     options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
     const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers });
-    const workload = await buildWorkload({
-      requests: load.requests,
-      ctxTokens: config.ctxTokens,
-      seed: config.seed,
-      cap,
-      buckets: config.contextBuckets,
-      prefix: config.prefix,
-      sharedPrefixTokens: config.sharedPrefixTokens,
-      cacheBust: config.cacheBust,
-      maxTokens: config.maxTokens,
-      dataset: config.dataset === null ? null : loadDataset(config.dataset),
-      sizer: sizing.sizer,
-      lazy: load.lazy,
-      ...(load.plannedTokens ? { plannedTokens: load.plannedTokens, maxTokensPlan: load.maxTokensPlan } : {}),
-      ...(sizing.countMessages ? { countMessages: sizing.countMessages } : {}),
-    });
+    const workload = await buildWorkload(workloadInput(config, load, cap, sizing.sizer, sizing.countMessages));
     const concurrencyField = config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? workload.requests);
 
     const startedAt = new Date();
@@ -208,58 +188,6 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
   } finally {
     await dispatcher.close().catch(() => undefined);
   }
-}
-
-/** What the load model fixes before the run. */
-interface LoadPlan {
-  requests: number;
-  /** Open loop or trace: every request's scheduled offset (ms); null for a closed loop. */
-  offsetsMs: number[] | null;
-  /** A closed loop bounded by time alone: the request count is a ceiling and prompts are sized as they go. */
-  lazy: boolean;
-  plannedTokens?: number[];
-  maxTokensPlan?: number[];
-  summary: Record<string, unknown>;
-}
-
-function planLoad(config: RunConfig): LoadPlan {
-  const load = config.load;
-  if (load.kind === 'trace') {
-    const entries = loadTrace(load.file);
-    return {
-      requests: entries.length,
-      offsetsMs: entries.map((e) => e.offsetMs),
-      lazy: false,
-      plannedTokens: entries.map((e) => e.inputTokens),
-      maxTokensPlan: entries.map((e) => e.outputTokens),
-      summary: { mode: 'trace', file: load.file, requests: entries.length, max_concurrency: load.maxConcurrency, span_ms: entries[entries.length - 1]?.offsetMs ?? 0 },
-    };
-  }
-  const timeOnly = load.durationS !== null && !config.requestsGiven;
-  if (load.kind === 'open') {
-    const offsetsMs = planArrivals({
-      rate: load.rate,
-      process: load.arrival,
-      burstiness: load.burstiness,
-      seed: config.seed,
-      rampS: load.rampS,
-      maxRequests: timeOnly ? null : config.requests,
-      durationS: load.durationS,
-    });
-    if (offsetsMs.length === 0) throw new UsageError('the arrival plan is empty: raise --duration or --rate');
-    return {
-      requests: offsetsMs.length,
-      offsetsMs,
-      lazy: false,
-      summary: { mode: 'open', rate: load.rate, arrival: load.arrival, burstiness: load.burstiness, max_concurrency: load.maxConcurrency, ramp_s: load.rampS, duration_s: load.durationS, planned_requests: offsetsMs.length, ramp_end_ms: load.rampS * 1000 },
-    };
-  }
-  return {
-    requests: timeOnly ? MAX_TIME_BOUNDED_REQUESTS : config.requests,
-    offsetsMs: null,
-    lazy: timeOnly,
-    summary: { mode: 'closed', concurrency: load.concurrency, ramp_s: load.rampS, duration_s: load.durationS, burst: config.burst },
-  };
 }
 
 /** Marks warm-up requests: the first N by index, or those started in the first S seconds. */

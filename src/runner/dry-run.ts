@@ -4,7 +4,7 @@
  */
 import type { RunConfig } from '../config/run-config.js';
 import { buildWorkload, fixedRatioSizer } from '../workload/workload.js';
-import { loadDataset } from '../workload/dataset.js';
+import { planLoad, workloadInput } from './load-plan.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { promptCap } from './window.js';
 
@@ -18,6 +18,11 @@ export interface DryRunPlan {
   max_context_tokens: number | null;
   prompt_cap_tokens: number | null;
   context_plan: number[];
+  /** True when the plan has more than MAX_LISTED requests (only the first are listed). */
+  context_plan_truncated: boolean;
+  /** Open loop or trace: the first scheduled offsets, ms. */
+  arrival_offsets_ms: number[] | null;
+  load: Record<string, unknown>;
   context_distribution: Record<string, number>;
   context_source: string;
   tokenizer: string;
@@ -30,6 +35,9 @@ export interface DryRunPlan {
   deferred: string[];
 }
 
+/** Requests listed in a printed plan. */
+const MAX_LISTED = 1000;
+
 /**
  * Builds the plan; throws UsageError for an impossible budget, like the run would. Prompts are
  * rendered (and their set id computed) only for `chars:R` sizing: the counting modes learn the
@@ -39,19 +47,10 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
   const window = config.maxModelLen > 0 ? config.maxModelLen : null;
   const cap = promptCap(window, config.maxTokens, config.margin);
   const offline = config.tokenizer.startsWith('chars:');
-  const workload = await buildWorkload({
-    requests: config.requests,
-    ctxTokens: config.ctxTokens,
-    seed: config.seed,
-    cap,
-    buckets: config.contextBuckets,
-    prefix: config.prefix,
-    sharedPrefixTokens: config.sharedPrefixTokens,
-    cacheBust: config.cacheBust,
-    maxTokens: config.maxTokens,
-    dataset: config.dataset === null ? null : loadDataset(config.dataset),
-    sizer: fixedRatioSizer(offline ? Number(config.tokenizer.slice(6)) : 3.0),
-  });
+  const load = planLoad(config);
+  // A closed loop bounded by time alone has no fixed request count: prompts stay unsized and the
+  // plan lists its first requests only.
+  const workload = await buildWorkload(workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.tokenizer.slice(6)) : 3.0)));
   const plan = { sizes: workload.plannedTokens, distribution: workload.distribution };
   const model = config.model ?? '<discovered from /models>';
   const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.maxTokens, config.thinking, config)) as Record<string, unknown>;
@@ -67,7 +66,7 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
       manifest: config.manifest,
     },
     capacity: {
-      requests: config.requests,
+      requests: workload.requests,
       concurrency: config.concurrency,
       context_tokens: config.ctxTokens > 0 ? config.ctxTokens : 'measured-distribution',
       context_seed: config.seed,
@@ -82,13 +81,16 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     },
     max_context_tokens: window,
     prompt_cap_tokens: cap,
-    context_plan: plan.sizes,
+    context_plan: plan.sizes.slice(0, MAX_LISTED),
+    context_plan_truncated: plan.sizes.length > MAX_LISTED,
+    arrival_offsets_ms: load.offsetsMs === null ? null : load.offsetsMs.slice(0, MAX_LISTED),
+    load: load.summary,
     context_distribution: plan.distribution,
     context_source: workload.contextSource,
     tokenizer: config.tokenizer,
     prompt_method: offline ? workload.promptMethod : `${config.tokenizer} (calibrated against the server at run time)`,
     cache_policy: workload.cachePolicy,
-    prompt_set_id: offline ? workload.promptSetId() : null,
+    prompt_set_id: offline && !load.lazy ? workload.promptSetId() : null,
     request_body_shape: shape,
     output: config.output ?? 'results/<run_id>.json',
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],

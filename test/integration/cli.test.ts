@@ -111,3 +111,18 @@ test('a manifest tier is recorded as tier, manifest and source_recipe', async ()
   assert.equal(result['engine'], 'sim-engine');
   assert.equal(result['gpu'], 'none');
 });
+
+test('--dry-run of an open loop shows its planned arrivals; a time-bounded closed loop lists only its first requests', async () => {
+  const open = await runCli(['run', '--dry-run', '--json', '--rate', '5', '--duration', '3', '--arrival', 'constant', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
+  assert.equal(open.code, 0, open.stderr);
+  const plan = JSON.parse(open.stdout) as { capacity: { requests: number }; arrival_offsets_ms: number[]; prompt_set_id: string | null };
+  // Constant arrivals at 5/s over 3 s: 0, 200, …, 3000 ms.
+  assert.equal(plan.capacity.requests, 16);
+  assert.deepEqual(plan.arrival_offsets_ms.slice(0, 3), [0, 200, 400]);
+  assert.match(String(plan.prompt_set_id), /^sha256:/);
+  const timed = await runCli(['run', '--dry-run', '--json', '--duration', '3', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
+  const timedPlan = JSON.parse(timed.stdout) as { context_plan: number[]; context_plan_truncated: boolean; prompt_set_id: string | null };
+  assert.equal(timedPlan.context_plan.length, 1000);
+  assert.equal(timedPlan.context_plan_truncated, true);
+  assert.equal(timedPlan.prompt_set_id, null);
+});
