@@ -14,6 +14,7 @@
  */
 
 import { ROW_FIELDS } from '../metrics/definitions.js';
+import { emptyRowInput } from '../metrics/rows.js';
 import { nextDown, nextUp } from '../metrics/float-bits.js';
 import type { RowInput, TimingRow } from '../metrics/types.js';
 
@@ -60,7 +61,9 @@ export function sameFigure(stored: unknown, recomputed: unknown): boolean {
 
 function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: number, e2eS: number): RowInput {
   const source = typeof row['output_token_source'] === 'string' ? row['output_token_source'] : 'unknown';
+  // Only the reference keys matter for recomputation; the extension fields keep their placeholders.
   return {
+    ...emptyRowInput(),
     requestIndex: num(row['request_index']) ?? -1,
     plannedContextTokens: num(row['planned_context_tokens']) ?? 0,
     tfoS,
@@ -72,13 +75,6 @@ function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: n
     source,
     reasoningChunks: num(row['reasoning_chunks']) ?? 0,
     contentChunks: num(row['content_chunks']) ?? 0,
-    startOffsetMs: 0,
-    scheduledOffsetMs: null,
-    finishReason: null,
-    responseId: null,
-    cachedTokens: null,
-    reasoningTokens: null,
-    expectedPromptTokens: null,
   };
 }
 
