@@ -6,7 +6,7 @@
  * one; lines out of time order are sorted (stable). Errors name the file, line and field.
  */
 import { InputFileError } from '../util/errors.js';
-import { readInputFile } from '../util/read-file.js';
+import { parseJsonLines, readInputFile } from '../util/read-file.js';
 
 /** One replayed request. */
 export interface TraceEntry {
@@ -25,27 +25,16 @@ const OUTPUT_KEYS = ['output_tokens', 'output_length', 'max_tokens'] as const;
 export function loadTrace(file: string, displayName = file): TraceEntry[] {
   const { text } = readInputFile(file, MAX_TRACE_BYTES, 'trace', displayName);
   const entries: TraceEntry[] = [];
-  text
-    .split('\n')
-    .forEach((raw, i) => {
-      const line = raw.trim();
-      if (line === '') return;
-      const where = `${displayName}:${i + 1}`;
-      let row: unknown;
-      try {
-        row = JSON.parse(line);
-      } catch (error) {
-        throw new InputFileError(where, `not valid JSON (${(error as Error).message})`);
-      }
-      if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new InputFileError(where, 'expected a JSON object');
-      const record = row as Record<string, unknown>;
-      entries.push({
-        offsetMs: pick(record, TIME_KEYS, where, 0),
-        inputTokens: pick(record, INPUT_KEYS, where, 32),
-        outputTokens: pick(record, OUTPUT_KEYS, where, 1),
-        line: i + 1,
-      });
+  for (const { value, line, where } of parseJsonLines(text, displayName)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputFileError(where, 'expected a JSON object');
+    const record = value as Record<string, unknown>;
+    entries.push({
+      offsetMs: pick(record, TIME_KEYS, where, 0),
+      inputTokens: pick(record, INPUT_KEYS, where, 32),
+      outputTokens: pick(record, OUTPUT_KEYS, where, 1),
+      line,
     });
+  }
   if (entries.length === 0) throw new InputFileError(displayName, 'no requests in the trace');
   entries.sort((a, b) => a.offsetMs - b.offsetMs);
   const first = entries[0]!.offsetMs;

@@ -140,3 +140,28 @@ export function jsonProblem(text: string, error: unknown): string {
   const column = position - before.lastIndexOf('\n');
   return `line ${line} column ${column}: not valid JSON (${reason})`;
 }
+
+/** One non-blank line of a JSON Lines file, parsed. */
+export interface JsonLine {
+  value: unknown;
+  /** 1-based line number. */
+  line: number;
+  /** `file:line`, for errors. */
+  where: string;
+}
+
+/** Parses JSON Lines text (blank lines skipped); a line that is not JSON is an error naming `file:line`. */
+export function parseJsonLines(text: string, file: string): JsonLine[] {
+  const lines: JsonLine[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const where = `${file}:${i + 1}`;
+    try {
+      lines.push({ value: JSON.parse(line) as unknown, line: i + 1, where });
+    } catch (error) {
+      throw new InputFileError(where, `not valid JSON (${(error as Error).message})`);
+    }
+  });
+  return lines;
+}

@@ -9,7 +9,7 @@
  * Every problem names the file, the line (JSONL) or array index (JSON), and the field.
  */
 import { InputFileError } from '../util/errors.js';
-import { jsonProblem, readInputFile } from '../util/read-file.js';
+import { jsonProblem, parseJsonLines, readInputFile } from '../util/read-file.js';
 import { PythonRandom } from './mt19937.js';
 
 /** One chat message as sent. */
@@ -38,21 +38,7 @@ export function loadDataset(file: string, displayName = file): DatasetRow[] {
 }
 
 function parseJsonl(text: string, file: string): DatasetRow[] {
-  const rows: DatasetRow[] = [];
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    const where = `${file}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new InputFileError(where, `not valid JSON (${(error as Error).message})`);
-    }
-    rows.push(rowFromObject(value, where, `line ${i + 1}`));
-  });
-  return rows;
+  return parseJsonLines(text, file).map(({ value, line, where }) => rowFromObject(value, where, `line ${line}`));
 }
 
 function rowFromObject(value: unknown, where: string, origin: string): DatasetRow {
