@@ -10,6 +10,7 @@ import { applyDataEvent, bounded, EXCERPT_CHARS, invalidUtf8Verdict, newChunkSta
 import { httpErrorMessage, isRetryableFailure, isStaleConnection, makeRedactor, mapTransportError, parseRetryAfter, type ClientFailure } from './errors.js';
 import { subscribeAbort } from './abort.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
+import { ON_REQUEST_WRITE } from './transport.js';
 
 /** `--retries`: how often a failed request may be sent again, and the longest wait between attempts. */
 export interface RetryPolicy {
@@ -63,6 +64,13 @@ export interface StreamRequest {
   maxResponseBytes?: number | undefined;
   /** Retries of failures that are safe to resend (see `isRetryableFailure`); absent or 0: send once. */
   retry?: RetryPolicy | undefined;
+  /**
+   * Where t0 is read. `write` (default): when undici writes the request to an open socket, so a
+   * wait inside the client (a free socket, a connect, undici's reuse check) is not counted in
+   * TTFT; it is recorded as `sendWaitMs`. `dispatch`: just before the request is handed to undici,
+   * connect and client queueing included (the reference's definition; `--cold-connections`).
+   */
+  timeFrom?: 'write' | 'dispatch' | undefined;
 }
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
@@ -76,8 +84,11 @@ type Body = Dispatcher.ResponseData['body'];
 /**
  * Sends one streaming chat completion and measures it. Never throws.
  *
- * The clock (`process.hrtime.bigint()`) is read just before the request is handed to undici, so every
- * time includes connecting, upload and queueing (spec §2.7). A chunk is stamped when its bytes are
+ * The clock (`process.hrtime.bigint()`) is read when undici writes the request to its socket, so
+ * no time the request spent waiting inside the client counts (that wait is `sendWaitMs`); with
+ * `timeFrom: 'dispatch'` it is read just before the request is handed to undici, so every time
+ * includes connecting and client queueing, as in the reference (spec §2.7). On a dispatcher not
+ * made by `createDispatcher` the write is not seen and the hand-over time is used. A chunk is stamped when its bytes are
  * handed over, before parsing. TTFO/TTFT come from the chunk that completed the first reasoning/content
  * event; e2e is read when `[DONE]` arrives or the body ends (spec §3.1). Success needs 2xx, a stream that
  * parsed, no in-stream error, and a visible content delta (spec §3.4); on failure the partial counts are
@@ -199,6 +210,7 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): P
     attempt.start();
     try {
       response = await req.dispatcher.request({
+        ...(req.timeFrom === 'dispatch' ? {} : { [ON_REQUEST_WRITE]: () => attempt.written() }),
         ...target,
         method: 'POST',
         headers: withDefaultHeaders(req.headers),
@@ -431,8 +443,20 @@ class Attempt {
   /** Spec §2.7: t0 is read just before the connection is opened and the request sent. */
   start(): void {
     this.#t0 = process.hrtime.bigint();
+    this.#dispatchNs = this.#t0;
+    this.#writeNs = null;
     this.state.originNs = this.#t0;
   }
+
+  /** undici is about to write the request: the clock restarts here (nothing of the response can have arrived yet). */
+  written(): void {
+    this.#writeNs = process.hrtime.bigint();
+    this.#t0 = this.#writeNs;
+    this.state.originNs = this.#t0;
+  }
+
+  #dispatchNs: bigint | null = null;
+  #writeNs: bigint | null = null;
 
   /** Seconds since t0. */
   elapsedS(): number {
@@ -496,6 +520,7 @@ class Attempt {
       httpStatus: this.httpStatus,
       error,
       ...(this.connectionRetries > 0 ? { connectionRetries: this.connectionRetries } : {}),
+      ...(this.#writeNs !== null && this.#dispatchNs !== null ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 } : {}),
     };
   }
 }

@@ -76,6 +76,8 @@ export interface RunConfig {
   requestsGiven: boolean;
   /** Skip opening the connection pool before the timed part. */
   coldConnections: boolean;
+  /** `--workers`: threads that stream the requests; 1 streams from the main thread (no worker). */
+  workers: number;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
@@ -198,6 +200,7 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     journal: str('journal') === null ? null : resolve(cwd, str('journal') as string),
     requestsGiven,
     coldConnections: values['cold-connections'] === true,
+    workers: typeof values['workers'] === 'number' ? values['workers'] : 1,
     dryRun: values['dry-run'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,

@@ -34,6 +34,8 @@ export interface JournalEnd {
   interrupted: boolean;
   /** The client's self-check over the run (servebench.client), when it finished normally. */
   client?: Record<string, unknown>;
+  /** `--workers N`: what each stream worker did (servebench.workers). */
+  workers?: Record<string, unknown>;
 }
 
 export type JournalLine = JournalHeader | JournalRequest | JournalEnd;
@@ -121,6 +123,7 @@ const requestResultSchema = z.looseObject({
   scheduledOffsetMs: nullableNumber.optional(),
   warmup: z.boolean().optional(),
   connectionRetries: z.int().min(0).optional(),
+  sendWaitMs: z.number().min(0).optional(),
   attempts: z.array(z.looseObject({ attempt: z.int(), startOffsetMs: z.number(), error: requestError, retryAfterS: nullableNumber, waitS: z.number() })).optional(),
 });
 

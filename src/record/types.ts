@@ -72,6 +72,13 @@ export interface RequestResult {
   /** Times the request was resent on a fresh connection after its reused one turned out closed (set by the client). */
   connectionRetries?: number;
   /**
+   * Milliseconds from handing the request to the HTTP stack to its write on a socket: waiting for
+   * a free or newly connected socket and undici's check of a reused one (set by the client). Not
+   * part of any latency, which count from the write; absent when timing counts from the hand-over
+   * (`--cold-connections`) or the request was never written.
+   */
+  sendWaitMs?: number;
+  /**
    * Earlier attempts of this request that failed and were retried (`--retries`), oldest first; the
    * result itself describes the last attempt. Absent when the request was sent once (always so
    * with retries off).

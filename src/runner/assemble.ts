@@ -32,6 +32,8 @@ export interface RunEnd {
   promptSetId?: string;
   /** The client's self-check (src/runner/self-check.ts), when known. */
   client?: ClientSelfCheck | Record<string, unknown>;
+  /** `--workers N`: what each stream worker did (`servebench.workers`). */
+  workers?: Record<string, unknown>;
   /** Set by `rebuild` when the journal had no end line. */
   rebuiltFromJournal?: { wallEstimated: boolean };
 }
@@ -54,6 +56,7 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
   const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);
   if (retries !== null) servebench['retries'] = retries;
+  if (end.workers !== undefined) servebench['workers'] = end.workers;
   if (end.rebuiltFromJournal) servebench['rebuilt_from_journal'] = { wall_estimated: end.rebuiltFromJournal.wallEstimated };
   const result = buildResult(
     {

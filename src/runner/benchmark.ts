@@ -23,7 +23,11 @@ import { servebenchBlock } from './servebench-block.js';
 import { createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
 import { startSelfCheck } from './self-check.js';
-import { warmConnections } from './connections.js';
+import { summarizeSendWaits } from './send-waits.js';
+import { COLD_CONNECTIONS, warmConnections } from './connections.js';
+import type { StreamWorkerPool } from './workers/pool.js';
+import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
+import { startThreadSelfCheck } from './workers/thread-check.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
@@ -66,6 +70,8 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
   if (target.apiKey !== null) headers['authorization'] = `Bearer ${target.apiKey}`;
   const connections = config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? 1024);
   const dispatcher = createDispatcher({ connections, idleTimeoutS: config.timeoutS });
+  // `--workers N` (N > 1): the requests stream from N worker threads; everything else stays here.
+  let pool: StreamWorkerPool | null = null;
   try {
     const probe = await resolveModelAndWindow(config, dispatcher, target, headers);
     const model = probe.model;
@@ -119,17 +125,29 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     };
     // Connections are opened before the clock starts, so set-up is not counted in the first TTFTs.
     const { 'content-type': _json, ...getHeaders } = headers;
-    header.servebench['connections'] = config.coldConnections
-      ? { prewarmed: false, requested: 0, succeeded: 0, warmup_ms: 0, slowest_ms: null }
-      : await warmConnections(dispatcher, target.baseUrl, getHeaders, Math.min(warmCount(config), workload.requests));
+    const url = endpointUrl(target.baseUrl, '/chat/completions');
+    if (config.workers > 1) {
+      const warn = (text: string): void => options.onEvent?.({ kind: 'warning', text });
+      pool = await openStreamWorkers({ config, baseUrl: target.baseUrl, url, headers, connections, warmCount: Math.min(warmCount(config), workload.requests) }, warn);
+      header.servebench['connections'] = combinedWarmup(pool.connections);
+    } else {
+      header.servebench['connections'] = config.coldConnections
+        ? COLD_CONNECTIONS
+        : await warmConnections(dispatcher, target.baseUrl, getHeaders, Math.min(warmCount(config), workload.requests));
+    }
     // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
     if (load.offsetsMs !== null) header.servebench['client_priority'] = raiseSchedulingPriority();
+    // With worker threads the process's CPU is several threads' work: each thread is judged on its own.
+    const selfCheck = pool === null ? startSelfCheck() : startThreadSelfCheck();
+    const runStartNs = process.hrtime.bigint();
+    pool?.start(runStartNs, load.offsetsMs !== null, options.cancelSignal);
+    // CLOCK_MONOTONIC is shared by every process on the host: with this origin, a server's own
+    // log (or the simulator's ground truth) can be placed on the run's timeline. A decimal string,
+    // since the value passes 2^53 ns after 104 days of uptime.
+    header.servebench['clock'] = { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs) };
     const journalPath = options.journalPathFor?.(runId) ?? null;
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
     journal?.append({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
-
-    const selfCheck = startSelfCheck();
-    const runStartNs = process.hrtime.bigint();
     options.onEvent?.({
       kind: 'start',
       model,
@@ -141,17 +159,29 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       runStartNs,
       durationS: config.load.kind === 'trace' ? null : config.load.durationS,
     });
-    const sender = createRequestSender({ dispatcher, url: endpointUrl(target.baseUrl, '/chat/completions'), headers, model, config, workload, runStartNs, ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}) });
+    const workers = pool;
+    const sender = createRequestSender({
+      dispatcher,
+      url,
+      headers,
+      model,
+      config,
+      workload,
+      runStartNs,
+      ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
+      ...(workers !== null ? { streamInWorker: (order) => workers.send(order) } : {}),
+    });
     let done = 0;
     const onResult = (result: RequestResult): void => {
       markWarmup(result, config);
       journal?.append({ type: 'request', result });
       options.onEvent?.({ kind: 'request', result, done: ++done, total: workload.requests });
     };
-    const stop = options.stopSignal ? { stopScheduling: options.stopSignal } : {};
-    const results =
+    const stopSignal = workers === null ? options.stopSignal : workers.stopScheduling(options.stopSignal);
+    const stop = stopSignal ? { stopScheduling: stopSignal } : {};
+    const loop =
       load.offsetsMs !== null
-        ? await runOpenLoop({
+        ? runOpenLoop({
             offsetsMs: load.offsetsMs,
             maxConcurrency: config.load.kind === 'closed' ? null : config.load.maxConcurrency,
             runStartNs,
@@ -162,8 +192,9 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
             },
             onResult,
             ...stop,
+            ...(workers !== null ? { sendWaitsForDue: true } : {}),
           })
-        : await runClosedLoop({
+        : runClosedLoop({
             requests: workload.requests,
             concurrency: config.load.kind === 'closed' ? config.load.concurrency : 1,
             rampS: config.load.kind === 'closed' ? config.load.rampS : 0,
@@ -177,15 +208,20 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
             onResult,
             ...stop,
           });
+    const results = workers === null ? await loop : await workers.whileAlive(loop);
     const wallSeconds = elapsedMs(runStartNs) / 1000;
     const finishedAt = utcSeconds(new Date());
     const interrupted = options.stopSignal?.aborted === true;
-    const client = selfCheck.stop();
-    journal?.append({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted, client: client as unknown as Record<string, unknown> });
+    const mainCheck = selfCheck.stop();
+    const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
+    const client = { ...(threads?.client ?? mainCheck), ...summarizeSendWaits(results) };
+    const workersInfo = threads?.workers;
+    journal?.append({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted, client: client as unknown as Record<string, unknown>, ...(workersInfo ? { workers: workersInfo } : {}) });
     journal?.close();
-    const { result, warnings } = assembleResult(header, results, { wallSeconds, finishedAt, interrupted, client, promptSetId: workload.promptSetId() });
+    const { result, warnings } = assembleResult(header, results, { wallSeconds, finishedAt, interrupted, client, promptSetId: workload.promptSetId(), ...(workersInfo ? { workers: workersInfo } : {}) });
     return { result, results, interrupted, warnings, journalPath };
   } finally {
+    await pool?.terminate();
     await dispatcher.close().catch(() => undefined);
   }
 }

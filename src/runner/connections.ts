@@ -22,6 +22,9 @@ export interface ConnectionWarmup {
   slowest_ms: number | null;
 }
 
+/** `--cold-connections`: nothing opened ahead. */
+export const COLD_CONNECTIONS: Readonly<ConnectionWarmup> = { prewarmed: false, requested: 0, succeeded: 0, warmup_ms: 0, slowest_ms: null };
+
 /** Opens up to `count` connections by sending that many concurrent GET /models requests. */
 export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>, count: number): Promise<ConnectionWarmup> {
   const n = Math.min(count, MAX_WARM_CONNECTIONS);

@@ -23,6 +23,13 @@ export interface OpenLoopOptions<P> {
   send: (index: number, prepared: P, scheduledOffsetMs: number) => Promise<RequestResult>;
   onResult?: (result: RequestResult) => void;
   stopScheduling?: AbortSignal;
+  /**
+   * True when `send` waits for the due time itself (a stream worker does, so the message to it
+   * does not add to the send lag): the request is handed over as soon as it is prepared and has a
+   * slot, up to PREPARE_LEAD_MS early. A request handed over counts as started: stopping
+   * scheduling no longer holds it back.
+   */
+  sendWaitsForDue?: boolean;
 }
 
 /** Fires every planned request at its offset; returns all results sorted by index. */
@@ -41,8 +48,10 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
     const prepared = await options.prepare(index);
     if (inFlight.size >= cap) await new Promise<void>((resolve) => waiting.push(resolve));
     if (stop?.aborted) break;
-    await waitUntil(options.runStartNs, due, stop);
-    if (stop?.aborted) break;
+    if (options.sendWaitsForDue !== true) {
+      await waitUntil(options.runStartNs, due, stop);
+      if (stop?.aborted) break;
+    }
     const task = options.send(index, prepared, due).then((result) => {
       results.push(result);
       options.onResult?.(result);

@@ -5,12 +5,13 @@
  */
 import type { Dispatcher } from 'undici';
 import type { RunConfig } from '../config/run-config.js';
-import { streamChatCompletion } from '../client/stream.js';
+import { streamChatCompletion, type StreamRequest } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
 import type { Workload } from '../workload/workload.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
-import { elapsedMs } from './clock.js';
+import { elapsedMs, waitUntil } from './clock.js';
+import type { StreamOrder } from './workers/protocol.js';
 
 /** A prepared body, or the reason none could be built (a request failure, not a crash). */
 export type Prepared = { body: string } | { error: string };
@@ -24,6 +25,26 @@ export interface SenderOptions {
   workload: Workload;
   runStartNs: bigint;
   cancelSignal?: AbortSignal;
+  /**
+   * `--workers N`: stream in a worker thread instead (pool.ts). The worker waits for an open-loop
+   * request's due time itself, so the open loop hands the request over before it is due.
+   */
+  streamInWorker?: (order: StreamOrder) => Promise<RequestResult>;
+}
+
+/** The client's bounds on one request, from the configuration: the same in whichever thread it streams. */
+export type StreamBounds = Pick<StreamRequest, 'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'>;
+
+export function streamBounds(config: RunConfig): StreamBounds {
+  return {
+    idleTimeoutS: config.timeoutS,
+    requestTimeoutS: config.requestTimeoutS,
+    maxResponseBytes: config.maxResponseBytes,
+    maxLineBytes: config.maxLineBytes,
+    // --cold-connections keeps the reference's clock: connect and client queueing count in TTFT.
+    timeFrom: config.coldConnections ? 'dispatch' : 'write',
+    ...(config.retries > 0 ? { retry: { retries: config.retries, maxWaitS: config.retryMaxWaitS } } : {}),
+  };
 }
 
 /** Prepares and sends requests of one run. */
@@ -43,24 +64,27 @@ export function createRequestSender(options: SenderOptions): {
     },
     async send(index, prepared, scheduledOffsetMs) {
       const planned = workload.plannedTokens[index] ?? 0;
-      const result =
-        'error' in prepared
-          ? envelopeFailure(index, planned, options.runStartNs, prepared.error)
-          : await streamChatCompletion({
-              dispatcher: options.dispatcher,
-              url: options.url,
-              headers: options.headers,
-              body: prepared.body,
-              requestIndex: index,
-              plannedContextTokens: planned,
-              runStartNs: options.runStartNs,
-              idleTimeoutS: config.timeoutS,
-              requestTimeoutS: config.requestTimeoutS,
-              maxResponseBytes: config.maxResponseBytes,
-              maxLineBytes: config.maxLineBytes,
-              ...(config.retries > 0 ? { retry: { retries: config.retries, maxWaitS: config.retryMaxWaitS } } : {}),
-              ...(options.cancelSignal ? { signal: options.cancelSignal } : {}),
-            });
+      const inWorker = options.streamInWorker;
+      let result: RequestResult;
+      if ('error' in prepared) {
+        // Handed over early (open loop with workers): a request that cannot be built fails at its due time.
+        if (inWorker !== undefined && scheduledOffsetMs !== null) await waitUntil(options.runStartNs, scheduledOffsetMs, options.cancelSignal);
+        result = envelopeFailure(index, planned, options.runStartNs, prepared.error);
+      } else if (inWorker !== undefined) {
+        result = await inWorker({ index, body: prepared.body, plannedContextTokens: planned, dueMs: scheduledOffsetMs });
+      } else {
+        result = await streamChatCompletion({
+          dispatcher: options.dispatcher,
+          url: options.url,
+          headers: options.headers,
+          body: prepared.body,
+          requestIndex: index,
+          plannedContextTokens: planned,
+          runStartNs: options.runStartNs,
+          ...streamBounds(config),
+          ...(options.cancelSignal ? { signal: options.cancelSignal } : {}),
+        });
+      }
       result.expectedPromptTokens = workload.expectedTokens(index);
       result.maxTokens = workload.maxTokens[index] ?? config.maxTokens;
       result.scheduledOffsetMs = scheduledOffsetMs;

@@ -64,6 +64,7 @@ export function servebenchBlock(input: BlockInput): Record<string, unknown> {
       warmup: config.warmup,
       slo: config.slo,
       on_interrupt: config.onInterrupt,
+      workers: config.workers,
       window_tokens: input.window,
     },
   };

@@ -27,7 +27,11 @@ export interface SimClock {
  * < 0.4 ms at p99, costing ~3–16 % of one core while steps are running (nothing when idle).
  */
 export class RealClock implements SimClock {
-  private readonly origin = process.hrtime.bigint();
+  /**
+   * `process.hrtime.bigint()` at creation. CLOCK_MONOTONIC is one clock for every process on the
+   * machine, so a client on the same host can place its own readings on this timeline.
+   */
+  readonly origin = process.hrtime.bigint();
 
   /** @param spinNs busy-poll window before each deadline; 0 = timers only (~0.6 ms late). */
   constructor(private readonly spinNs = 1_000_000) {}

@@ -37,8 +37,20 @@ export function plainSink(res: ServerResponse): StreamSink {
       for (const part of parts) out += part.text;
       if (final) res.end(out);
       else if (!res.destroyed) res.write(out);
+      flushNow(res);
     },
   };
+}
+
+/**
+ * Node corks a chunked response's socket on each write and uncorks it on the next tick, so the
+ * bytes of every stream written in one engine step would leave together after the whole step —
+ * later than the ground-truth stamp taken after the write. Uncorking here hands them to the
+ * kernel now, so the stamp is when the bytes really left.
+ */
+export function flushNow(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket !== null && !socket.destroyed) while (socket.writableCorked > 0) socket.uncork();
 }
 
 /** The in-stream error llama.cpp sends before closing (real-engine notes §1f), with a simulated message. */

@@ -2,7 +2,7 @@
  * What the simulator really did for each request, on its own monotonic clock, so tests can
  * compare what a client measured with what the server wrote and when.
  * All times are integer nanoseconds since the simulator started. `*Ns` fields are actual times
- * (taken right after the bytes were handed to the socket); `model.*Ns` are the times the queueing
+ * (taken just before the bytes are handed to the socket, which writes them at once); `model.*Ns` are the times the queueing
  * model scheduled — their difference is the simulator's own timer lateness.
  */
 

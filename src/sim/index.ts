@@ -57,3 +57,4 @@ export {
   type FaultDefinition,
 } from './faults.js';
 export type { GroundTruth, ModelTimes } from './ground-truth.js';
+export { timingErrors, type TimingError, type TimingErrors, type ClockAlignment } from './timing-error.js';

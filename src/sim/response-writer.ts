@@ -116,6 +116,9 @@ export class ResponseWriter implements EngineListener {
     } else {
       parts.push({ kind: 'token', text: sseData(completionChunk(meta, c, inline, usage)) });
     }
+    // Stamped just before the bytes go to the socket: a client can never see them earlier, so a
+    // client's error against this stamp is never negative, and it includes the write itself.
+    const now = this.clock.nowNs();
     if (event.finish !== null) {
       const reason = event.finish.finishReason;
       if (inline === null) parts.push({ kind: 'finish', text: sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage)) });
@@ -129,7 +132,6 @@ export class ResponseWriter implements EngineListener {
     } else if (!this.res.destroyed) {
       this.sink.write(parts, false);
     }
-    const now = this.clock.nowNs();
     t.firstOutputNs ??= now;
     if (c !== '') t.firstContentNs ??= now;
     t.completionTokens = this.emitted;
@@ -159,9 +161,10 @@ export class ResponseWriter implements EngineListener {
           }, reason, usage)
         : textCompletion(meta, this.content, reason, usage);
     this.finished = true;
-    this.res.writeHead(200, { 'content-type': 'application/json' });
-    this.res.end(JSON.stringify(body));
+    const json = JSON.stringify(body);
     const now = this.clock.nowNs();
+    this.res.writeHead(200, { 'content-type': 'application/json' });
+    this.res.end(json);
     t.firstOutputNs = now;
     if (this.content !== '') t.firstContentNs = now;
     t.lastChunkNs = now;

@@ -21,6 +21,7 @@ import { RealClock } from './clock.js';
 import { resolveSimConfig, type SimConfig, type SimConfigInput } from './config.js';
 import { Engine, type EngineStats } from './engine.js';
 import { GroundTruthStore, type GroundTruth } from './ground-truth.js';
+import { Intake } from './intake.js';
 import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationRequest } from './requests.js';
 import { ResponseWriter } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
@@ -55,6 +56,8 @@ interface SimContext {
   clock: RealClock;
   engine: Engine;
   truth: GroundTruthStore;
+  /** Generation requests are processed one per loop turn, so arrivals are stamped on time (intake.ts). */
+  intake: Intake;
   faults: FaultSchedule;
   /** Streaming generation requests seen so far: the arrival index of the fault schedule. */
   faultArrivals: number;
@@ -259,7 +262,10 @@ function modelsBody(config: SimConfig): unknown {
 
 function groundTruthRoute(ctx: SimContext, url: URL, res: ServerResponse): void {
   const id = url.searchParams.get('id');
-  if (id === null) return sendJson(res, 200, { clock: 'monotonic ns since sim start', requests: ctx.truth.all() });
+  if (id === null) {
+    // The origin as a decimal string: it is a bigint beyond 2^53 on a machine up for more than 104 days.
+    return sendJson(res, 200, { clock: 'monotonic ns since sim start', monotonic_origin_ns: String(ctx.clock.origin), requests: ctx.truth.all() });
+  }
   const record = ctx.truth.get(id);
   if (record === undefined) throw new HttpError(404, 'not_found', `no ground truth for id ${id}`);
   sendJson(res, 200, record);
@@ -290,8 +296,16 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
     case '/sim/stats': return sendJson(res, 200, ctx.engine.stats());
     case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
     case '/tokenize': return tokenizeRoute(ctx, req, res);
-    case '/chat/completions': return serveGeneration(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
-    case '/completions': return serveGeneration(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
+    case '/chat/completions': {
+      const body = await readJson(req, config.max_request_bytes);
+      await ctx.intake.turn();
+      return serveGeneration(ctx, parseChatRequest(config, body), req, res, receivedNs);
+    }
+    case '/completions': {
+      const body = await readJson(req, config.max_request_bytes);
+      await ctx.intake.turn();
+      return serveGeneration(ctx, parseCompletionRequest(config, body), req, res, receivedNs);
+    }
   }
 }
 
@@ -336,6 +350,7 @@ export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> 
     clock,
     engine: new Engine(resolved, clock),
     truth: new GroundTruthStore(resolved.ground_truth_limit),
+    intake: new Intake(),
     faults,
     faultArrivals: 0,
     faultCounts: {},

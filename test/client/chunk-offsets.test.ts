@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { applyDataEvent, newChunkState } from '../../src/client/chunk.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
@@ -45,7 +45,7 @@ describe('chunk offsets (unit)', () => {
 });
 
 describe('chunk offsets (streamed)', () => {
-  let dispatcher: Agent;
+  let dispatcher: Dispatcher;
   before(() => {
     dispatcher = createDispatcher({ connections: 2, idleTimeoutS: 5 });
   });

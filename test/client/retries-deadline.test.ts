@@ -5,7 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion, retryWaitS, type StreamRequest } from '../../src/client/index.js';
 import { base64Cores, isRetryableFailure, makeRedactor, parseRetryAfter, REDACTED } from '../../src/client/errors.js';
 import { SseLineTooLongError, SseParser } from '../../src/client/sse.js';
@@ -14,7 +14,7 @@ import type { SimConfigInput } from '../../src/sim/config.js';
 
 const BODY = JSON.stringify({ model: 'servebench-sim', messages: [{ role: 'user', content: 'retry me' }], max_tokens: 4, stream: true, stream_options: { include_usage: true } });
 
-let dispatcher: Agent;
+let dispatcher: Dispatcher;
 before(() => {
   dispatcher = createDispatcher({ connections: 4, idleTimeoutS: 30 });
 });
@@ -95,12 +95,12 @@ describe('--retries', () => {
       assert.equal(result.attempts, undefined, 'only one attempt was made');
     }));
 
-  it('off (the default): one attempt, and the record has exactly the keys it had before', () =>
+  it('off (the default): one attempt, and the record has exactly the keys it had before (plus the send wait)', () =>
     withSim({ faults: 'http_429:1' }, async (sim) => {
       const result = await send(sim.url);
       assert.equal(result.error?.type, 'HTTPError');
       assert.deepEqual(Object.keys(result).sort(), [
-        'chunkOffsetsS', 'contentChunks', 'e2eS', 'error', 'finishReason', 'httpStatus', 'ok', 'plannedContextTokens', 'reasoningChunks', 'requestIndex', 'responseId', 'startOffsetMs', 'timeToFirstOutputS', 'ttftS', 'usage',
+        'chunkOffsetsS', 'contentChunks', 'e2eS', 'error', 'finishReason', 'httpStatus', 'ok', 'plannedContextTokens', 'reasoningChunks', 'requestIndex', 'responseId', 'sendWaitMs', 'startOffsetMs', 'timeToFirstOutputS', 'ttftS', 'usage',
       ]);
     }));
 

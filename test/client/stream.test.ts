@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { streamChatCompletion, type StreamRequest } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
 import type { RequestResult } from '../../src/record/types.js';
@@ -18,7 +18,7 @@ import {
   type TestServer,
 } from './servers.js';
 
-let dispatcher: Agent;
+let dispatcher: Dispatcher;
 before(() => {
   dispatcher = createDispatcher({ connections: 8, idleTimeoutS: 5 });
 });

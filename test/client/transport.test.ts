@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, getJson, postJson } from '../../src/client/transport.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { DONE_EVENT, deltaEvent, httpServer, rawServer, sleep, type TestServer } from './servers.js';
 
-let dispatcher: Agent;
+let dispatcher: Dispatcher;
 before(() => {
   dispatcher = createDispatcher({ connections: 4, idleTimeoutS: 5 });
 });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion } from '../../src/client/index.js';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import { FAULT_CASES, caseFlags, renderReliabilityMarkdown, type FaultCase } from '../../src/sim/faults-catalog.js';
@@ -16,7 +16,7 @@ import { leakedForms, PLANTED_KEY } from '../helpers/secrets.js';
 
 let sim: SimHandle;
 let refusedUrl: string;
-let dispatcher: Agent;
+let dispatcher: Dispatcher;
 
 before(async () => {
   sim = await startSim({ decode_step_ms: 3, prefill_tok_s: 1e6 });

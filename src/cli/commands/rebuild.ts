@@ -53,12 +53,15 @@ export const rebuildCommand: Command = async (argv, io) => {
   const finishedAt = journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
   let assembled;
   try {
-    assembled = assembleResult(header, journal.results, {
+    // In index order, as a run hands them over: sums of floats then add up in the same order.
+    const results = [...journal.results].sort((a, b) => a.requestIndex - b.requestIndex);
+    assembled = assembleResult(header, results, {
       wallSeconds,
       finishedAt,
       interrupted: journal.end?.interrupted ?? true,
       rebuiltFromJournal: { wallEstimated: journal.end === null },
       ...(journal.end?.client ? { client: journal.end.client } : {}),
+      ...(journal.end?.workers ? { workers: journal.end.workers } : {}),
     });
   } catch (error) {
     // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.

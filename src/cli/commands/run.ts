@@ -157,7 +157,8 @@ function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: Ru
         ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
         : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
   const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
-  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}`;
+  const workers = config.workers > 1 ? ` workers=${config.workers}` : '';
+  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
 
 /** `results/<run_id>.json` under the working directory, never overwriting an earlier run. */

@@ -1,0 +1,135 @@
+/**
+ * Shared parts of the end-to-end benchmarks: the simulator and the servebench CLI as separate
+ * processes, each optionally pinned to its own core (taskset), and the client's peak resident
+ * memory read from /proc while it runs.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GroundTruth } from '../src/sim/ground-truth.js';
+import { percentileSorted } from '../src/metrics/percentile.js';
+
+/** dist/src/cli/main.js, seen from dist/bench/harness.js. */
+export const CLI_PATH = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+
+/** True when processes can be pinned one per core (taskset present, at least two cores). */
+export const CAN_PIN = availableParallelism() >= 2 && spawnSync('taskset', ['--version']).status === 0;
+
+/** The command prefix that pins a process to `core`, or nothing when pinning is not possible or not wanted. */
+function pinned(core: number | null): string[] {
+  return core !== null && CAN_PIN ? ['taskset', '-c', String(core)] : [];
+}
+
+function command(core: number | null, args: string[]): [string, string[]] {
+  const full = [...pinned(core), process.execPath, CLI_PATH, ...args];
+  return [full[0]!, full.slice(1)];
+}
+
+export interface SimProcess {
+  url: string;
+  pid: number;
+  /** Every kept record and the simulator's monotonic origin (`process.hrtime.bigint()` at its start). */
+  groundTruth(): Promise<{ originNs: bigint; requests: GroundTruth[] }>;
+  /** CPU seconds the simulator has used so far (user + system, from /proc), or null. */
+  cpuSeconds(): number | null;
+  stop(): Promise<void>;
+}
+
+/** Starts `servebench sim` with `config` on 127.0.0.1:0 (pinned to `core` when given). */
+export function startSim(config: Record<string, unknown>, core: number | null): Promise<SimProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'servebench-bench-sim-'));
+  const file = join(dir, 'sim.json');
+  writeFileSync(file, JSON.stringify(config));
+  const [cmd, args] = command(core, ['sim', '--config', file, '--port', '0']);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`simulator did not start: ${out}`)), 20_000);
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}: ${out}`)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match === null) return;
+      clearTimeout(timer);
+      const url = match[1]!.replace(/\/v1\/?$/, '');
+      resolve({
+        url,
+        pid: child.pid!,
+        groundTruth: async () => {
+          const response = await fetch(`${url}/sim/ground-truth`);
+          const body = (await response.json()) as { monotonic_origin_ns: string; requests: GroundTruth[] };
+          return { originNs: BigInt(body.monotonic_origin_ns), requests: body.requests };
+        },
+        cpuSeconds: () => cpuSecondsOf(child.pid!),
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+export interface ClientRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Highest resident set size the client reached (VmHWM), MiB; null where /proc is not readable. */
+  peakRssMiB: number | null;
+  wallMs: number;
+}
+
+/** Runs the servebench CLI (pinned to `core` when given), sampling its peak RSS while it runs. */
+export function runClient(args: string[], core: number | null): Promise<ClientRun> {
+  const [cmd, full] = command(core, args);
+  const started = process.hrtime.bigint();
+  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let peakKiB: number | null = null;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // VmHWM is the peak so far, so sampling every 200 ms misses nothing but the last moments before exit.
+  const sample = (): void => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) peakKiB = Math.max(peakKiB ?? 0, Number(match[1]));
+    } catch {
+      // the process has exited, or /proc is not there
+    }
+  };
+  const timer = setInterval(sample, 200);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      resolve({ code, stdout, stderr, peakRssMiB: peakKiB === null ? null : peakKiB / 1024, wallMs: Number(process.hrtime.bigint() - started) / 1e6 });
+    });
+  });
+}
+
+/** Nearest-rank percentiles of `values` (the same definition as every servebench metric). */
+export function percentiles(values: number[], levels: readonly number[]): number[] {
+  const sorted = Float64Array.from(values).sort();
+  return levels.map((q) => percentileSorted(sorted, q) ?? Number.NaN);
+}
+
+/** A fresh temporary directory for one benchmark's files. */
+export function scratchDir(name: string): string {
+  return mkdtempSync(join(tmpdir(), `servebench-bench-${name}-`));
+}
+
+/** User + system CPU seconds of process `pid` so far (/proc/PID/stat fields 14 and 15, at 100 ticks/s), or null. */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Client timing error against the simulator's ground truth (issue 8). Not part of `npm test`.
+ * Build, then:
+ *
+ *   node dist/bench/timing-error.js                          # 64, 256, 1024 streams
+ *   node dist/bench/timing-error.js --streams 256,2048,4096 --step-ms 5
+ *
+ * For each stream count S, the simulator runs in its own process pinned to core 1 (S batch
+ * slots, no batch slowdown, near-instant prefill, `--tokens` tokens per request at one token
+ * per `--step-ms`), and `servebench run` runs as a user would run it, pinned to core 0, as a
+ * closed loop of S streams for `--rounds` requests per stream, the first S being warm-up
+ * (`--warmup S`, left out here as from every metric). Each measured request's client TTFO, TTFT
+ * and E2E are then compared with the intervals the simulator logged for the same stream id
+ * (src/sim/timing-error.ts gives the definitions). Printed per S: achieved tokens/s, the error
+ * distribution (nearest-rank p50/p90/p99/max, ms), and the client's own verdict from
+ * `servebench.client` (client_saturated, loop delay p99, CPU share of its core).
+ *
+ * Pinning needs `taskset` and two cores; without them both processes share the machine and the
+ * output says so.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseJournal } from '../src/record/journal.js';
+import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
+import { CAN_PIN, percentiles, runClient, scratchDir, startSim } from './harness.js';
+
+interface Options {
+  streams: number[];
+  tokens: number;
+  stepMs: number;
+  rounds: number;
+  workers: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, workers: 1 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = argv[i + 1] ?? '';
+    switch (argv[i]) {
+      case '--streams': options.streams = value.split(',').map(Number); break;
+      case '--tokens': options.tokens = Number(value); break;
+      case '--step-ms': options.stepMs = Number(value); break;
+      case '--rounds': options.rounds = Number(value); break;
+      case '--workers': options.workers = Number(value); break;
+      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --workers)`);
+    }
+  }
+  return options;
+}
+
+const LEVELS = [50, 90, 99, 100] as const;
+
+function distribution(errors: TimingError[], pick: (e: TimingError) => number | null): string {
+  const values = errors.map(pick).filter((v): v is number => v !== null);
+  if (values.length === 0) return 'n/a';
+  return percentiles(values, LEVELS).map((v) => v.toFixed(2)).join(' / ');
+}
+
+async function measure(streams: number, options: Options): Promise<void> {
+  const requests = streams * options.rounds;
+  const sim = await startSim(
+    {
+      max_num_seqs: streams,
+      decode_step_ms: options.stepMs,
+      decode_batch_slowdown: 0,
+      prefill_tok_s: 10_000_000,
+      output_tokens: { kind: 'max_tokens' },
+      ground_truth_limit: requests + 1000,
+    },
+    1,
+  );
+  try {
+    const dir = scratchDir('timing');
+    const output = join(dir, 'result.json');
+    const simCpuBefore = sim.cpuSeconds();
+    const run = await runClient(
+      [
+        'run', '--base-url', `${sim.url}/v1`, '--concurrency', String(streams), '--requests', String(requests),
+        '--max-tokens', String(options.tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
+        '--tokenizer', 'chars:3.0', '--output', output, '--quiet', '--warmup', String(streams),
+        ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
+      ],
+      0,
+    );
+    const simCpuS = (sim.cpuSeconds() ?? Number.NaN) - (simCpuBefore ?? Number.NaN);
+    if (run.code !== 0) throw new Error(`servebench run exited ${run.code}: ${run.stderr.trim()}`);
+    const { results } = parseJournal(readFileSync(join(dir, 'result.journal.jsonl'), 'utf8'));
+    const result = JSON.parse(readFileSync(output, 'utf8')) as { servebench: { client: Record<string, number | boolean>; clock: { run_start_monotonic_ns: string } } };
+    const truth = await sim.groundTruth();
+    const clocks = { clientRunStartNs: BigInt(result.servebench.clock.run_start_monotonic_ns), simOriginNs: truth.originNs };
+    // The first round warms both processes up (JIT, first allocations) and is left out, as --warmup leaves it out of every metric.
+    const { errors, unmatched } = timingErrors(results.filter((r) => r.warmup !== true), truth.requests, clocks);
+    const client = result.servebench.client;
+    const firstS = Math.min(...results.map((r) => r.startOffsetMs)) / 1000;
+    const lastS = Math.max(...results.map((r) => r.startOffsetMs / 1000 + (r.e2eS ?? 0)));
+    const tokens = results.reduce((sum, r) => sum + r.contentChunks, 0);
+    console.log(
+      `${String(streams).padStart(5)} streams  ${(tokens / (lastS - firstS) / 1000).toFixed(1).padStart(5)}k tok/s  ` +
+        `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
+        `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
+        `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
+        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
+        `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
+    );
+  } finally {
+    await sim.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  console.log(
+    `client timing error vs simulator ground truth: ${options.tokens} tokens/request at ${options.stepMs} ms/token, ${options.rounds} requests per stream, ` +
+      `${CAN_PIN ? 'sim pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing)'}${options.workers > 1 ? `, --workers ${options.workers}` : ''}`,
+  );
+  console.log(`errors in ms as p50 / p90 / p99 / max (client interval − server interval)`);
+  for (const streams of options.streams) await measure(streams, options);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

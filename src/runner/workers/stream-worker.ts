@@ -1,0 +1,68 @@
+/**
+ * A stream worker of `--workers N` (loaded by pool.ts as a worker thread). It owns an undici
+ * dispatcher sized to its share of the connections, opens them before the timed part, and runs
+ * `streamChatCompletion` for each request the main thread hands it, posting the result back.
+ * Scheduling, bodies, journal and metrics stay in the main thread; this thread only streams.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createDispatcher } from '../../client/transport.js';
+import { streamChatCompletion } from '../../client/stream.js';
+import { warmConnections } from '../connections.js';
+import { raiseSchedulingPriority, waitUntil } from '../clock.js';
+import { startThreadSelfCheck } from './thread-check.js';
+import type { FromWorker, StreamOrder, StreamWorkerSettings, ToWorker, WorkerFinish } from './protocol.js';
+
+if (parentPort === null) throw new Error('stream-worker.js runs as a worker thread of servebench run --workers');
+const port = parentPort;
+const settings = workerData as StreamWorkerSettings;
+const dispatcher = createDispatcher({ connections: settings.connections, idleTimeoutS: settings.bounds.idleTimeoutS });
+const cancel = new AbortController();
+let runStartNs = 0n;
+let selfCheck: ReturnType<typeof startThreadSelfCheck> | null = null;
+let priority: WorkerFinish['priority'] = null;
+let handled = 0;
+
+const post = (message: FromWorker): void => port.postMessage(message);
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'start') {
+    runStartNs = message.runStartNs;
+    // Niceness is per thread on Linux, and this thread was created before the main thread raised its own.
+    if (message.raisePriority) priority = raiseSchedulingPriority();
+    selfCheck = startThreadSelfCheck();
+  } else if (message.type === 'send') {
+    void stream(message);
+  } else if (message.type === 'cancel') {
+    cancel.abort();
+  } else {
+    void finish();
+  }
+});
+
+/** Sends one request at its due time (the precise wait happens here, not across the message channel). */
+async function stream(order: StreamOrder): Promise<void> {
+  if (order.dueMs !== null) await waitUntil(runStartNs, order.dueMs, cancel.signal);
+  const result = await streamChatCompletion({
+    dispatcher,
+    url: settings.url,
+    headers: settings.headers,
+    body: order.body,
+    requestIndex: order.index,
+    plannedContextTokens: order.plannedContextTokens,
+    runStartNs,
+    ...settings.bounds,
+    signal: cancel.signal,
+  });
+  handled++;
+  post({ type: 'result', result });
+}
+
+async function finish(): Promise<void> {
+  const client = selfCheck?.stop() ?? null;
+  await dispatcher.close().catch(() => undefined); // every request has ended; a failed close changes no figure
+  post({ type: 'finished', requests: handled, client, priority });
+}
+
+const { 'content-type': _json, ...getHeaders } = settings.headers;
+const connections = settings.warmCount > 0 ? await warmConnections(dispatcher, settings.baseUrl, getHeaders, settings.warmCount) : null;
+post({ type: 'ready', connections });
