@@ -1,5 +1,6 @@
 /** Runs the built CLI as a child process, the way a user would. */
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute path of dist/src/cli/main.js (this file is dist/test/helpers/cli.js). */
@@ -29,6 +30,28 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Spawns a run, waits until `lines` requests are journaled, then signals it. */
+export function runAndSignal(args: string[], journal: string, lines: number, signal: NodeJS.Signals, times = 1): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const poll = setInterval(() => {
+      if (!existsSync(journal)) return;
+      const count = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"request"')).length;
+      if (count >= lines) {
+        clearInterval(poll);
+        for (let i = 0; i < times; i++) setTimeout(() => child.kill(signal), i * 100);
+      }
+    }, 20);
+    child.on('close', (code, sig) => {
+      clearInterval(poll);
+      resolve({ code, signal: sig, stderr });
     });
   });
 }

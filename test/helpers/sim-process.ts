@@ -1,4 +1,5 @@
 /** Runs `servebench sim` as its own process, so a test's client timing is not disturbed by the simulator sharing its event loop. */
+import { after, before } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,4 +40,19 @@ export function startSimProcess(config: Record<string, unknown>): Promise<SimPro
     });
     child.once('exit', (code) => reject(new Error(`simulator exited with ${code}: ${out}`)));
   });
+}
+
+/**
+ * Starts one simulator process per named config before the calling file's tests and stops them
+ * all after; the returned object holds them by name once the tests run.
+ */
+export function simProcessesForFile<K extends string>(configs: Record<K, Record<string, unknown>>): Record<K, SimProcess> {
+  const handles = {} as Record<K, SimProcess>;
+  before(async () => {
+    for (const name of Object.keys(configs) as K[]) handles[name] = await startSimProcess(configs[name]);
+  });
+  after(async () => {
+    for (const handle of Object.values<SimProcess>(handles)) await handle.stop();
+  });
+  return handles;
 }

@@ -2,27 +2,19 @@
  * Issue 5 on real sockets: open-loop timing precision, trace replay, warm-up, time-bounded
  * closed loops, and nothing lost on SIGINT or SIGKILL.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
-import { startSimProcess, type SimProcess } from '../helpers/sim-process.js';
+import { runAndSignal, runCli } from '../helpers/cli.js';
+import { simProcessesForFile } from '../helpers/sim-process.js';
 
-let fast: SimProcess;
-let slow: SimProcess;
+const sims = simProcessesForFile({
+  fast: { prefill_tok_s: 400000, decode_step_ms: 5, max_num_seqs: 64, decode_batch_slowdown: 0.01 },
+  slow: { prefill_tok_s: 100000, decode_step_ms: 40, max_num_seqs: 8 },
+});
 const dir = mkdtempSync(join(tmpdir(), 'servebench-load-'));
-
-before(async () => {
-  fast = await startSimProcess({ prefill_tok_s: 400000, decode_step_ms: 5, max_num_seqs: 64, decode_batch_slowdown: 0.01 });
-  slow = await startSimProcess({ prefill_tok_s: 100000, decode_step_ms: 40, max_num_seqs: 8 });
-});
-after(async () => {
-  await fast.stop();
-  await slow.stop();
-});
 
 type Journaled = { requestIndex: number; startOffsetMs: number; scheduledOffsetMs: number | null; ok: boolean; warmup?: boolean; plannedContextTokens: number; error: { type: string } | null };
 
@@ -48,7 +40,7 @@ test('a 20 s Poisson run at 40/s: every request starts within 2 ms of its schedu
 
 async function poissonRun(attempt: number): Promise<string | null> {
   const output = join(dir, `poisson-${attempt}.json`);
-  const run = await runCli(['run', '--base-url', fast.url, '--rate', '40', '--arrival', 'poisson', '--duration', '20', '--ctx-tokens', '256', '--max-tokens', '16', '--seed', '5', '--output', output, '--quiet'], { timeoutMs: 60000 });
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--rate', '40', '--arrival', 'poisson', '--duration', '20', '--ctx-tokens', '256', '--max-tokens', '16', '--seed', '5', '--output', output, '--quiet'], { timeoutMs: 60000 });
   assert.equal(run.code, 0, run.stderr);
   const { results } = journalResults(join(dir, `poisson-${attempt}.journal.jsonl`));
   assert.ok(results.length > 700, `${results.length} requests`);
@@ -71,7 +63,7 @@ test('trace replay: scheduled offsets, planned contexts and output caps come fro
   const trace = join(dir, 'trace.jsonl');
   writeFileSync(trace, ['{"timestamp": 1000, "input_length": 300, "output_length": 4}', '{"timestamp": 1250, "input_length": 900, "output_length": 6}', '{"timestamp": 1100, "input_tokens": 500, "output_tokens": 5}'].join('\n'));
   const output = join(dir, 'trace.json');
-  const run = await runCli(['run', '--base-url', fast.url, '--trace', trace, '--shared-prefix-tokens', '50', '--output', output, '--quiet']);
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--trace', trace, '--shared-prefix-tokens', '50', '--output', output, '--quiet']);
   assert.equal(run.code, 0, run.stderr);
   const { results } = journalResults(join(dir, 'trace.journal.jsonl'));
   const byIndex = results.sort((a, b) => a.requestIndex - b.requestIndex);
@@ -84,7 +76,7 @@ test('trace replay: scheduled offsets, planned contexts and output caps come fro
 
 test('warm-up requests are excluded from every figure and counted apart', async () => {
   const output = join(dir, 'warmup.json');
-  const run = await runCli(['run', '--base-url', fast.url, '--requests', '8', '--concurrency', '2', '--warmup', '3', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '8', '--concurrency', '2', '--warmup', '3', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
   assert.equal(run.code, 0, run.stderr);
   const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; request_timings: { request_index: number }[]; servebench: Record<string, number> };
   assert.equal(result.requests, 5);
@@ -97,7 +89,7 @@ test('warm-up requests are excluded from every figure and counted apart', async 
 test('a closed loop bounded by time alone stops starting requests at the deadline', async () => {
   const output = join(dir, 'timed.json');
   const started = Date.now();
-  const run = await runCli(['run', '--base-url', fast.url, '--duration', '2', '--concurrency', '4', '--ctx-tokens', '128', '--max-tokens', '8', '--output', output, '--quiet']);
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--duration', '2', '--concurrency', '4', '--ctx-tokens', '128', '--max-tokens', '8', '--output', output, '--quiet']);
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Date.now() - started < 15000);
   const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; wall_clock_ms: number; servebench: Record<string, unknown> };
@@ -107,32 +99,10 @@ test('a closed loop bounded by time alone stops starting requests at the deadlin
   assert.match(String(result.servebench['prompt_set_id']), /^sha256:/);
 });
 
-/** Spawns a run, waits until `lines` requests are journaled, then signals it. */
-function runAndSignal(args: string[], journal: string, lines: number, signal: NodeJS.Signals, times = 1): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.resume();
-    const poll = setInterval(() => {
-      if (!existsSync(journal)) return;
-      const count = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"request"')).length;
-      if (count >= lines) {
-        clearInterval(poll);
-        for (let i = 0; i < times; i++) setTimeout(() => child.kill(signal), i * 100);
-      }
-    }, 20);
-    child.on('close', (code, sig) => {
-      clearInterval(poll);
-      resolve({ code, signal: sig, stderr });
-    });
-  });
-}
-
 test('SIGINT mid-run: in-flight requests drain, and a valid, labelled partial result and journal remain', async () => {
   const output = join(dir, 'sigint.json');
   const journal = join(dir, 'sigint.journal.jsonl');
-  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 4, 'SIGINT');
+  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 4, 'SIGINT');
   assert.equal(run.code, 130, run.stderr);
   assert.match(run.stderr, /interrupted; no new requests/);
   const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; servebench: { interrupted: boolean } };
@@ -149,7 +119,7 @@ test('SIGINT mid-run: in-flight requests drain, and a valid, labelled partial re
 
 test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, recorded as CancelledError', async () => {
   const output = join(dir, 'cancel.json');
-  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '40', '--output', output, '--quiet'], join(dir, 'cancel.journal.jsonl'), 4, 'SIGINT', 2);
+  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '40', '--output', output, '--quiet'], join(dir, 'cancel.journal.jsonl'), 4, 'SIGINT', 2);
   assert.equal(run.code, 130, run.stderr);
   const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; failures: { error_type: string }[] };
   assert.ok(result.failed > 0);
@@ -160,7 +130,7 @@ test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, rec
 test('SIGKILL leaves a journal from which rebuild recreates a valid result', async () => {
   const output = join(dir, 'killed.json');
   const journal = join(dir, 'killed.journal.jsonl');
-  const run = await runAndSignal(['run', '--base-url', slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 6, 'SIGKILL');
+  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 6, 'SIGKILL');
   assert.equal(run.signal, 'SIGKILL');
   assert.ok(!existsSync(output), 'no result was written by the killed run');
   const journaled = journalResults(journal).results.length;
@@ -177,7 +147,7 @@ test('SIGKILL leaves a journal from which rebuild recreates a valid result', asy
 
 test('rebuild of a complete journal reproduces the run\'s own result, marked as rebuilt', async () => {
   const output = join(dir, 'complete.json');
-  const run = await runCli(['run', '--base-url', fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
   assert.equal(run.code, 0, run.stderr);
   const rebuilt = join(dir, 'complete.rebuilt.json');
   const rebuild = await runCli(['rebuild', join(dir, 'complete.journal.jsonl'), '--output', rebuilt]);

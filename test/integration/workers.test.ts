@@ -4,27 +4,19 @@
  * open-loop schedules kept, and partial results on SIGINT. No timing bounds beyond a sanity check:
  * the point here is that nothing is lost, duplicated or mislabelled when streams move to threads.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
-import { startSimProcess, type SimProcess } from '../helpers/sim-process.js';
+import { runAndSignal, runCli } from '../helpers/cli.js';
+import { simProcessesForFile } from '../helpers/sim-process.js';
 
-let fast: SimProcess;
-let slow: SimProcess;
+const sims = simProcessesForFile({
+  fast: { prefill_tok_s: 400000, decode_step_ms: 2, max_num_seqs: 64, decode_batch_slowdown: 0.01 },
+  slow: { prefill_tok_s: 100000, decode_step_ms: 40, max_num_seqs: 8 },
+});
 const dir = mkdtempSync(join(tmpdir(), 'servebench-workers-'));
-
-before(async () => {
-  fast = await startSimProcess({ prefill_tok_s: 400000, decode_step_ms: 2, max_num_seqs: 64, decode_batch_slowdown: 0.01 });
-  slow = await startSimProcess({ prefill_tok_s: 100000, decode_step_ms: 40, max_num_seqs: 8 });
-});
-after(async () => {
-  await fast.stop();
-  await slow.stop();
-});
 
 interface Journaled {
   requestIndex: number;
@@ -85,7 +77,7 @@ function assertWorkersBlock(result: Result, workers: number): void {
 }
 
 test('--workers 2 and 3 run the same plan as one thread: each request once, same prompt set, valid results, counts that add up', async () => {
-  const args = ['--base-url', fast.url, '--requests', '24', '--concurrency', '6', '--ctx-tokens', '256', '--prefix', 'unique', '--max-tokens', '8', '--seed', '3', '--quiet'];
+  const args = ['--base-url', sims.fast.url, '--requests', '24', '--concurrency', '6', '--ctx-tokens', '256', '--prefix', 'unique', '--max-tokens', '8', '--seed', '3', '--quiet'];
   const runs = await Promise.all(
     [1, 2, 3].map(async (workers) => {
       const output = join(dir, `closed-w${workers}.json`);
@@ -121,7 +113,7 @@ test('--workers 2 and 3 run the same plan as one thread: each request once, same
 
 test('open loop with --workers 3: each request once, scheduled offsets kept, never sent early', async () => {
   const output = join(dir, 'open-w3.json');
-  const run = await runCli(['run', '--base-url', fast.url, '--workers', '3', '--rate', '40', '--arrival', 'poisson', '--requests', '40', '--ctx-tokens', '256', '--max-tokens', '8', '--seed', '5', '--output', output, '--quiet']);
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--workers', '3', '--rate', '40', '--arrival', 'poisson', '--requests', '40', '--ctx-tokens', '256', '--max-tokens', '8', '--seed', '5', '--output', output, '--quiet']);
   assert.equal(run.code, 0, run.stderr);
   const result = readResult(output);
   assertEachOnce(result, join(dir, 'open-w3.journal.jsonl'), 40);
@@ -138,34 +130,12 @@ test('open loop with --workers 3: each request once, scheduled offsets kept, nev
   assert.equal((await runCli(['validate', output])).code, 0);
 });
 
-/** Spawns a run, waits until `lines` requests are journaled, then signals it `times` times. */
-function runAndSignal(args: string[], journal: string, lines: number, times: number): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.resume();
-    const poll = setInterval(() => {
-      if (!existsSync(journal)) return;
-      const count = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"request"')).length;
-      if (count >= lines) {
-        clearInterval(poll);
-        for (let i = 0; i < times; i++) setTimeout(() => child.kill('SIGINT'), i * 100);
-      }
-    }, 20);
-    child.on('close', (code) => {
-      clearInterval(poll);
-      resolve({ code, stderr });
-    });
-  });
-}
-
-const slowRun = (output: string): string[] => ['run', '--base-url', slow.url, '--workers', '2', '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'];
+const slowRun = (output: string): string[] => ['run', '--base-url', sims.slow.url, '--workers', '2', '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'];
 
 test('SIGINT with --workers 2: in-flight requests drain in the workers and a valid partial result is written', async () => {
   const output = join(dir, 'sigint-w2.json');
   const journal = join(dir, 'sigint-w2.journal.jsonl');
-  const run = await runAndSignal(slowRun(output), journal, 4, 1);
+  const run = await runAndSignal(slowRun(output), journal, 4, 'SIGINT', 1);
   assert.equal(run.code, 130, run.stderr);
   const result = readResult(output);
   assert.equal(result.servebench.interrupted, true);
@@ -179,7 +149,7 @@ test('SIGINT with --workers 2: in-flight requests drain in the workers and a val
 
 test('a second SIGINT with --workers 2 cancels the requests in the workers, recorded as CancelledError', async () => {
   const output = join(dir, 'cancel-w2.json');
-  const run = await runAndSignal(slowRun(output), join(dir, 'cancel-w2.journal.jsonl'), 4, 2);
+  const run = await runAndSignal(slowRun(output), join(dir, 'cancel-w2.journal.jsonl'), 4, 'SIGINT', 2);
   assert.equal(run.code, 130, run.stderr);
   const result = readResult(output);
   assert.ok(result.failed > 0, 'some requests were cancelled');
@@ -192,7 +162,7 @@ test('a second SIGINT with --workers 2 cancels the requests in the workers, reco
 test('bad --workers values give one line naming the flag, exit 2', async () => {
   for (const value of ['0', '-2', '1.5', 'many', '257']) {
     for (const command of [['run'], ['sweep', '--concurrency', '1,2']]) {
-      const run = await runCli([...command, '--base-url', fast.url, '--workers', value]);
+      const run = await runCli([...command, '--base-url', sims.fast.url, '--workers', value]);
       assert.equal(run.code, 2, `${command[0]} --workers ${value}`);
       assert.equal(run.stderr.trim().split('\n').length, 1, `one line: ${run.stderr}`);
       assert.match(run.stderr, /--workers/);
