@@ -6,6 +6,7 @@
  */
 import type { RequestResult } from '../record/types.js';
 import { elapsedMs, sleep } from './clock.js';
+import { TurnQueue } from './turns.js';
 
 /** Runs one request; `scheduledOffsetMs` is null in a closed loop (a request is due when a worker is free). */
 export type RequestExecutor = (index: number, scheduledOffsetMs: number | null) => Promise<RequestResult>;
@@ -29,6 +30,8 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   const stop = options.stopScheduling;
   const deadlineMs = options.durationS == null ? Infinity : options.durationS * 1000;
   let next = 0;
+  // Each finished request is recorded and replaced in a turn of its own (turns.ts).
+  const turns = new TurnQueue();
   const canStart = (): boolean => next < options.requests && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
   const worker = async (k: number): Promise<void> => {
     const joinMs = options.rampS ? (options.rampS * 1000 * k) / options.concurrency : 0;
@@ -36,6 +39,7 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
     while (canStart()) {
       const index = next++;
       const result = await options.execute(index, null);
+      await turns.next();
       results.push(result);
       options.onResult?.(result);
     }

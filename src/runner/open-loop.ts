@@ -8,6 +8,7 @@
  */
 import type { RequestResult } from '../record/types.js';
 import { elapsedMs, sleep, waitUntil } from './clock.js';
+import { TurnQueue } from './turns.js';
 
 /** How much earlier than its due time a request's body is prepared, ms. */
 const PREPARE_LEAD_MS = 15;
@@ -40,6 +41,7 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
   const stop = options.stopScheduling;
   const cap = options.maxConcurrency ?? Infinity;
   const release = (): void => waiting.shift()?.();
+  const turns = new TurnQueue();
   for (let index = 0; index < options.offsetsMs.length; index++) {
     if (stop?.aborted) break;
     const due = options.offsetsMs[index]!;
@@ -52,7 +54,9 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
       await waitUntil(options.runStartNs, due, stop);
       if (stop?.aborted) break;
     }
-    const task = options.send(index, prepared, due).then((result) => {
+    const task = options.send(index, prepared, due).then(async (result) => {
+      // Recorded in a turn of its own, so bursts of completions do not hold reads (turns.ts).
+      await turns.next();
       results.push(result);
       options.onResult?.(result);
     });

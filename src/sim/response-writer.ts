@@ -11,6 +11,7 @@ import type { GroundTruth } from './ground-truth.js';
 import type { GenerationRequest } from './requests.js';
 import { FillerText } from './text.js';
 import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
+import type { Outbox } from './outbox.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
 export const SSE_HEADERS = {
@@ -26,6 +27,8 @@ export class ResponseWriter implements EngineListener {
   private text: FillerText | undefined;
   private truthRecord: GroundTruth | undefined;
   private finished = false;
+  /** The client went away before the end: chunks still queued in the outbox are not written. */
+  private closed = false;
   private emitted = 0;
   private reasoning = '';
   private content = '';
@@ -38,6 +41,8 @@ export class ResponseWriter implements EngineListener {
     private readonly request: GenerationRequest,
     private readonly res: ServerResponse,
     sink?: StreamSink,
+    /** Where stream writes are queued (outbox.ts); without one, each chunk is written at once. */
+    private readonly outbox?: Outbox,
   ) {
     this.sink = sink ?? plainSink(res);
   }
@@ -62,6 +67,7 @@ export class ResponseWriter implements EngineListener {
   private onClose(): void {
     if (this.finished) return;
     this.finished = true;
+    this.closed = true;
     this.handle?.cancel();
     if (this.truthRecord !== undefined) {
       this.truthRecord.status = 'cancelled';
@@ -92,8 +98,11 @@ export class ResponseWriter implements EngineListener {
       t.finishReason = event.finish.finishReason;
       t.cachedTokens = event.finish.usage.cachedTokens;
     }
-    if (this.request.stream) this.writeStreamChunk(event, r, c);
-    else this.accumulate(event, r, c);
+    if (!this.request.stream) this.accumulate(event, r, c);
+    else if (this.outbox === undefined) this.writeStreamChunk(event, r, c);
+    else this.outbox.send(() => {
+      if (!this.closed) this.writeStreamChunk(event, r, c);
+    });
   }
 
   private writeStreamChunk(event: ChunkEvent, r: string, c: string): void {

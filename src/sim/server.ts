@@ -22,6 +22,7 @@ import { resolveSimConfig, type SimConfig, type SimConfigInput } from './config.
 import { Engine, type EngineStats } from './engine.js';
 import { GroundTruthStore, type GroundTruth } from './ground-truth.js';
 import { Intake } from './intake.js';
+import { Outbox } from './outbox.js';
 import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationRequest } from './requests.js';
 import { ResponseWriter } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
@@ -58,6 +59,8 @@ interface SimContext {
   truth: GroundTruthStore;
   /** Generation requests are processed one per loop turn, so arrivals are stamped on time (intake.ts). */
   intake: Intake;
+  /** Stream writes go out in short slices, so arrivals are stamped on time during a step (outbox.ts). */
+  outbox: Outbox;
   faults: FaultSchedule;
   /** Streaming generation requests seen so far: the arrival index of the fault schedule. */
   faultArrivals: number;
@@ -103,7 +106,7 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 
 /** Queue a validated generation request and wire its response; `fault` is a stream fault or null. */
 function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number, fault: Fault | null = null): void {
-  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res, fault === null ? undefined : new FaultSink(res, fault));
+  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res, fault === null ? undefined : new FaultSink(res, fault), ctx.outbox);
   const submittedNs = ctx.clock.nowNs();
   const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
   const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
@@ -351,6 +354,7 @@ export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> 
     engine: new Engine(resolved, clock),
     truth: new GroundTruthStore(resolved.ground_truth_limit),
     intake: new Intake(),
+    outbox: new Outbox(),
     faults,
     faultArrivals: 0,
     faultCounts: {},
