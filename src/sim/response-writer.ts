@@ -86,11 +86,7 @@ export class ResponseWriter implements EngineListener {
 
   onChunk(event: ChunkEvent): void {
     const t = this.truthRecord;
-    const text = this.text;
-    if (this.finished || t === undefined || text === undefined) return;
-    const r = event.reasoningTokens > 0 ? text.next('reasoning', event.reasoningTokens) : '';
-    const c = event.contentTokens > 0 ? text.next('content', event.contentTokens) : '';
-    this.emitted += event.reasoningTokens + event.contentTokens;
+    if (this.finished || t === undefined || this.text === undefined) return;
     t.model.firstOutputNs ??= event.atNs;
     if (event.contentTokens > 0) t.model.firstContentNs ??= event.atNs;
     if (event.finish !== null) {
@@ -98,11 +94,30 @@ export class ResponseWriter implements EngineListener {
       t.finishReason = event.finish.finishReason;
       t.cachedTokens = event.finish.usage.cachedTokens;
     }
-    if (!this.request.stream) this.accumulate(event, r, c);
-    else if (this.outbox === undefined) this.writeStreamChunk(event, r, c);
+    if (!this.request.stream) {
+      const { r, c } = this.produce(event);
+      this.accumulate(event, r, c);
+      return;
+    }
+    // The text and the running count are made when the chunk is written, in the stream's order,
+    // so a chunk's usage counts exactly the tokens written up to it even if writes fall behind.
+    const write = (): void => {
+      const { r, c } = this.produce(event);
+      this.writeStreamChunk(event, r, c);
+    };
+    if (this.outbox === undefined) write();
     else this.outbox.send(() => {
-      if (!this.closed) this.writeStreamChunk(event, r, c);
+      if (!this.closed) write();
     });
+  }
+
+  /** The chunk's reasoning and content text; counts its tokens as emitted. */
+  private produce(event: ChunkEvent): { r: string; c: string } {
+    const text = this.text as FillerText;
+    const r = event.reasoningTokens > 0 ? text.next('reasoning', event.reasoningTokens) : '';
+    const c = event.contentTokens > 0 ? text.next('content', event.contentTokens) : '';
+    this.emitted += event.reasoningTokens + event.contentTokens;
+    return { r, c };
   }
 
   private writeStreamChunk(event: ChunkEvent, r: string, c: string): void {
