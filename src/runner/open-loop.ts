@@ -8,7 +8,7 @@
  */
 import type { RequestResult } from '../record/types.js';
 import { elapsedMs, sleep, waitUntil } from './clock.js';
-import { TurnQueue } from './turns.js';
+import { TurnQueue } from '../util/turns.js';
 
 /** How much earlier than its due time a request's body is prepared, ms. */
 const PREPARE_LEAD_MS = 15;
@@ -55,7 +55,7 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
       if (stop?.aborted) break;
     }
     const task = options.send(index, prepared, due).then(async (result) => {
-      // Recorded in a turn of its own, so bursts of completions do not hold reads (turns.ts).
+      // Recorded in a turn of its own, so bursts of completions do not hold reads (util/turns.ts).
       await turns.next();
       results.push(result);
       options.onResult?.(result);

@@ -1,13 +1,11 @@
 /**
- * One finished request handled per event-loop turn.
+ * Callers served one per event-loop turn, in call order.
  *
- * Why: a finished request costs the client tens of microseconds (its result, the journal line,
- * building and dispatching the next request), and with a fixed output length hundreds of
- * streams finish in the same server step. Handled back to back, those completions held the
- * reading of every other socket: measured at 256 streams against the simulator, first tokens
- * that arrived meanwhile were stamped up to 25 ms late (bench/README.md). Between two turns the
- * event loop polls its sockets, so a chunk that arrives during a burst of completions waits for
- * at most one completion's work before it is stamped.
+ * Why: Node stamps a socket's bytes only while its event loop polls, and a burst of work done in
+ * one go (hundreds of requests finishing or arriving together, tens of microseconds each) keeps
+ * it from polling for milliseconds; whatever arrives meanwhile is stamped late. Taking one unit
+ * of such work per turn lets the loop poll between any two. Used by the client for finished
+ * requests (runner loops) and by the simulator for arriving ones (its intake).
  */
 export class TurnQueue {
   private readonly waiting: (() => void)[] = [];

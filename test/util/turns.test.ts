@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TurnQueue } from '../../src/runner/turns.js';
+import { TurnQueue } from '../../src/util/turns.js';
 import { runClosedLoop } from '../../src/runner/closed-loop.js';
 import type { RequestResult } from '../../src/record/types.js';
 
