@@ -1,8 +1,6 @@
 /**
  * The HTTP transport: one shared undici Agent per run, and bounded JSON GET/POST helpers for probes (`/models`, `/tokenize`).
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
 import { bounded, EXCERPT_CHARS } from './chunk.js';
@@ -42,60 +40,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     bodyTimeout: idleMs,
     connect: { timeout: toMs(opts.connectTimeoutS ?? opts.idleTimeoutS) },
   });
-  return agent.compose(stampWrites);
-}
-
-/**
- * Request option: a callback run just before undici writes this request to its socket. Passed in
- * the options of `dispatcher.request()` on a dispatcher from {@link createDispatcher}; ignored by
- * any other dispatcher.
- *
- * Why: undici may hold a request after it was handed over — until a pooled socket is free, until
- * a fresh one is connected, and (undici ≥ 7.2x) one event-loop turn on every reused keep-alive
- * socket, to check the server did not close it meanwhile. When many streams finish in the same
- * turn, that turn is the client's own work on all of them; measured at 256 streams it held
- * requests 12 ms at the median and 55 ms at p99. Timing from the write keeps that wait out of
- * TTFT (it is recorded separately as the request's send wait).
- */
-export const ON_REQUEST_WRITE: unique symbol = Symbol('servebench.onRequestWrite');
-
-const stampWrites: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
-  const hook = (options as { [ON_REQUEST_WRITE]?: unknown })[ON_REQUEST_WRITE];
-  if (typeof hook !== 'function') return dispatch(options, handler);
-  return dispatch(options, new WriteStampHandler(handler, hook as () => void));
-};
-
-/** Passes every event through; calls `onWrite` when undici starts the request (it writes right after). */
-class WriteStampHandler implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly inner: Dispatcher.DispatchHandler,
-    private readonly onWrite: () => void,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.onWrite();
-    this.inner.onRequestStart?.(controller, context);
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
-  }
-
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk);
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
-    this.inner.onResponseEnd?.(controller, trailers);
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    this.inner.onResponseError?.(controller, error);
-  }
+  return agent;
 }
 
 /** Answer of {@link getJson}: the parsed JSON, or why there is none. */
