@@ -1,7 +1,8 @@
 /**
  * One HTTP exchange of a streamed chat completion, read through a raw undici dispatch handler
  * (anvil spec §2.7, §3): every body chunk is stamped in undici's own data callback, the moment its
- * bytes leave the HTTP parser, and parsed right there.
+ * bytes leave the HTTP parser, and parsed a little later in a slice of this thread's backlog
+ * (util/sliced-queue.ts), so parsing never delays another socket's stamp.
  *
  * Why not `dispatcher.request()` and its body stream: that path hands each chunk through a
  * Readable, a nextTick and an async iterator's promise before the client can stamp it, and
@@ -20,6 +21,7 @@ import type { Attempt } from './attempt.js';
 import { applyDataEvent, invalidUtf8Verdict, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
 import { httpErrorMessage, isRetryableFailure, mapTransportError, parseRetryAfter } from './errors.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
+import { SlicedQueue } from '../util/sliced-queue.js';
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
 export const ERROR_BODY_READ_BYTES = 64 * 1024;
@@ -46,6 +48,9 @@ export interface ExchangeOptions {
 type Mode = 'waiting' | 'events' | 'excerpt' | 'drain';
 
 const CONTINUE: ChunkVerdict = { kind: 'continue' };
+
+/** The work that follows the stamps of this thread's streams (one event loop, one backlog). */
+const backlog = new SlicedQueue();
 
 /**
  * Receives one request's events from undici and settles {@link ended} exactly once. Body bytes are
@@ -118,8 +123,27 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#parser = new SseParser({ maxLineBytes: this.#options.maxLineBytes, flagInvalidUtf8: true });
   }
 
+  // Body events are stamped here, in undici's callback, and handled later in a slice of the
+  // backlog: parsing a chunk costs more than reading it, and at hundreds of streams parsing in the
+  // callback delayed the stamps of every other socket read in the same poll (bench/README.md).
+  // Everything after the status line goes through the backlog, so a stream's events keep their order.
+
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     const atNs = process.hrtime.bigint(); // stamp on arrival, before any parsing
+    if (!this.#settled) backlog.run(() => this.#data(chunk, atNs));
+  }
+
+  onResponseEnd(_controller: Dispatcher.DispatchController, _trailers: IncomingHttpHeaders): void {
+    const atNs = process.hrtime.bigint();
+    if (!this.#settled) backlog.run(() => this.#end(atNs));
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    const atNs = process.hrtime.bigint();
+    if (!this.#settled) backlog.run(() => this.#error(error, atNs));
+  }
+
+  #data(chunk: Buffer, atNs: bigint): void {
     if (this.#settled) return;
     switch (this.#mode) {
       case 'events':
@@ -139,8 +163,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseEnd(): void {
-    const atNs = process.hrtime.bigint();
+  #end(atNs: bigint): void {
     if (this.#settled) return;
     if (this.#mode === 'excerpt') return this.#finish(this.#httpError(), false);
     if (this.#mode === 'drain') return this.#finish(this.#completed(), false);
@@ -159,7 +182,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#finish({ kind: 'no-response', error: new Error('response ended before its status line') }, false);
   }
 
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+  #error(error: Error, atNs: bigint): void {
     if (this.#settled) return;
     if (this.#signal.aborted) return this.abort();
     switch (this.#mode) {
@@ -170,7 +193,6 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       case 'drain':
         return this.#finish(this.#completed(), false); // a late error after [DONE] changes nothing
       case 'events': {
-        const atNs = process.hrtime.bigint();
         // The server may have said why before the connection broke: an error line whose blank line or
         // chunk terminator never came (llama.cpp closes right after it). Its own words beat a socket error.
         const said = this.#parser === null ? null : flushPending(this.#parser, this.#attempt.state, atNs);
@@ -193,8 +215,9 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
     if (verdict.kind === 'failed') return this.#fail(verdict.failure, atNs);
     if (verdict.kind === 'done') {
-      // e2e ends once `[DONE]` has been handled (spec §3.1); what follows is only drained.
-      this.#attempt.end(process.hrtime.bigint());
+      // e2e ends when `[DONE]` arrives (spec §3.1 reads it after handling; the difference is this
+      // chunk's parse time, which no longer depends on the backlog); what follows is only drained.
+      this.#attempt.end(atNs);
       this.#mode = 'drain';
       this.#received = 0;
       this.#drainTimer = setTimeout(() => {
@@ -204,7 +227,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   #failParse(error: unknown, atNs: bigint): void {
-    if (error instanceof SseLineTooLongError) return this.#fail({ type: 'SSEParseError', message: error.message, bodyExcerpt: null }, process.hrtime.bigint());
+    if (error instanceof SseLineTooLongError) return this.#fail({ type: 'SSEParseError', message: error.message, bodyExcerpt: null }, atNs);
     const reason = error instanceof Error ? error.message : String(error);
     this.#fail({ type: 'ClientError', message: `servebench could not process the stream: ${reason}`, bodyExcerpt: null }, atNs);
   }

@@ -11,7 +11,7 @@ import type { GroundTruth } from './ground-truth.js';
 import type { GenerationRequest } from './requests.js';
 import { FillerText } from './text.js';
 import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
-import type { Outbox } from './outbox.js';
+import type { SlicedQueue } from '../util/sliced-queue.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
 export const SSE_HEADERS = {
@@ -19,6 +19,18 @@ export const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 } as const;
+
+/**
+ * What the writer needs of a request: the response's shape, not the prompt. A stream lives for
+ * seconds; holding its prompt's pieces all that time made every young-generation collection copy
+ * them (hundreds of strings per request), and those pauses delayed the stamps of arriving requests.
+ */
+export type ResponseShape = Pick<GenerationRequest, 'kind' | 'model' | 'stream' | 'includeUsage' | 'continuousUsage'>;
+
+/** The response shape of `request`, without its prompt. */
+export function responseShape(request: GenerationRequest): ResponseShape {
+  return { kind: request.kind, model: request.model, stream: request.stream, includeUsage: request.includeUsage, continuousUsage: request.continuousUsage };
+}
 
 /** Writes one request's response from its engine events. */
 export class ResponseWriter implements EngineListener {
@@ -38,11 +50,11 @@ export class ResponseWriter implements EngineListener {
   constructor(
     private readonly config: SimConfig,
     private readonly clock: SimClock,
-    private readonly request: GenerationRequest,
+    private readonly request: ResponseShape,
     private readonly res: ServerResponse,
     sink?: StreamSink,
-    /** Where stream writes are queued (outbox.ts); without one, each chunk is written at once. */
-    private readonly outbox?: Outbox,
+    /** Where stream writes are queued (util/sliced-queue.ts); without one, each chunk is written at once. */
+    private readonly outbox?: SlicedQueue,
   ) {
     this.sink = sink ?? plainSink(res);
   }
@@ -106,7 +118,7 @@ export class ResponseWriter implements EngineListener {
       this.writeStreamChunk(event, r, c);
     };
     if (this.outbox === undefined) write();
-    else this.outbox.send(() => {
+    else this.outbox.run(() => {
       if (!this.closed) write();
     });
   }

@@ -22,9 +22,9 @@ import { resolveSimConfig, type SimConfig, type SimConfigInput } from './config.
 import { Engine, type EngineStats } from './engine.js';
 import { GroundTruthStore, type GroundTruth } from './ground-truth.js';
 import { TurnQueue } from '../util/turns.js';
-import { Outbox } from './outbox.js';
+import { SlicedQueue } from '../util/sliced-queue.js';
 import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationRequest } from './requests.js';
-import { ResponseWriter } from './response-writer.js';
+import { ResponseWriter, responseShape } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
 import { pieceIds, tokenize } from './tokenizer.js';
 import { FAULT_HEADER, FAULTS, FaultSchedule, FaultSpecError, faultFromHeader, formatFault, parseFaultSpec, type Fault, type FaultName } from './faults.js';
@@ -64,8 +64,8 @@ interface SimContext {
    * ground-truth comparisons would count that wait against the client (util/turns.ts).
    */
   intake: TurnQueue;
-  /** Stream writes go out in short slices, so arrivals are stamped on time during a step (outbox.ts). */
-  outbox: Outbox;
+  /** Stream writes go out in short slices, so arrivals are stamped on time during a step (util/sliced-queue.ts). */
+  outbox: SlicedQueue;
   faults: FaultSchedule;
   /** Streaming generation requests seen so far: the arrival index of the fault schedule. */
   faultArrivals: number;
@@ -111,7 +111,7 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 
 /** Queue a validated generation request and wire its response; `fault` is a stream fault or null. */
 function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number, fault: Fault | null = null): void {
-  const writer = new ResponseWriter(ctx.config, ctx.clock, gen, res, fault === null ? undefined : new FaultSink(res, fault), ctx.outbox);
+  const writer = new ResponseWriter(ctx.config, ctx.clock, responseShape(gen), res, fault === null ? undefined : new FaultSink(res, fault), ctx.outbox);
   const submittedNs = ctx.clock.nowNs();
   const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
   const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
@@ -359,7 +359,7 @@ export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> 
     engine: new Engine(resolved, clock),
     truth: new GroundTruthStore(resolved.ground_truth_limit),
     intake: new TurnQueue(),
-    outbox: new Outbox(),
+    outbox: new SlicedQueue(),
     faults,
     faultArrivals: 0,
     faultCounts: {},

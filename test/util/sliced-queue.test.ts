@@ -1,44 +1,44 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Outbox, WRITE_SLICE_NS } from '../../src/sim/outbox.js';
+import { SlicedQueue, SLICE_NS } from '../../src/util/sliced-queue.js';
 
 const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A write that takes at least `ns` of wall time. */
+/** Work that takes at least `ns` of wall time. */
 function busyFor(ns: number): void {
   const start = process.hrtime.bigint();
   while (Number(process.hrtime.bigint() - start) < ns);
 }
 
-test('writes run in the order they were queued, after the current turn', async () => {
-  const outbox = new Outbox();
+test('work runs in the order they were queued, after the current turn', async () => {
+  const queue = new SlicedQueue();
   const written: string[] = [];
-  for (const name of ['a1', 'b1', 'a2', 'c1', 'b2']) outbox.send(() => written.push(name));
+  for (const name of ['a1', 'b1', 'a2', 'c1', 'b2']) queue.run(() => written.push(name));
   assert.deepEqual(written, [], 'nothing is written synchronously');
-  assert.equal(outbox.pending, 5);
+  assert.equal(queue.pending, 5);
   await nextImmediate();
   assert.deepEqual(written, ['a1', 'b1', 'a2', 'c1', 'b2']);
-  assert.equal(outbox.pending, 0);
+  assert.equal(queue.pending, 0);
 });
 
 test('a slice stops once its time is used, so the event loop runs between slices', async () => {
-  const outbox = new Outbox();
+  const queue = new SlicedQueue();
   const written: number[] = [];
   for (let i = 0; i < 3; i++) {
-    outbox.send(() => {
-      busyFor(WRITE_SLICE_NS * 1.5);
+    queue.run(() => {
+      busyFor(SLICE_NS * 1.5);
       written.push(i);
     });
   }
-  // Queued after the outbox's first slice: it runs before the second slice.
+  // Queued after the queue's first slice: it runs before the second slice.
   await nextImmediate();
   assert.deepEqual(written, [0]);
   await nextImmediate();
   assert.deepEqual(written, [0, 1]);
   await nextImmediate();
   assert.deepEqual(written, [0, 1, 2]);
-  // Writes queued after the queue ran dry are served too.
-  outbox.send(() => written.push(3));
+  // Work queued after the queue ran dry are served too.
+  queue.run(() => written.push(3));
   await nextImmediate();
   assert.deepEqual(written, [0, 1, 2, 3]);
 });
