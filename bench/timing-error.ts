@@ -4,6 +4,7 @@
  *
  *   node dist/bench/timing-error.js                          # 64, 256, 1024 streams
  *   node dist/bench/timing-error.js --streams 256,2048,4096 --step-ms 5
+ *   node dist/bench/timing-error.js --streams 256 --ramp 1 --repeat 5
  *
  * For each stream count S, the simulator runs in its own process pinned to core 1 (S batch
  * slots, no batch slowdown, near-instant prefill, `--tokens` tokens per request at one token
@@ -14,6 +15,13 @@
  * (src/sim/timing-error.ts gives the definitions). Printed per S: achieved tokens/s, the error
  * distribution (nearest-rank p50/p90/p99/max, ms), and the client's own verdict from
  * `servebench.client` (client_saturated, loop delay p99, CPU share of its core).
+ *
+ * Two shapes of the same load: by default every stream starts at once, so with a fixed output
+ * length they stay in step, and each request's end and the next one's start come in waves of S
+ * (the hardest case for both processes). `--ramp R` lets the streams join over R seconds (the
+ * closed loop's ramp); with R about one request's duration they stay spread out, the steady state
+ * of S streams. `--repeat N` runs each case N times and ends with the spread over the runs (p99
+ * of a few thousand requests is set by a handful of them, so one run says little).
  *
  * Pinning needs `taskset` and two cores; without them both processes share the machine and the
  * output says so.
@@ -30,10 +38,12 @@ interface Options {
   stepMs: number;
   rounds: number;
   workers: number;
+  rampS: number;
+  repeat: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, workers: 1 };
+  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, workers: 1, rampS: 0, repeat: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
@@ -42,7 +52,9 @@ function parseArgs(argv: string[]): Options {
       case '--step-ms': options.stepMs = Number(value); break;
       case '--rounds': options.rounds = Number(value); break;
       case '--workers': options.workers = Number(value); break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --workers)`);
+      case '--ramp': options.rampS = Number(value); break;
+      case '--repeat': options.repeat = Number(value); break;
+      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --workers, --ramp, --repeat)`);
     }
   }
   return options;
@@ -56,7 +68,13 @@ function distribution(errors: TimingError[], pick: (e: TimingError) => number | 
   return percentiles(values, LEVELS).map((v) => v.toFixed(2)).join(' / ');
 }
 
-async function measure(streams: number, options: Options): Promise<void> {
+/** One run's TTFT error percentiles, for the spread over repeated runs. */
+interface RunFigures {
+  p50: number;
+  p99: number;
+}
+
+async function measure(streams: number, options: Options): Promise<RunFigures> {
   const requests = streams * options.rounds;
   const sim = await startSim(
     {
@@ -79,6 +97,7 @@ async function measure(streams: number, options: Options): Promise<void> {
         '--max-tokens', String(options.tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
         '--tokenizer', 'chars:3.0', '--output', output, '--quiet', '--warmup', String(streams),
         ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
+        ...(options.rampS > 0 ? ['--ramp', String(options.rampS)] : []),
       ],
       0,
     );
@@ -99,9 +118,11 @@ async function measure(streams: number, options: Options): Promise<void> {
         `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
         `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
-        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
+        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
+    const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);
+    return { p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN };
   } finally {
     await sim.stop();
   }
@@ -111,10 +132,21 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   console.log(
     `client timing error vs simulator ground truth: ${options.tokens} tokens/request at ${options.stepMs} ms/token, ${options.rounds} requests per stream, ` +
-      `${CAN_PIN ? 'sim pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing)'}${options.workers > 1 ? `, --workers ${options.workers}` : ''}`,
+      `${CAN_PIN ? 'sim pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing)'}${options.workers > 1 ? `, --workers ${options.workers}` : ''}, ` +
+      (options.rampS > 0 ? `streams join over ${options.rampS} s (spread out)` : 'all streams start together (waves)'),
   );
   console.log(`errors in ms as p50 / p90 / p99 / max (client interval − server interval)`);
-  for (const streams of options.streams) await measure(streams, options);
+  for (const streams of options.streams) {
+    const runs: RunFigures[] = [];
+    for (let i = 0; i < options.repeat; i++) runs.push(await measure(streams, options));
+    if (runs.length > 1) {
+      const range = (pick: (r: RunFigures) => number): string => {
+        const values = runs.map(pick).sort((a, b) => a - b);
+        return `${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)} (median ${values[Math.floor((values.length - 1) / 2)]!.toFixed(2)})`;
+      };
+      console.log(`${String(streams).padStart(5)} streams over ${runs.length} runs: TTFT err p50 ${range((r) => r.p50)}, p99 ${range((r) => r.p99)}`);
+    }
+  }
 }
 
 main().catch((error: unknown) => {

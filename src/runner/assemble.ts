@@ -87,7 +87,8 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
     const client = end.client as Partial<ClientSelfCheck>;
     if (client.client_saturated === true) {
       checks.warnings.push(
-        `the client itself was saturated (${client.saturation_rule ?? ''}: loop delay p99 ${(client.event_loop_delay_p99_ms ?? 0).toFixed(1)} ms, CPU ${((client.cpu_fraction ?? 0) * 100).toFixed(0)}%): timings may be inflated by the client, not the server`,
+        `the client itself was saturated (${client.saturation_rule ?? ''}: loop delay p99 ${(client.event_loop_delay_p99_ms ?? 0).toFixed(1)} ms, ` +
+          `stalls ${((client.event_loop_stall_share ?? 0) * 100).toFixed(1)}% of the run, CPU ${((client.cpu_fraction ?? 0) * 100).toFixed(0)}%): timings may be inflated by the client, not the server`,
       );
     }
   }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSelfCheck } from '../../src/runner/self-check.js';
+import { startSelfCheck, startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/self-check.js';
 import { sleep } from '../../src/runner/clock.js';
 
 test('an idle client is not saturated', async () => {
@@ -38,4 +38,42 @@ test('a run shorter than a second is not judged (start-up work would dominate)',
   const summary = check.stop();
   assert.equal(summary.judged, false);
   assert.equal(summary.client_saturated, false);
+});
+
+/** Blocks the event loop for `ms`. */
+function block(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // nothing runs meanwhile
+  }
+}
+
+test('the stall meter sums the part of each stall beyond the allowance, computed by hand', async () => {
+  const meter = startStallMeter();
+  await sleep(5); // let its timer start
+  const stalls = [STALL_ALLOWANCE_MS + 30, STALL_ALLOWANCE_MS + 15, 4];
+  for (const ms of stalls) {
+    block(ms);
+    await sleep(5);
+  }
+  const excess = meter.stop();
+  // By hand: 30 + 15 + 0 ms beyond the allowance; each stall is seen to within the 1 ms tick (plus timer slack).
+  const expected = 30 + 15;
+  assert.ok(excess >= expected - 2 && excess <= expected + 6, `excess ${excess} ms, expected about ${expected} ms`);
+});
+
+test('rare long stalls that a delay p99 cannot see still make the client saturated', async () => {
+  const check = startSelfCheck();
+  // 1.2 s of mostly idle loop with three 60 ms stalls: ~3 of ~1,100 delay samples are late (under 1%),
+  // but 3 × 50 ms = 150 ms of the run (~11%) is stall beyond the first 10 ms of each.
+  for (let i = 0; i < 3; i++) {
+    await sleep(300);
+    block(60);
+  }
+  await sleep(300);
+  const summary = check.stop();
+  assert.equal(summary.judged, true);
+  assert.ok(summary.event_loop_delay_p99_ms < 5, `p99 ${summary.event_loop_delay_p99_ms} ms should not see the stalls`);
+  assert.ok(summary.event_loop_stall_share > 0.05 && summary.event_loop_stall_share < 0.2, `stall share ${summary.event_loop_stall_share}`);
+  assert.equal(summary.client_saturated, true, JSON.stringify(summary));
 });
