@@ -9,8 +9,11 @@
  * For each stream count S, the simulator runs in its own process pinned to core 1 (S batch
  * slots, no batch slowdown, near-instant prefill, `--tokens` tokens per request at one token
  * per `--step-ms`), and `servebench run` runs as a user would run it, pinned to core 0, as a
- * closed loop of S streams for `--rounds` requests per stream, the first S being warm-up
- * (`--warmup S`, left out here as from every metric). Each measured request's client TTFO, TTFT
+ * closed loop of S streams for `--rounds` requests per stream, the first `--warmup-rounds` × S
+ * being warm-up (`--warmup`, left out here as from every metric). Warm-up matters on a one-core
+ * pin: V8 optimises the per-request code (TurboFan, 10–30 ms of compiling per function) on a
+ * background thread that then shares the client's core, somewhere around the 500th to 1,000th
+ * request; with one warm-up round those stalls fall inside the measured requests. Each measured request's client TTFO, TTFT
  * and E2E are then compared with the intervals the simulator logged for the same stream id
  * (src/sim/timing-error.ts gives the definitions). Printed per S: achieved tokens/s, the error
  * distribution (nearest-rank p50/p90/p99/max, ms), and the client's own verdict from
@@ -37,13 +40,14 @@ interface Options {
   tokens: number;
   stepMs: number;
   rounds: number;
+  warmupRounds: number;
   workers: number;
   rampS: number;
   repeat: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, workers: 1, rampS: 0, repeat: 1 };
+  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, warmupRounds: 1, workers: 1, rampS: 0, repeat: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
@@ -51,10 +55,11 @@ function parseArgs(argv: string[]): Options {
       case '--tokens': options.tokens = Number(value); break;
       case '--step-ms': options.stepMs = Number(value); break;
       case '--rounds': options.rounds = Number(value); break;
+      case '--warmup-rounds': options.warmupRounds = Number(value); break;
       case '--workers': options.workers = Number(value); break;
       case '--ramp': options.rampS = Number(value); break;
       case '--repeat': options.repeat = Number(value); break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --workers, --ramp, --repeat)`);
+      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat)`);
     }
   }
   return options;
@@ -72,6 +77,8 @@ function distribution(errors: TimingError[], pick: (e: TimingError) => number | 
 interface RunFigures {
   p50: number;
   p99: number;
+  /** The client's own verdict on the run. */
+  saturated: boolean;
 }
 
 async function measure(streams: number, options: Options): Promise<RunFigures> {
@@ -95,7 +102,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
       [
         'run', '--base-url', `${sim.url}/v1`, '--concurrency', String(streams), '--requests', String(requests),
         '--max-tokens', String(options.tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
-        '--tokenizer', 'chars:3.0', '--output', output, '--quiet', '--warmup', String(streams),
+        '--tokenizer', 'chars:3.0', '--output', output, '--quiet', '--warmup', String(streams * options.warmupRounds),
         ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
         ...(options.rampS > 0 ? ['--ramp', String(options.rampS)] : []),
       ],
@@ -107,7 +114,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
     const result = JSON.parse(readFileSync(output, 'utf8')) as { servebench: { client: Record<string, number | boolean>; clock: { run_start_monotonic_ns: string } } };
     const truth = await sim.groundTruth();
     const clocks = { clientRunStartNs: BigInt(result.servebench.clock.run_start_monotonic_ns), simOriginNs: truth.originNs };
-    // The first round warms both processes up (JIT, first allocations) and is left out, as --warmup leaves it out of every metric.
+    // The first rounds warm both processes up (JIT, first allocations) and are left out, as --warmup leaves them out of every metric.
     const { errors, unmatched } = timingErrors(results.filter((r) => r.warmup !== true), truth.requests, clocks);
     const client = result.servebench.client;
     const firstS = Math.min(...results.map((r) => r.startOffsetMs)) / 1000;
@@ -118,11 +125,11 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
         `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
         `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
-        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
+        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
     const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);
-    return { p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN };
+    return { p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true };
   } finally {
     await sim.stop();
   }
@@ -131,7 +138,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   console.log(
-    `client timing error vs simulator ground truth: ${options.tokens} tokens/request at ${options.stepMs} ms/token, ${options.rounds} requests per stream, ` +
+    `client timing error vs simulator ground truth: ${options.tokens} tokens/request at ${options.stepMs} ms/token, ${options.rounds} requests per stream (the first ${options.warmupRounds} warm-up), ` +
       `${CAN_PIN ? 'sim pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing)'}${options.workers > 1 ? `, --workers ${options.workers}` : ''}, ` +
       (options.rampS > 0 ? `streams join over ${options.rampS} s (spread out)` : 'all streams start together (waves)'),
   );
@@ -140,11 +147,17 @@ async function main(): Promise<void> {
     const runs: RunFigures[] = [];
     for (let i = 0; i < options.repeat; i++) runs.push(await measure(streams, options));
     if (runs.length > 1) {
-      const range = (pick: (r: RunFigures) => number): string => {
-        const values = runs.map(pick).sort((a, b) => a - b);
+      const range = (of: RunFigures[], pick: (r: RunFigures) => number): string => {
+        const values = of.map(pick).sort((a, b) => a - b);
         return `${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)} (median ${values[Math.floor((values.length - 1) / 2)]!.toFixed(2)})`;
       };
-      console.log(`${String(streams).padStart(5)} streams over ${runs.length} runs: TTFT err p50 ${range((r) => r.p50)}, p99 ${range((r) => r.p99)}`);
+      const flagged = runs.filter((r) => r.saturated);
+      const unflagged = runs.filter((r) => !r.saturated);
+      console.log(
+        `${String(streams).padStart(5)} streams over ${runs.length} runs: TTFT err p50 ${range(runs, (r) => r.p50)}, p99 ${range(runs, (r) => r.p99)}; ` +
+          `${flagged.length} flagged client_saturated${flagged.length > 0 ? ` (p99 ${range(flagged, (r) => r.p99)})` : ''}` +
+          `${unflagged.length > 0 && flagged.length > 0 ? `, the others p99 ${range(unflagged, (r) => r.p99)}` : ''}`,
+      );
     }
   }
 }

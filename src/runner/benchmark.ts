@@ -212,7 +212,8 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     const wallSeconds = elapsedMs(runStartNs) / 1000;
     const finishedAt = utcSeconds(new Date());
     const interrupted = options.stopSignal?.aborted === true;
-    const mainCheck = selfCheck.stop();
+    // The main thread stamps chunks only without workers; each worker judges its own requests' stamps.
+    const mainCheck = selfCheck.stop(workers === null ? { results: results.filter((r) => r.warmup !== true), runStartNs } : undefined);
     const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
     const client = { ...(threads?.client ?? mainCheck), ...summarizeSendWaits(results) };
     const workersInfo = threads?.workers;

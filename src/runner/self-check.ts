@@ -1,26 +1,29 @@
 /**
  * The client's check on itself, on every run: how late its event loop ran callbacks (a chunk's
  * timestamp is taken when its callback runs, so loop delay is added to every timing it
- * affects) and how much CPU it used. When any of them could distort the figures beyond the stated
- * bound, the result says `client_saturated: true` and the console warns.
+ * affects), how long it stalled, and how much CPU it used. When any of them could distort the
+ * figures beyond the stated bound, the result says `client_saturated: true` and the console warns.
  *
- * Bound: servebench aims at timings within about 10 ms of the server's at p99 (bench/README.md).
- * A run breaks it when its event-loop delay p99 is above 5 ms (the loop is late all the time),
- * when more than 1% of the run was spent in stalls beyond their first 10 ms (rare but long stalls,
- * such as garbage collections of a heap holding thousands of streams: a p99 of delay samples
- * cannot see them, yet every chunk that arrives during one is stamped up to its length late), or
- * when the client used more than 90% of one core. Judged only for runs of a second or more.
+ * Bound: servebench aims at first-token times within about 10 ms of the server's at p99
+ * (bench/README.md). A run breaks it when its event-loop delay p99 is above 5 ms (the loop is late
+ * all the time); when more than 1% of its requests had their first token stamped during or right
+ * after a stall longer than 10 ms (stalls.ts: rare long stalls, which a p99 of delay samples cannot
+ * see, hit many first tokens at once when streams run in step); when more than 1% of the run was
+ * spent in stalls beyond their first 10 ms; or when the client used more than 90% of one core.
+ * Judged only for runs of a second or more.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { RequestResult } from '../record/types.js';
+import { requestsAfterStalls, startStallMeter, STALL_ALLOWANCE_MS } from './stalls.js';
 
 /** Loop delay p99 beyond which timings may be off by more than a few milliseconds. */
 export const SATURATION_LOOP_DELAY_P99_MS = 5;
 /** CPU share of one core beyond which the client itself is the bottleneck. */
 export const SATURATION_CPU_FRACTION = 0.9;
-/** The part of each stall that counts against the run: what lies beyond this many ms (the p99 bound). */
-export const STALL_ALLOWANCE_MS = 10;
 /** Share of the run spent in stalls beyond {@link STALL_ALLOWANCE_MS} above which more than 1% of stamps may be off by more. */
 export const SATURATION_STALL_SHARE = 0.01;
+/** Share of requests whose first token may have been stamped late by a stall, above which the p99 bound may not hold. */
+export const SATURATION_STALLED_FIRST_TOKENS = 0.01;
 /** Shortest run (µs) whose self-check is judged. */
 const MIN_JUDGED_US = 1_000_000;
 
@@ -34,6 +37,13 @@ export interface ClientSelfCheck {
    * arrives in that part of a stall is stamped more than 10 ms late.
    */
   event_loop_stall_share: number;
+  /**
+   * Requests (of those the check was given) whose first-output or first-content stamp was taken
+   * during a stall longer than {@link STALL_ALLOWANCE_MS} or within 2 ms after it: their first-token
+   * times may be more than 10 ms late. With its share of those requests.
+   */
+  first_tokens_after_stalls: number;
+  first_tokens_after_stalls_share: number;
   cpu_fraction: number;
   client_saturated: boolean;
   /** False for runs shorter than a second: too short to tell the client's load from its start-up. */
@@ -41,17 +51,23 @@ export interface ClientSelfCheck {
   saturation_rule: string;
 }
 
-/** Starts watching; `stop()` returns the summary. */
-export function startSelfCheck(): { stop(): ClientSelfCheck } {
+/** The requests whose first-token stamps a check judges, and the clock they are on. */
+export interface StampedRequests {
+  results: readonly RequestResult[];
+  runStartNs: bigint;
+}
+
+/** Starts watching; `stop()` returns the summary, judging the first-token stamps of `requests` (none if absent). */
+export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelfCheck } {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  const stalls = startStallMeter();
+  const meter = startStallMeter();
   const cpuStart = process.cpuUsage();
   const wallStart = process.hrtime.bigint();
   return {
-    stop() {
+    stop(requests) {
       histogram.disable();
-      const excessMs = stalls.stop();
+      const { excessMs, stalls } = meter.stop();
       const cpu = process.cpuUsage(cpuStart);
       const wallUs = Number(process.hrtime.bigint() - wallStart) / 1000;
       // monitorEventLoopDelay reports delay beyond the 1 ms sampling resolution, in nanoseconds.
@@ -59,15 +75,22 @@ export function startSelfCheck(): { stop(): ClientSelfCheck } {
       const p99 = histogram.count > 0 ? ms(histogram.percentile(99)) : 0;
       const cpuFraction = wallUs > 0 ? (cpu.user + cpu.system) / wallUs : 0;
       const stallShare = wallUs > 0 ? (excessMs * 1000) / wallUs : 0;
-      // Below a second, start-up work (compilation, first connections) dominates both figures.
+      const judgedRequests = requests?.results.length ?? 0;
+      const afterStalls = requests === undefined ? 0 : requestsAfterStalls(requests.results, requests.runStartNs, stalls);
+      const afterStallsShare = judgedRequests > 0 ? afterStalls / judgedRequests : 0;
+      // Below a second, start-up work (compilation, first connections) dominates every figure.
       const judged = wallUs >= MIN_JUDGED_US;
+      const saturated =
+        p99 > SATURATION_LOOP_DELAY_P99_MS || afterStallsShare > SATURATION_STALLED_FIRST_TOKENS || stallShare > SATURATION_STALL_SHARE || cpuFraction > SATURATION_CPU_FRACTION;
       return {
         event_loop_delay_p50_ms: histogram.count > 0 ? ms(histogram.percentile(50)) : 0,
         event_loop_delay_p99_ms: p99,
         event_loop_delay_max_ms: histogram.count > 0 ? ms(histogram.max) : 0,
         event_loop_stall_share: stallShare,
+        first_tokens_after_stalls: afterStalls,
+        first_tokens_after_stalls_share: afterStallsShare,
         cpu_fraction: cpuFraction,
-        client_saturated: judged && (p99 > SATURATION_LOOP_DELAY_P99_MS || stallShare > SATURATION_STALL_SHARE || cpuFraction > SATURATION_CPU_FRACTION),
+        client_saturated: judged && saturated,
         judged,
         saturation_rule: SATURATION_RULE,
       };
@@ -77,33 +100,5 @@ export function startSelfCheck(): { stop(): ClientSelfCheck } {
 
 /** The rule, as written into every result. */
 export const SATURATION_RULE =
-  `event-loop delay p99 > ${SATURATION_LOOP_DELAY_P99_MS} ms, or stalls beyond their first ${STALL_ALLOWANCE_MS} ms > ${SATURATION_STALL_SHARE * 100}% of the run, ` +
-  `or client CPU > ${SATURATION_CPU_FRACTION * 100}% of one core`;
-
-/** How often the stall meter looks at the clock, ms: a stall is measured to within this. */
-const STALL_TICK_MS = 1;
-
-/**
- * Measures each stall of the event loop exactly, as the gap between two runs of a 1 ms timer, and
- * sums the part of each beyond {@link STALL_ALLOWANCE_MS}. (monitorEventLoopDelay keeps only a
- * histogram, whose percentiles cannot give this sum exactly.) `stop()` returns the sum in ms.
- */
-export function startStallMeter(): { stop(): number } {
-  let last = process.hrtime.bigint();
-  let excessMs = 0;
-  const measure = (): void => {
-    const now = process.hrtime.bigint();
-    const gapMs = Number(now - last) / 1e6 - STALL_TICK_MS;
-    if (gapMs > STALL_ALLOWANCE_MS) excessMs += gapMs - STALL_ALLOWANCE_MS;
-    last = now;
-  };
-  const timer = setInterval(measure, STALL_TICK_MS);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      measure();
-      return excessMs;
-    },
-  };
-}
+  `event-loop delay p99 > ${SATURATION_LOOP_DELAY_P99_MS} ms, or first tokens stamped during or just after a stall > ${STALL_ALLOWANCE_MS} ms for > ${SATURATION_STALLED_FIRST_TOKENS * 100}% of requests, ` +
+  `or stalls beyond their first ${STALL_ALLOWANCE_MS} ms > ${SATURATION_STALL_SHARE * 100}% of the run, or client CPU > ${SATURATION_CPU_FRACTION * 100}% of one core`;

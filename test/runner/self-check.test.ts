@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSelfCheck, startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/self-check.js';
+import { startSelfCheck } from '../../src/runner/self-check.js';
+import { startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/stalls.js';
 import { sleep } from '../../src/runner/clock.js';
 
 test('an idle client is not saturated', async () => {
@@ -56,7 +57,9 @@ test('the stall meter sums the part of each stall beyond the allowance, computed
     block(ms);
     await sleep(5);
   }
-  const excess = meter.stop();
+  const { excessMs: excess, stalls: seen } = meter.stop();
+  assert.equal(seen.length, 2, `stalls seen: ${JSON.stringify(seen)}`);
+  assert.ok(Math.abs(seen[0]!.lengthMs - (STALL_ALLOWANCE_MS + 30)) < 4 && Math.abs(seen[1]!.lengthMs - (STALL_ALLOWANCE_MS + 15)) < 4, JSON.stringify(seen));
   // By hand: 30 + 15 + 0 ms beyond the allowance; each stall is seen to within the 1 ms tick (plus timer slack).
   const expected = 30 + 15;
   assert.ok(excess >= expected - 2 && excess <= expected + 6, `excess ${excess} ms, expected about ${expected} ms`);

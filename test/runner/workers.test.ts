@@ -103,7 +103,7 @@ test('thread CPU counts only the calling thread: a busy worker does not show in 
 
 function check(overrides: Partial<ThreadSelfCheck>): ThreadSelfCheck {
   return {
-    event_loop_delay_p50_ms: 1, event_loop_delay_p99_ms: 2, event_loop_delay_max_ms: 3, event_loop_stall_share: 0, cpu_fraction: 0.2, client_saturated: false, judged: true,
+    event_loop_delay_p50_ms: 1, event_loop_delay_p99_ms: 2, event_loop_delay_max_ms: 3, event_loop_stall_share: 0, first_tokens_after_stalls: 0, first_tokens_after_stalls_share: 0, cpu_fraction: 0.2, client_saturated: false, judged: true,
     saturation_rule: 'rule', process_cpu_fraction: 0.7, ...overrides,
   };
 }

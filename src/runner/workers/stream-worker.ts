@@ -11,6 +11,7 @@ import { warmConnections } from '../connections.js';
 import { raiseSchedulingPriority, waitUntil } from '../clock.js';
 import { startThreadSelfCheck } from './thread-check.js';
 import type { FromWorker, StreamOrder, StreamWorkerSettings, ToWorker, WorkerFinish } from './protocol.js';
+import type { RequestResult } from '../../record/types.js';
 
 if (parentPort === null) throw new Error('stream-worker.js runs as a worker thread of servebench run --workers');
 const port = parentPort;
@@ -21,6 +22,8 @@ let runStartNs = 0n;
 let selfCheck: ReturnType<typeof startThreadSelfCheck> | null = null;
 let priority: WorkerFinish['priority'] = null;
 let handled = 0;
+/** This thread's results, for its self-check to judge their first-token stamps (warm-up included: only the main thread knows which those are). */
+const streamed: RequestResult[] = [];
 
 const post = (message: FromWorker): void => port.postMessage(message);
 
@@ -54,11 +57,12 @@ async function stream(order: StreamOrder): Promise<void> {
     signal: cancel.signal,
   });
   handled++;
+  streamed.push(result);
   post({ type: 'result', result });
 }
 
 async function finish(): Promise<void> {
-  const client = selfCheck?.stop() ?? null;
+  const client = selfCheck?.stop({ results: streamed, runStartNs }) ?? null;
   await dispatcher.close().catch(() => undefined); // every request has ended; a failed close changes no figure
   post({ type: 'finished', requests: handled, client, priority });
 }

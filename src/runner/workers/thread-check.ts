@@ -6,7 +6,7 @@
  * thread) and is judged on it. The run's `client` block is then the worst thread's figures.
  */
 import { readFileSync } from 'node:fs';
-import { SATURATION_CPU_FRACTION, SATURATION_LOOP_DELAY_P99_MS, SATURATION_STALL_SHARE, startSelfCheck, type ClientSelfCheck } from '../self-check.js';
+import { SATURATION_CPU_FRACTION, SATURATION_LOOP_DELAY_P99_MS, SATURATION_STALL_SHARE, SATURATION_STALLED_FIRST_TOKENS, startSelfCheck, type ClientSelfCheck, type StampedRequests } from '../self-check.js';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux architecture Node runs on). */
 const CLOCK_TICKS_PER_S = 100;
@@ -30,13 +30,13 @@ export function threadCpuSeconds(): number | null {
 export type ThreadSelfCheck = ClientSelfCheck & { process_cpu_fraction: number };
 
 /** Starts watching the calling thread; `stop()` returns its summary. */
-export function startThreadSelfCheck(): { stop(): ThreadSelfCheck } {
+export function startThreadSelfCheck(): { stop(requests?: StampedRequests): ThreadSelfCheck } {
   const check = startSelfCheck();
   const cpuStart = threadCpuSeconds();
   const wallStart = process.hrtime.bigint();
   return {
-    stop() {
-      const summary = check.stop();
+    stop(requests) {
+      const summary = check.stop(requests);
       const cpuEnd = threadCpuSeconds();
       const wallS = Number(process.hrtime.bigint() - wallStart) / 1e9;
       if (cpuStart === null || cpuEnd === null || wallS <= 0) return { ...summary, process_cpu_fraction: summary.cpu_fraction };
@@ -47,7 +47,10 @@ export function startThreadSelfCheck(): { stop(): ThreadSelfCheck } {
 
 /** The same rule as self-check.ts, with this thread's CPU in place of the process's. */
 function judgedOnThreadCpu(summary: ClientSelfCheck, threadCpu: number): ThreadSelfCheck {
-  const loopLate = summary.event_loop_delay_p99_ms > SATURATION_LOOP_DELAY_P99_MS || summary.event_loop_stall_share > SATURATION_STALL_SHARE;
+  const loopLate =
+    summary.event_loop_delay_p99_ms > SATURATION_LOOP_DELAY_P99_MS ||
+    summary.event_loop_stall_share > SATURATION_STALL_SHARE ||
+    summary.first_tokens_after_stalls_share > SATURATION_STALLED_FIRST_TOKENS;
   const processBusy = summary.cpu_fraction > SATURATION_CPU_FRACTION;
   // Saturated for a reason other than these two (a check self-check.ts may add): keep its verdict.
   const otherReason = summary.client_saturated && !loopLate && !processBusy;
