@@ -149,6 +149,7 @@ async function main(): Promise<void> {
     if (runs.length > 1) {
       const range = (of: RunFigures[], pick: (r: RunFigures) => number): string => {
         const values = of.map(pick).sort((a, b) => a - b);
+        if (values.length === 1) return values[0]!.toFixed(2);
         return `${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)} (median ${values[Math.floor((values.length - 1) / 2)]!.toFixed(2)})`;
       };
       const flagged = runs.filter((r) => r.saturated);

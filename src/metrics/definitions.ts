@@ -8,7 +8,8 @@
 
 import { exactMean } from './exact-mean.js';
 import { renderExtendedMarkdown } from './extended-definitions.js';
-import { percentileSorted, sortFloat64InPlace } from './percentile.js';
+import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percentile.js';
+import { orderStatistics } from './order-stats.js';
 import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
 /** How a value is written in the result file (spec §5.6): Python float, int, str, bool or object. */
@@ -110,32 +111,56 @@ type NumericRowKey = {
   [K in keyof CoreTimingRow]: CoreTimingRow[K] extends number | null ? K : never;
 }[keyof CoreTimingRow];
 
+/** The levels the run metrics take of row fields; asked for together, they share one selection. */
+const RUN_LEVELS = [50, 95] as const;
+
 /**
- * Sorted non-null values of one row field, computed once per RunInput and field: a run's p50 and
- * p95 of a field share one sort. A RunInput is treated as immutable once a metric has read it.
+ * Nearest-rank percentiles of one row field's non-null values, computed once per RunInput and
+ * field (a RunInput is treated as immutable once a metric has read it). The exact order
+ * statistics come from a linear-time radix selection (order-stats.ts) instead of a full sort:
+ * at a million rows, sorting each field dominated the summary. Values a typed sort and the
+ * reference's comparator order differently (−0 beside +0, NaN) or that selection cannot take
+ * (±Infinity) send the field down the sorting path of percentile.ts, so results never change.
  */
-const sortedFields = new WeakMap<RunInput, Map<NumericRowKey, ArrayLike<number>>>();
-function sortedField(x: RunInput, field: NumericRowKey): ArrayLike<number> {
-  let perInput = sortedFields.get(x);
+const fieldLevels = new WeakMap<RunInput, Map<NumericRowKey, Map<number, number | null>>>();
+function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number | null {
+  let perInput = fieldLevels.get(x);
   if (perInput === undefined) {
     perInput = new Map();
-    sortedFields.set(x, perInput);
+    fieldLevels.set(x, perInput);
   }
-  let sorted = perInput.get(field);
-  if (sorted === undefined) {
+  let levels = perInput.get(field);
+  if (levels === undefined) {
+    levels = new Map();
+    perInput.set(field, levels);
+  }
+  if (!levels.has(q)) {
+    const wanted = RUN_LEVELS.includes(q as (typeof RUN_LEVELS)[number]) ? [...RUN_LEVELS] : [q];
+    const values = wanted.map(() => null as number | null);
     const present = new Float64Array(x.rows.length);
     let n = 0;
+    let plain = true;
     for (const row of x.rows) {
       const v = row[field];
-      if (v !== null) present[n++] = v;
+      if (v === null) continue;
+      present[n++] = v;
+      if (!Number.isFinite(v) || Object.is(v, -0)) plain = false;
     }
-    sorted = sortFloat64InPlace(present.subarray(0, n));
-    perInput.set(field, sorted);
+    if (n > 0) {
+      const sample = present.subarray(0, n);
+      if (plain) {
+        orderStatistics(sample, wanted.map((level) => nearestRankIndex(level, n))).forEach((v, i) => (values[i] = v));
+      } else {
+        const sorted = sortFloat64InPlace(sample);
+        wanted.forEach((level, i) => (values[i] = percentileSorted(sorted, level)));
+      }
+    }
+    wanted.forEach((level, i) => levels.set(level, values[i] ?? null));
   }
-  return sorted;
+  return levels.get(q) ?? null;
 }
 
-const pct = (field: NumericRowKey, q: number) => (x: RunInput): number | null => percentileSorted(sortedField(x, field), q);
+const pct = (field: NumericRowKey, q: number) => (x: RunInput): number | null => fieldPercentile(x, field, q);
 
 function outputTokens(x: RunInput): number | null {
   // Σ out_toks only when every success was counted by the server; zero successes give 0.

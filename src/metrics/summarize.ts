@@ -6,7 +6,7 @@
 
 import type { RequestResult } from '../record/types.js';
 import { RUN_METRICS } from './definitions.js';
-import { buildFailure, buildRow, successFacts } from './rows.js';
+import { buildFailure, emptyRowInput, fillRowInput, rowFromInput, successFacts } from './rows.js';
 import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, TimingRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
@@ -62,7 +62,11 @@ const byIndex = (a: { request_index: number }, b: { request_index: number }): nu
  */
 export function summarize(results: readonly RequestResult[], wallSeconds: number): Summary {
   const successes = results.filter((r) => r.ok);
-  const rows = successes.map(buildRow).filter((row): row is TimingRow => row !== null).sort(byIndex);
+  // One RowInput refilled per success (as buildRow would, without a temporary per request).
+  const input = emptyRowInput();
+  const rows: TimingRow[] = [];
+  for (const r of successes) if (fillRowInput(r, input)) rows.push(rowFromInput(input));
+  rows.sort(byIndex);
   const failures = results.filter((r) => !r.ok).map(buildFailure).sort(byIndex);
   const metrics = computeMetrics({ rows, successes: successes.map(successFacts), wallSeconds });
   return {

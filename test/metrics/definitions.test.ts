@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { renderMetricsMarkdown, ROW_FIELDS, RUN_METRICS } from '../../src/metrics/definitions.js';
 import { rowInput } from '../../src/metrics/rows.js';
 import { summarize } from '../../src/metrics/summarize.js';
@@ -171,5 +172,41 @@ describe('metrics table: documentation', () => {
     }
     assert.match(md, /\| `prompt_tokens_p50` \| tokens \| float or null \|/);
     assert.match(md, /`cached_tokens` \(servebench extension\)/);
+  });
+});
+
+describe('metrics table: run percentiles by selection agree with the sorted reference path', () => {
+  /** Rows with given e2e_ms values (every other field irrelevant here). */
+  const input = (values: (number | null)[]) => ({
+    rows: values.map((v, i) => ({ request_index: i, e2e_ms: v }) as unknown as TimingRow),
+    successes: [],
+    wallSeconds: 1,
+  });
+  /** The reference: nearest rank on a comparator sort (what percentile.ts does). */
+  const byHand = (values: (number | null)[], q: number): number | null => {
+    const present = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+    return present.length === 0 ? null : present[Math.max(0, Math.ceil((q / 100) * present.length) - 1)]!;
+  };
+
+  it('on random samples with repeats, nulls, −0 and infinities (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(null), fc.constant(-0), fc.constant(0), fc.constant(Infinity), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 5 })), { maxLength: 300 }),
+        (values) => {
+          const x = input(values);
+          for (const [key, q] of [['e2e_p50_ms', 50], ['e2e_p95_ms', 95]] as const) {
+            const got = RUN_METRICS[key].derive(x);
+            const want = byHand(values, q);
+            assert.ok(Object.is(got, want), `${key}: ${String(got)} vs ${String(want)} of ${JSON.stringify(values)}`);
+          }
+        },
+      ),
+    );
+  });
+
+  it('keeps −0 where the sorted path keeps it (the comparator sort is stable)', () => {
+    // Sorted by comparator: [-1, 0, -0] keeps 0 before -0 (equal, input order); p50 of 3 is rank 2 → 0.
+    assert.ok(Object.is(RUN_METRICS.e2e_p50_ms.derive(input([0, -0, -1])), 0));
+    assert.ok(Object.is(RUN_METRICS.e2e_p50_ms.derive(input([-0, 0, -1])), -0));
   });
 });
