@@ -63,7 +63,9 @@ async function measure(streams: number, options: Options): Promise<Measurement> 
     const client = result.servebench.client;
     console.log(
       `${String(streams).padStart(6)} streams  peak RSS ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  ok ${result.completed}/${streams}  wall ${(run.wallMs / 1000).toFixed(1)} s  ` +
-        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
+        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms ` +
+          `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
+          `cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
     );
     return { streams, peakRssMiB: run.peakRssMiB ?? Number.NaN };
   } finally {

@@ -73,6 +73,22 @@ describe('exactMean (Python statistics.mean, spec §4.3)', () => {
     assert.ok(Object.is(exactMean([-0, -0]), 0));
   });
 
+  it('stays exact past a million values of one exponent (the per-exponent sums are flushed)', () => {
+    // 1 + 2^-52 and 1 + 3·2^-52 share exponent 0 and have non-zero low mantissa words; their
+    // exact mean is 1 + 2^-51. 1.2 million of each pass the 2^20-addition flush point.
+    const a = 1 + 2 ** -52;
+    const b = 1 + 3 * 2 ** -52;
+    const values = new Array<number>(2_400_000);
+    for (let i = 0; i < values.length; i++) values[i] = i % 2 === 0 ? a : b;
+    assert.ok(Object.is(exactMean(values), 1 + 2 ** -51));
+    // With negatives mixed in: Σ = 1.2M·a − 1.2M·b + 3 = 3 − 1.2M·2^-51 → mean = that / 2.4M + … computed by hand:
+    const mixed = values.map((v, i) => (i % 2 === 0 ? v : -v));
+    mixed.push(3);
+    // (1.2e6·(a − b) + 3) / 2400001 with a − b = −2^-51, rounded once.
+    const exact = (3 - 1_200_000 * 2 ** -51) / 2_400_001; // 3 − 1.2e6·2^-51 is exact in a double; one rounding in the division
+    assert.ok(Object.is(exactMean(mixed), exact), `${exactMean(mixed)} vs ${exact}`);
+  });
+
   it('rejects empty input and non-finite values', () => {
     assert.throws(() => exactMean([]), RangeError);
     assert.throws(() => exactMean([1, Number.NaN]), RangeError);
