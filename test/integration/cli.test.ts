@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -125,4 +127,15 @@ test('--dry-run of an open loop shows its planned arrivals; a time-bounded close
   assert.equal(timedPlan.context_plan.length, 1000);
   assert.equal(timedPlan.context_plan_truncated, true);
   assert.equal(timedPlan.prompt_set_id, null);
+});
+
+test('the package bin runs as a program (what npx servebench executes)', () => {
+  // dist/test/integration → the package root.
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; version: string };
+  const bin = join(root, pkg.bin['servebench']!);
+  const run = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  assert.equal(run.error, undefined, `${bin} could not be executed: ${String(run.error)}`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, new RegExp(pkg.version.replace(/\./g, '\\.')));
 });
