@@ -7,11 +7,18 @@
  * two cores: 16 batch slots, 150,000 prompt tokens/s prefill, 10 ms decode steps growing 5% per
  * extra sequence, prefix caching on. With --sim-config FILE the file's keys apply and the
  * simulator's own defaults fill the rest (see `servebench sim --help`).
- * The simulator shares the client's process and cores here; for timing-accuracy work run
- * `servebench sim` as a separate process instead.
+ * The simulator runs in a worker thread of the client's process: its own event loop, so its work
+ * (tokenizing a 128K-token prompt takes tens of milliseconds) never stalls the client's loop and
+ * delays the stamps of other streams' chunks. It still shares the machine's cores; for
+ * timing-accuracy work run `servebench sim` as a separate process, pinned apart from the client.
  */
+import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { startSim, loadSimConfigFile, type SimConfigInput } from '../sim/index.js';
+import { Worker } from 'node:worker_threads';
+import { loadSimConfigFile, resolveSimConfig, type SimConfigInput } from '../sim/index.js';
+import type { FromEmbeddedSim } from './embedded-sim-worker.js';
+
+const WORKER_SCRIPT = new URL('./embedded-sim-worker.js', import.meta.url);
 
 /** The embedded default profile (documented above and in the README). */
 export const EMBEDDED_SIM_PROFILE: SimConfigInput = {
@@ -30,7 +37,32 @@ export interface EmbeddedSimulator {
 
 /** Starts the simulator; `configFile` (relative to cwd) replaces the embedded profile. */
 export async function startEmbeddedSimulator(configFile: string | null, cwd: string): Promise<EmbeddedSimulator> {
-  const config: SimConfigInput = configFile === null ? EMBEDDED_SIM_PROFILE : await loadSimConfigFile(resolve(cwd, configFile));
-  const sim = await startSim({ ...config, host: '127.0.0.1', port: 0 });
-  return { baseUrl: sim.url, model: sim.config.model, close: () => sim.close() };
+  const input: SimConfigInput = configFile === null ? EMBEDDED_SIM_PROFILE : await loadSimConfigFile(resolve(cwd, configFile));
+  // Validated here, so a bad configuration fails with the usual one-line UsageError.
+  const config = resolveSimConfig({ ...input, host: '127.0.0.1', port: 0 });
+  const worker = new Worker(WORKER_SCRIPT, { workerData: config });
+  const started = await new Promise<FromEmbeddedSim>((done, fail) => {
+    worker.once('message', done);
+    worker.once('error', fail);
+    worker.once('exit', (code) => fail(new Error(`the embedded simulator stopped before it started (exit ${code})`)));
+  }).finally(() => worker.removeAllListeners());
+  if (started.type !== 'ready') {
+    await worker.terminate();
+    throw new Error(`the embedded simulator did not start: ${started.type === 'failed' ? started.message : started.type}`);
+  }
+  // A simulator thread that dies mid-run shows as failed requests (refused or reset connections),
+  // recorded like any server's failures; the client must not crash on the thread's error event.
+  worker.on('error', () => undefined);
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: started.url,
+    model: started.model,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = once(worker, 'message');
+        worker.postMessage('close');
+        await Promise.race([closed, once(worker, 'exit'), new Promise((done) => setTimeout(done, 5_000).unref())]);
+        await worker.terminate();
+      })()),
+  };
 }

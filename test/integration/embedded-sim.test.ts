@@ -1,0 +1,53 @@
+/**
+ * The embedded simulator (`servebench run` without --base-url) runs in a thread of its own: it
+ * answers while the client's thread is busy, so its work never stalls the client's event loop.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { startEmbeddedSimulator } from '../../src/cli/embedded-sim.js';
+
+test('the embedded simulator reads a request while the client thread is blocked', async () => {
+  const sim = await startEmbeddedSimulator(null, process.cwd());
+  try {
+    const body = JSON.stringify({ model: sim.model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 2, stream: true });
+    const { hostname, port } = new URL(sim.baseUrl);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (text: string) => (answer += text));
+    const ended = once(socket, 'end');
+    // The request leaves in this synchronous write; from here this thread is busy, so only a
+    // simulator on another thread can read and stamp it before the busy loop ends.
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const until = process.hrtime.bigint() + 300_000_000n;
+    while (process.hrtime.bigint() < until) {
+      // blocked
+    }
+    const blockEndNs = process.hrtime.bigint();
+    await ended;
+    assert.match(answer, /data: \[DONE\]/);
+    const truth = (await (await fetch(`${sim.baseUrl.replace(/\/v1$/, '')}/sim/ground-truth`)).json()) as { monotonic_origin_ns: string; requests: { receivedNs: number }[] };
+    assert.equal(truth.requests.length, 1);
+    const receivedNs = BigInt(truth.monotonic_origin_ns) + BigInt(Math.round(truth.requests[0]!.receivedNs));
+    assert.ok(receivedNs < blockEndNs, `the simulator stamped the request ${Number(receivedNs - blockEndNs) / 1e6} ms after the client thread was free again`);
+  } finally {
+    await sim.close();
+  }
+});
+
+test('a bad embedded simulator configuration fails before any thread starts, naming the problem', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'servebench-embedded-'));
+  writeFileSync(join(dir, 'sim.json'), JSON.stringify({ decode_step_ms: -1 }));
+  await assert.rejects(startEmbeddedSimulator('sim.json', dir), /decode_step_ms/);
+});
+
+test('closing twice is harmless', async () => {
+  const sim = await startEmbeddedSimulator(null, process.cwd());
+  await Promise.all([sim.close(), sim.close()]);
+  await sim.close();
+});
