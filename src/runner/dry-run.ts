@@ -32,6 +32,8 @@ export interface DryRunPlan {
   prompt_set_id: string | null;
   request_body_shape: Record<string, unknown>;
   output: string;
+  /** How the client would stream: threads, and whether connections open before the clock. */
+  client: { workers: number; connections: 'opened before the clock' | 'cold (opened by the first requests, inside their TTFT)' };
   deferred: string[];
 }
 
@@ -93,6 +95,7 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     prompt_set_id: offline && !load.lazy ? workload.promptSetId() : null,
     request_body_shape: shape,
     output: config.output ?? 'results/<run_id>.json',
+    client: { workers: config.workers, connections: config.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock' },
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],
   };
 }
@@ -110,6 +113,7 @@ export function formatDryRunPlan(plan: DryRunPlan): string {
     `  plan          ${dist}`,
     `  prompts       ${plan.prompt_method}; ${plan.cache_policy}; ${plan.prompt_set_id ?? 'prompt set id known after calibration'}`,
     `  thinking      ${plan.thinking.mode} via ${plan.thinking.control_mechanism}${plan.thinking.reasoning_effort ? ` (effort ${plan.thinking.reasoning_effort})` : ''}`,
+    `  client        ${plan.client.workers > 1 ? `${plan.client.workers} stream worker threads` : 'streams in the main thread'}; connections ${plan.client.connections}`,
     `  output        ${plan.output}`,
   ].join('\n');
 }

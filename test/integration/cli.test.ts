@@ -90,6 +90,14 @@ test('--dry-run --json prints the plan and touches nothing', async () => {
   assert.deepEqual(readdirSync(cwd), []);
 });
 
+test('--dry-run says how the client would stream: threads and connection warm-up', async () => {
+  const plain = await runCli(['run', '--dry-run', '--json', '--requests', '4', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
+  assert.deepEqual((JSON.parse(plain.stdout) as { client: unknown }).client, { workers: 1, connections: 'opened before the clock' });
+  const spread = await runCli(['run', '--dry-run', '--workers', '2', '--cold-connections', '--requests', '4', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
+  assert.equal(spread.code, 0, spread.stderr);
+  assert.match(spread.stdout, /client +2 stream worker threads; connections cold/);
+});
+
 test('an API key from the environment is sent but never written', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'servebench-cli-'));
   const output = join(cwd, 'r.json');
