@@ -37,13 +37,16 @@ export interface SimProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `servebench sim` with `config` on 127.0.0.1:0 (pinned to `core` when given). */
-export function startSim(config: Record<string, unknown>, core: number | null): Promise<SimProcess> {
+/**
+ * Starts `servebench sim` with `config` on 127.0.0.1:0 (pinned to `core` when given). Also used by
+ * the tests (test/helpers/sim-process.ts), which keep the simulator's stderr out of their output.
+ */
+export function startSim(config: Record<string, unknown>, core: number | null, stderr: 'inherit' | 'ignore' = 'inherit'): Promise<SimProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'servebench-bench-sim-'));
   const file = join(dir, 'sim.json');
   writeFileSync(file, JSON.stringify(config));
   const [cmd, args] = command(core, ['sim', '--config', file, '--port', '0']);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', stderr] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`simulator did not start: ${out}`)), 20_000);

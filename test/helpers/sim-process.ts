@@ -1,45 +1,18 @@
 /** Runs `servebench sim` as its own process, so a test's client timing is not disturbed by the simulator sharing its event loop. */
 import { after, before } from 'node:test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CLI_PATH } from './cli.js';
+import { startSim } from '../../bench/harness.js';
 
 export interface SimProcess {
+  /** Base URL with `/v1`, as a client is given it. */
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts the simulator with `config` on 127.0.0.1, port 0; resolves once it listens. */
-export function startSimProcess(config: Record<string, unknown>): Promise<SimProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'servebench-simproc-'));
-  const file = join(dir, 'sim.json');
-  writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [CLI_PATH, 'sim', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`simulator did not start: ${out}`)), 15000);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({
-          url: match[1]!,
-          pid: child.pid!,
-          stop: () =>
-            new Promise((done) => {
-              if (child.exitCode !== null) return done();
-              child.once('exit', () => done());
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}: ${out}`)));
-  });
+/** Starts the simulator with `config` on 127.0.0.1, port 0 (unpinned); resolves once it listens. */
+export async function startSimProcess(config: Record<string, unknown>): Promise<SimProcess> {
+  const sim = await startSim(config, null, 'ignore');
+  return { url: `${sim.url}/v1`, pid: sim.pid, stop: () => sim.stop() };
 }
 
 /**
