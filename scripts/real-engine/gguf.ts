@@ -11,6 +11,7 @@
  * u64 count + the elements (arrays may nest). `ne[0]` is the fastest-varying dimension.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { xoshiro128ss } from '../../src/util/random.js';
 
 /** GGUF metadata value types (gguf.md `gguf_metadata_value_type`). */
 export const GgufType = {
@@ -400,45 +401,16 @@ export function f16BitsToNumber(h: number): number {
 }
 
 /**
- * xoshiro128** seeded through splitmix32: integer arithmetic only, so the stream (and every
- * float derived from it with exact IEEE operations) is identical on every platform and Node version.
+ * xoshiro128** seeded through splitmix32 (src/util/random.ts): integer arithmetic only, so the
+ * stream (and every float derived from it with exact IEEE operations) is identical on every
+ * platform and Node version.
  */
 export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  /** Next 32-bit unsigned integer. */
+  readonly nextU32: () => number;
 
   constructor(seed: number) {
-    let s = seed >>> 0;
-    const next = (): number => {
-      s = (s + 0x9e3779b9) >>> 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next();
-    if ((this.a | this.b | this.c | this.d) === 0) this.a = 1;
-  }
-
-  /** Next 32-bit unsigned integer. */
-  nextU32(): number {
-    const result = Math.imul(rotl(Math.imul(this.b, 5) >>> 0, 7), 9) >>> 0;
-    const t = (this.b << 9) >>> 0;
-    this.c ^= this.a;
-    this.d ^= this.b;
-    this.b ^= this.c;
-    this.a ^= this.d;
-    this.c ^= t;
-    this.d = rotl(this.d >>> 0, 11);
-    this.a >>>= 0;
-    this.b >>>= 0;
-    this.c >>>= 0;
-    return result;
+    this.nextU32 = xoshiro128ss(seed);
   }
 
   /** Uniform in [-1, 1), on a 2^-23 grid (exact in binary32). */
@@ -447,6 +419,3 @@ export class Rng {
   }
 }
 
-function rotl(x: number, k: number): number {
-  return ((x << k) | (x >>> (32 - k))) >>> 0;
-}

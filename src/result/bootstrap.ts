@@ -14,37 +14,13 @@
  */
 
 import { nearestRankIndex } from '../metrics/percentile.js';
+import { xoshiro128ss } from '../util/random.js';
 
 /** A seeded 32-bit generator: returns a uniform integer in [0, 2^32). */
 export type Rng = () => number;
 
-/** xoshiro128** (Blackman & Vigna), state filled by splitmix32 from `seed`. */
-export function seededRng(seed: number): Rng {
-  let x = seed >>> 0;
-  const splitmix = (): number => {
-    x = (x + 0x9e3779b9) >>> 0;
-    let z = x;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  const s = new Uint32Array([splitmix(), splitmix(), splitmix(), splitmix()]);
-  return () => {
-    const result = Math.imul(rotl(Math.imul(s[1]!, 5) >>> 0, 7), 9) >>> 0;
-    const t = (s[1]! << 9) >>> 0;
-    s[2]! ^= s[0]!;
-    s[3]! ^= s[1]!;
-    s[1]! ^= s[2]!;
-    s[0]! ^= s[3]!;
-    s[2]! ^= t;
-    s[3] = rotl(s[3]!, 11);
-    return result;
-  };
-}
-
-function rotl(v: number, k: number): number {
-  return ((v << k) | (v >>> (32 - k))) >>> 0;
-}
+/** xoshiro128** seeded through splitmix32 (util/random.ts): uniform integers in [0, 2^32). */
+export const seededRng: (seed: number) => Rng = xoshiro128ss;
 
 /** One statistic computed from rows. */
 export type StatSpec =

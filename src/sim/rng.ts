@@ -8,6 +8,8 @@
  * request 4, so each (purpose, index) pair gets its own independent generator.
  */
 
+import { splitmix32 } from '../util/random.js';
+
 /** A generator of uniform floats in [0, 1). */
 export type Rng = () => number;
 
@@ -19,14 +21,6 @@ export function fnv1a32(text: string, basis = 0x811c9dc5): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h >>> 0;
-}
-
-/** One splitmix32 round: spreads a seed so that nearby seeds give unrelated streams. */
-function splitmix32(x: number): number {
-  let z = (x + 0x9e3779b9) >>> 0;
-  z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-  z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-  return (z ^ (z >>> 16)) >>> 0;
 }
 
 /**
