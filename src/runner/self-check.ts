@@ -80,9 +80,7 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
       const afterStallsShare = judgedRequests > 0 ? afterStalls / judgedRequests : 0;
       // Below a second, start-up work (compilation, first connections) dominates every figure.
       const judged = wallUs >= MIN_JUDGED_US;
-      const saturated =
-        p99 > SATURATION_LOOP_DELAY_P99_MS || afterStallsShare > SATURATION_STALLED_FIRST_TOKENS || stallShare > SATURATION_STALL_SHARE || cpuFraction > SATURATION_CPU_FRACTION;
-      return {
+      const figures = {
         event_loop_delay_p50_ms: histogram.count > 0 ? ms(histogram.percentile(50)) : 0,
         event_loop_delay_p99_ms: p99,
         event_loop_delay_max_ms: histogram.count > 0 ? ms(histogram.max) : 0,
@@ -90,12 +88,20 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
         first_tokens_after_stalls: afterStalls,
         first_tokens_after_stalls_share: afterStallsShare,
         cpu_fraction: cpuFraction,
-        client_saturated: judged && saturated,
-        judged,
-        saturation_rule: SATURATION_RULE,
       };
+      return { ...figures, client_saturated: judged && breaksBound(figures), judged, saturation_rule: SATURATION_RULE };
     },
   };
+}
+
+/** {@link SATURATION_RULE} on a check's figures (self-check here, per thread in workers/thread-check.ts). */
+export function breaksBound(figures: Pick<ClientSelfCheck, 'event_loop_delay_p99_ms' | 'event_loop_stall_share' | 'first_tokens_after_stalls_share' | 'cpu_fraction'>): boolean {
+  return (
+    figures.event_loop_delay_p99_ms > SATURATION_LOOP_DELAY_P99_MS ||
+    figures.first_tokens_after_stalls_share > SATURATION_STALLED_FIRST_TOKENS ||
+    figures.event_loop_stall_share > SATURATION_STALL_SHARE ||
+    figures.cpu_fraction > SATURATION_CPU_FRACTION
+  );
 }
 
 /** The rule, as written into every result. */

@@ -21,7 +21,6 @@ const cancel = new AbortController();
 let runStartNs = 0n;
 let selfCheck: ReturnType<typeof startThreadSelfCheck> | null = null;
 let priority: WorkerFinish['priority'] = null;
-let handled = 0;
 /** This thread's results, for its self-check to judge their first-token stamps (warm-up included: only the main thread knows which those are). */
 const streamed: RequestResult[] = [];
 
@@ -56,7 +55,6 @@ async function stream(order: StreamOrder): Promise<void> {
     ...settings.bounds,
     signal: cancel.signal,
   });
-  handled++;
   streamed.push(result);
   post({ type: 'result', result });
 }
@@ -64,7 +62,7 @@ async function stream(order: StreamOrder): Promise<void> {
 async function finish(): Promise<void> {
   const client = selfCheck?.stop({ results: streamed, runStartNs }) ?? null;
   await dispatcher.close().catch(() => undefined); // every request has ended; a failed close changes no figure
-  post({ type: 'finished', requests: handled, client, priority });
+  post({ type: 'finished', requests: streamed.length, client, priority });
 }
 
 const { 'content-type': _json, ...getHeaders } = settings.headers;

@@ -6,7 +6,7 @@
  * thread) and is judged on it. The run's `client` block is then the worst thread's figures.
  */
 import { readFileSync } from 'node:fs';
-import { SATURATION_CPU_FRACTION, SATURATION_LOOP_DELAY_P99_MS, SATURATION_STALL_SHARE, SATURATION_STALLED_FIRST_TOKENS, startSelfCheck, type ClientSelfCheck, type StampedRequests } from '../self-check.js';
+import { breaksBound, startSelfCheck, type ClientSelfCheck, type StampedRequests } from '../self-check.js';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux architecture Node runs on). */
 const CLOCK_TICKS_PER_S = 100;
@@ -47,18 +47,11 @@ export function startThreadSelfCheck(): { stop(requests?: StampedRequests): Thre
 
 /** The same rule as self-check.ts, with this thread's CPU in place of the process's. */
 function judgedOnThreadCpu(summary: ClientSelfCheck, threadCpu: number): ThreadSelfCheck {
-  const loopLate =
-    summary.event_loop_delay_p99_ms > SATURATION_LOOP_DELAY_P99_MS ||
-    summary.event_loop_stall_share > SATURATION_STALL_SHARE ||
-    summary.first_tokens_after_stalls_share > SATURATION_STALLED_FIRST_TOKENS;
-  const processBusy = summary.cpu_fraction > SATURATION_CPU_FRACTION;
-  // Saturated for a reason other than these two (a check self-check.ts may add): keep its verdict.
-  const otherReason = summary.client_saturated && !loopLate && !processBusy;
   return {
     ...summary,
     cpu_fraction: threadCpu,
     process_cpu_fraction: summary.cpu_fraction,
-    client_saturated: summary.judged && (loopLate || threadCpu > SATURATION_CPU_FRACTION || otherReason),
+    client_saturated: summary.judged && breaksBound({ ...summary, cpu_fraction: threadCpu }),
     saturation_rule: `in any thread (main or stream worker): ${summary.saturation_rule.replace('client CPU', "that thread's own CPU (/proc/thread-self/stat)")}`,
   };
 }
