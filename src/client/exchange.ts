@@ -22,6 +22,7 @@ import { applyDataEvent, invalidUtf8Verdict, type ChunkFailure, type ChunkState,
 import { httpErrorMessage, isRetryableFailure, mapTransportError, parseRetryAfter } from './errors.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
+import { contentEncoding } from './transport.js';
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
 export const ERROR_BODY_READ_BYTES = 64 * 1024;
@@ -316,11 +317,4 @@ function decodeCompressed(bytes: Buffer, encoding: string): string {
     // fall through
   }
   return `[${encoding}-encoded body of ${bytes.length} bytes, not decoded]`;
-}
-
-/** The response's content coding, lower case, or null for none / `identity`. */
-function contentEncoding(headers: IncomingHttpHeaders): string | null {
-  const raw = headers['content-encoding'];
-  const text = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim().toLowerCase();
-  return text === '' || text === 'identity' ? null : text;
 }

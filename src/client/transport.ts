@@ -1,6 +1,7 @@
 /**
  * The HTTP transport: one shared undici Agent per run, and bounded JSON GET/POST helpers for probes (`/models`, `/tokenize`).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
 import { bounded, EXCERPT_CHARS } from './chunk.js';
@@ -41,6 +42,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     connect: { timeout: toMs(opts.connectTimeoutS ?? opts.idleTimeoutS) },
   });
   return agent;
+}
+
+/** The response's content coding, lower case, or null for none / `identity`. */
+export function contentEncoding(headers: IncomingHttpHeaders): string | null {
+  const raw = headers['content-encoding'];
+  const text = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).trim().toLowerCase();
+  return text === '' || text === 'identity' ? null : text;
 }
 
 /** Answer of {@link getJson}: the parsed JSON, or why there is none. */
@@ -132,9 +140,8 @@ async function requestJson(
     }
   }
   const status = response.statusCode;
-  const encodingHeader = response.headers['content-encoding'];
-  const encoding = (Array.isArray(encodingHeader) ? encodingHeader.join(',') : (encodingHeader ?? '')).trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity' && status >= 200 && status <= 299) {
+  const encoding = contentEncoding(response.headers);
+  if (encoding !== null && status >= 200 && status <= 299) {
     if (!response.body.destroyed) response.body.destroy();
     return fail({ type: 'ContentEncodingError', message: `response from ${target.path} is ${encoding}-encoded although identity was requested`, httpStatus: status, bodyExcerpt: null });
   }
