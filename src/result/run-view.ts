@@ -32,6 +32,8 @@ export interface RunView {
   servebench: Doc | null;
   /** `servebench.metrics` (extended figures), else null. */
   extended: Doc | null;
+  /** `servebench.warnings`: what the run said about itself (client saturated, calibration, early stops). */
+  warnings: string[];
 }
 
 /** A plain object, or an empty one for anything else, so lookups never throw. */
@@ -76,7 +78,17 @@ export function runView(file: string, parsed: ResultDocument): RunView {
     wallMs: num(doc['wall_clock_ms']),
     servebench,
     extended,
+    warnings: runWarnings(doc),
   };
+}
+
+/**
+ * The run's own warnings (`servebench.warnings`), the lines the console printed at the end of the
+ * run, so `show` and the report repeat them; none for reference harness files.
+ */
+export function runWarnings(doc: Doc): string[] {
+  const warnings = get(doc, 'servebench', 'warnings');
+  return Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === 'string') : [];
 }
 
 /** The protocol label, with the older capacity-v3 emitter told apart (its TTFT is the only boundary). */

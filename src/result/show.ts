@@ -5,9 +5,8 @@
  */
 
 import type { ResultDocument } from './schema.js';
+import { asDoc, runWarnings, type Doc } from './run-view.js';
 
-type Doc = Readonly<Record<string, unknown>>;
-const asRecord = (v: unknown): Doc => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc) : {});
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const DASH = '–';
 
@@ -52,14 +51,14 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 }
 
 function workload(doc: Doc): string {
-  const flags = asRecord(doc['serve_flags']);
+  const flags = asDoc(doc['serve_flags']);
   const ctx = doc['context_tokens'] === null ? 'sampled' : text(doc['context_tokens']);
   const burst = flags['shared_prefix_burst'] === true ? ' burst' : '';
   return `n=${text(doc['requests'])} c=${text(doc['concurrency'])} ctx=${ctx} max_tokens=${text(doc['max_tokens'])}${burst}`;
 }
 
 function distribution(doc: Doc): string {
-  const d = asRecord(doc['context_distribution']);
+  const d = asDoc(doc['context_distribution']);
   const entries = Object.entries(d).sort(([a], [b]) => Number(a) - Number(b));
   return entries.length === 0 ? DASH : entries.map(([size, count]) => `${size}×${text(count)}`).join(', ');
 }
@@ -77,7 +76,7 @@ function throughput(m: Doc): string {
 }
 
 function failureLines(doc: Doc): string[] {
-  const failures = Array.isArray(doc['failures']) ? (doc['failures'] as unknown[]).map(asRecord) : [];
+  const failures = Array.isArray(doc['failures']) ? (doc['failures'] as unknown[]).map(asDoc) : [];
   if (failures.length === 0) return [];
   const groups = new Map<string, { count: number; sample: string }>();
   for (const f of failures) {
@@ -100,8 +99,8 @@ function failureLines(doc: Doc): string[] {
  */
 export function renderShow(parsed: ResultDocument, label: string): string {
   const doc = parsed.doc as Doc;
-  const m = asRecord(doc['metrics']);
-  const flags = asRecord(doc['serve_flags']);
+  const m = asDoc(doc['metrics']);
+  const flags = asDoc(doc['serve_flags']);
   const failed = num(doc['failed']);
   const protocol = typeof doc['measurement_protocol'] === 'string' ? doc['measurement_protocol'] : 'none';
   const wall = num(doc['wall_clock_ms']);
@@ -138,6 +137,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ['prefix cache hit', cacheHit(m)],
     ...('reasoning_chunks' in m ? [['chunks', `${text(m['content_chunks'])} content, ${text(m['reasoning_chunks'])} reasoning`] as [string, string]] : []),
   ]);
-  const lines = [...head, '', ...table(['', 'p50', 'p95'], latency), '', ...tail, ...failureLines(doc)];
+  const warnings = runWarnings(doc).map((warning) => `warning: ${warning}`);
+  const lines = [...head, '', ...table(['', 'p50', 'p95'], latency), '', ...tail, ...failureLines(doc), ...(warnings.length > 0 ? ['', ...warnings] : [])];
   return `${lines.join('\n')}\n`;
 }

@@ -13,6 +13,7 @@ import { renderHtmlReport } from '../../src/report/html/page.js';
 import { csvField, rowsCsv } from '../../src/report/csv.js';
 import { readResultFile } from '../../src/result/io.js';
 import { runView, type RunView } from '../../src/result/run-view.js';
+import { renderShow } from '../../src/result/show.js';
 import { runCli } from '../helpers/cli.js';
 import { externalReferences } from '../helpers/html.js';
 import { fixtureFiles } from '../result/fixtures.js';
@@ -44,6 +45,23 @@ test('every fixture era renders; rows-less eras get the summary table; no extern
   const html = page(mixed);
   assert.match(html, /workload differs from the first run/);
   assert.match(html, /<canvas id="cdf-ttft" data-chart="cdf"/);
+});
+
+test('a run\'s own warnings (a saturated client first of all) appear in its section and in show, escaped', async () => {
+  const file = fixtureFiles().find((f) => f.includes('capacity-4k-c1-r3'))!;
+  const parsed = (await readResultFile(file)).result;
+  const warning = 'the client itself was saturated (<rule>): timings may be inflated by the client, not the server';
+  const doc = { ...(parsed.doc as Record<string, unknown>), servebench: { warnings: [warning, 42] } };
+  const view = runView(file, { ...parsed, doc } as unknown as typeof parsed);
+  assert.deepEqual(view.warnings, [warning], 'strings only');
+  const html = page([view]);
+  assert.ok(html.includes(`<p class="note warning">warning: ${escapeHtml(warning)}</p>`));
+  assert.ok(!html.includes('(<rule>)'));
+  const shown = renderShow({ ...parsed, doc } as unknown as typeof parsed, file);
+  assert.ok(shown.endsWith(`\nwarning: ${warning}\n`), shown);
+  // A reference harness file has no servebench block: nothing extra.
+  assert.doesNotMatch(renderShow(parsed, file), /warning:/);
+  assert.doesNotMatch(page([await load(file)]), /class="note warning"/);
 });
 
 test('the page declares a CSP that forbids every fetch and allows only its own two scripts', async () => {

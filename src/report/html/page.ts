@@ -68,7 +68,9 @@ function runSections(input: ReportInput, data: Charts): string {
       const why = run.hasRows ? 'rows without start offsets (reference harness): no timeline or time series' : 'no per-request rows in this era';
       parts.push(`<p class="note">${esc(why)}.</p>`);
     }
-    return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2><div class="grid">${parts.join('')}</div></section>`;
+    // What the run said about itself on the console (a saturated client first of all) stays with its figures.
+    const warnings = run.warnings.map((warning) => `<p class="note warning">warning: ${esc(warning)}</p>`).join('');
+    return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2>${warnings}<div class="grid">${parts.join('')}</div></section>`;
   }).join('');
 }
 

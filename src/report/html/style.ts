@@ -32,6 +32,7 @@ h3 { font-size: 14px; margin: 0 0 6px; font-weight: 600; }
 .chart { position: relative; height: 300px; }
 .chart.tall { height: var(--h, 420px); }
 .note { color: var(--muted); font-size: 12.5px; margin: 6px 0 0; }
+.note.warning { color: var(--fg); background: var(--warn-bg); padding: 6px 10px; border-radius: 6px; margin: 0 0 10px; }
 .sw { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
 .c0 { background: #4e79a7; } .c1 { background: #f28e2b; } .c2 { background: #59a14f; } .c3 { background: #e15759; }
 .c4 { background: #b07aa1; } .c5 { background: #76b7b2; } .c6 { background: #edc948; } .c7 { background: #9c755f; }
