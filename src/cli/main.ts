@@ -6,6 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputFileError, UsageError } from '../util/errors.js';
+import { lowerHelperThreadPriority } from '../util/thread-priority.js';
 import { TOOL_VERSION } from '../util/version.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { EXIT } from './exit-codes.js';
@@ -87,7 +88,13 @@ function isEntryPoint(): boolean {
   }
 }
 
+/** Commands that take timestamps: their helper threads yield to the threads that take them. */
+const TIMING_COMMANDS = new Set(['run', 'sweep', 'sim']);
+
 if (isEntryPoint()) {
+  // First thing, before any worker thread exists: only V8's and libuv's helpers are lowered, and
+  // threads started later (stream workers, the embedded simulator) keep the main thread's priority.
+  if (TIMING_COMMANDS.has(process.argv[2] ?? '')) lowerHelperThreadPriority();
   const io: CliIO = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

@@ -23,6 +23,7 @@ import { servebenchBlock } from './servebench-block.js';
 import { createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
 import { startSelfCheck } from './self-check.js';
+import { helperThreadPriority } from '../util/thread-priority.js';
 import { summarizeSendWaits } from './send-waits.js';
 import { COLD_CONNECTIONS, warmConnections } from './connections.js';
 import type { StreamWorkerPool } from './workers/pool.js';
@@ -137,6 +138,9 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     }
     // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
     if (load.offsetsMs !== null) header.servebench['client_priority'] = raiseSchedulingPriority();
+    // Set by the CLI at start-up (util/thread-priority.ts); absent when the library runs in another program.
+    const helpers = helperThreadPriority();
+    if (helpers !== null) header.servebench['helper_threads'] = helpers;
     // With worker threads the process's CPU is several threads' work: each thread is judged on its own.
     const selfCheck = pool === null ? startSelfCheck() : startThreadSelfCheck();
     const runStartNs = process.hrtime.bigint();

@@ -1,7 +1,7 @@
 /** The CLI as a user meets it: exit codes, one-line errors, default output path, dry run. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -146,4 +146,15 @@ test('the package bin runs as a program (what npx servebench executes)', () => {
   assert.equal(run.error, undefined, `${bin} could not be executed: ${String(run.error)}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, new RegExp(pkg.version.replace(/\./g, '\\.')));
+});
+
+test('a run from the command line lowers the helper threads and says so in the result', { skip: !existsSync('/proc/self/task') && 'needs /proc/self/task (Linux)' }, () => {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const output = join(mkdtempSync(join(tmpdir(), 'servebench-cli-')), 'result.json');
+  // The embedded simulator, a handful of short requests: only the process's set-up is under test.
+  const run = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'run', '--requests', '4', '--concurrency', '2', '--max-tokens', '8', '--ctx-tokens', '128', '--tokenizer', 'chars:3.0', '--output', output, '--quiet'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const helpers = (JSON.parse(readFileSync(output, 'utf8')) as { servebench: { helper_threads?: { lowered: number; nice: number } } }).servebench.helper_threads;
+  assert.equal(helpers?.nice, 19);
+  assert.ok((helpers?.lowered ?? 0) >= 4, `V8's helper threads at least, got ${helpers?.lowered}`);
 });
