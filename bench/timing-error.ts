@@ -11,9 +11,11 @@
  * per `--step-ms`), and `servebench run` runs as a user would run it, pinned to core 0, as a
  * closed loop of S streams for `--rounds` requests per stream, the first `--warmup-rounds` × S
  * being warm-up (`--warmup`, left out here as from every metric). Warm-up matters on a one-core
- * pin: V8 optimises the per-request code (TurboFan, 10–30 ms of compiling per function) on a
- * background thread that then shares the client's core, somewhere around the 500th to 1,000th
- * request; with one warm-up round those stalls fall inside the measured requests. Each measured request's client TTFO, TTFT
+ * pin: V8 optimises the per-request code (TurboFan, 10–30 ms of compiling per function) on
+ * background threads that share the client's core. servebench runs them at the lowest priority
+ * (util/thread-priority.ts), so they no longer take the core in slices of milliseconds, but
+ * their work finishes later, somewhere around the 500th to 1,000th request; with one warm-up
+ * round of 256 streams the last compiles fall inside the measured requests. Each measured request's client TTFO, TTFT
  * and E2E are then compared with the intervals the simulator logged for the same stream id
  * (src/sim/timing-error.ts gives the definitions). Printed per S: achieved tokens/s, the error
  * distribution (nearest-rank p50/p90/p99/max, ms), and the client's own verdict from
@@ -47,7 +49,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 5, warmupRounds: 1, workers: 1, rampS: 0, repeat: 1 };
+  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 6, warmupRounds: 2, workers: 1, rampS: 0, repeat: 1 };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
