@@ -7,6 +7,7 @@ import { buildWorkload, fixedRatioSizer } from '../workload/workload.js';
 import { planLoad, workloadInput } from './load-plan.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { promptCap } from './window.js';
+import { helperThreadPriority } from '../util/thread-priority.js';
 
 /** The printed plan (JSON-ready). */
 export interface DryRunPlan {
@@ -33,7 +34,12 @@ export interface DryRunPlan {
   request_body_shape: Record<string, unknown>;
   output: string;
   /** How the client would stream: threads, and whether connections open before the clock. */
-  client: { workers: number; connections: 'opened before the clock' | 'cold (opened by the first requests, inside their TTFT)' };
+  client: {
+    workers: number;
+    connections: 'opened before the clock' | 'cold (opened by the first requests, inside their TTFT)';
+    /** What util/thread-priority.ts did at start-up (the CLI lowers them), or null if nothing was tried. */
+    helper_threads: { lowered: number; nice: number } | null;
+  };
   deferred: string[];
 }
 
@@ -95,7 +101,11 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     prompt_set_id: offline && !load.lazy ? workload.promptSetId() : null,
     request_body_shape: shape,
     output: config.output ?? 'results/<run_id>.json',
-    client: { workers: config.workers, connections: config.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock' },
+    client: {
+      workers: config.workers,
+      connections: config.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock',
+      helper_threads: helperThreadPriority(),
+    },
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],
   };
 }
@@ -113,7 +123,11 @@ export function formatDryRunPlan(plan: DryRunPlan): string {
     `  plan          ${dist}`,
     `  prompts       ${plan.prompt_method}; ${plan.cache_policy}; ${plan.prompt_set_id ?? 'prompt set id known after calibration'}`,
     `  thinking      ${plan.thinking.mode} via ${plan.thinking.control_mechanism}${plan.thinking.reasoning_effort ? ` (effort ${plan.thinking.reasoning_effort})` : ''}`,
-    `  client        ${plan.client.workers > 1 ? `${plan.client.workers} stream worker threads` : 'streams in the main thread'}; connections ${plan.client.connections}`,
+    `  client        ${plan.client.workers > 1 ? `${plan.client.workers} stream worker threads` : 'streams in the main thread'}; connections ${plan.client.connections}${helperThreads(plan.client.helper_threads)}`,
     `  output        ${plan.output}`,
   ].join('\n');
+}
+
+function helperThreads(helpers: DryRunPlan['client']['helper_threads']): string {
+  return helpers === null || helpers.lowered === 0 ? '' : `; ${helpers.lowered} helper threads at nice ${helpers.nice}`;
 }

@@ -90,12 +90,15 @@ test('--dry-run --json prints the plan and touches nothing', async () => {
   assert.deepEqual(readdirSync(cwd), []);
 });
 
-test('--dry-run says how the client would stream: threads and connection warm-up', async () => {
+test('--dry-run says how the client would stream: threads, connection warm-up and helper threads', async () => {
   const plain = await runCli(['run', '--dry-run', '--json', '--requests', '4', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
-  assert.deepEqual((JSON.parse(plain.stdout) as { client: unknown }).client, { workers: 1, connections: 'opened before the clock' });
+  const client = (JSON.parse(plain.stdout) as { client: { helper_threads: { lowered: number; nice: number } | null } }).client;
+  assert.deepEqual({ ...client, helper_threads: undefined }, { workers: 1, connections: 'opened before the clock', helper_threads: undefined });
+  // The program lowers its helper threads at start-up (util/thread-priority.ts; Linux only).
+  if (existsSync('/proc/self/task')) assert.ok(client.helper_threads !== null && client.helper_threads.lowered >= 4 && client.helper_threads.nice === 19, JSON.stringify(client.helper_threads));
   const spread = await runCli(['run', '--dry-run', '--workers', '2', '--cold-connections', '--requests', '4', '--ctx-tokens', '512', '--tokenizer', 'chars:3.0']);
   assert.equal(spread.code, 0, spread.stderr);
-  assert.match(spread.stdout, /client +2 stream worker threads; connections cold/);
+  assert.match(spread.stdout, /client +2 stream worker threads; connections cold \(opened by the first requests, inside their TTFT\)(; \d+ helper threads at nice 19)?$/m);
 });
 
 test('an API key from the environment is sent but never written', async () => {
