@@ -128,6 +128,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
         `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
         `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
+        `chunk lag p50/p99 ${Number(client['chunk_processing_lag_ms_p50']).toFixed(2)}/${Number(client['chunk_processing_lag_ms_p99']).toFixed(2)} ms  ` +
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
     const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);

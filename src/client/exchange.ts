@@ -22,6 +22,7 @@ import { applyDataEvent, invalidUtf8Verdict, type ChunkFailure, type ChunkState,
 import { httpErrorMessage, isRetryableFailure, mapTransportError, parseRetryAfter } from './errors.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
+import { recordChunkLag } from './chunk-lag.js';
 import { contentEncoding } from './transport.js';
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
@@ -204,6 +205,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   #onEvents(chunk: Buffer, atNs: bigint): void {
+    recordChunkLag(atNs);
     this.#received += chunk.length;
     if (this.#received > this.#options.maxResponseBytes) {
       return this.#fail({ type: 'ResponseTooLarge', message: `response body exceeds ${this.#options.maxResponseBytes} bytes`, bodyExcerpt: null }, atNs);

@@ -13,6 +13,7 @@
  * Judged only for runs of a second or more.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { watchChunkLag, type ChunkLagFigures } from '../client/chunk-lag.js';
 import type { RequestResult } from '../record/types.js';
 import { requestsAfterStalls, startStallMeter, STALL_ALLOWANCE_MS } from './stalls.js';
 
@@ -27,7 +28,13 @@ export const SATURATION_STALLED_FIRST_TOKENS = 0.01;
 /** Shortest run (µs) whose self-check is judged. */
 const MIN_JUDGED_US = 1_000_000;
 
-export interface ClientSelfCheck {
+/**
+ * Besides the fields below, the processing lag of body chunks (client/chunk-lag.ts): p50, p99
+ * and max of the time from a chunk's arrival stamp to the start of its parsing, in ms, over every
+ * chunk this thread parsed while the check ran; null when it parsed none. Not part of the rule:
+ * timings come from the arrival stamps, so the lag delays no figure.
+ */
+export interface ClientSelfCheck extends ChunkLagFigures {
   event_loop_delay_p50_ms: number;
   event_loop_delay_p99_ms: number;
   event_loop_delay_max_ms: number;
@@ -62,6 +69,7 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const meter = startStallMeter();
+  const chunkLag = watchChunkLag();
   const cpuStart = process.cpuUsage();
   const wallStart = process.hrtime.bigint();
   return {
@@ -89,7 +97,7 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
         first_tokens_after_stalls_share: afterStallsShare,
         cpu_fraction: cpuFraction,
       };
-      return { ...figures, client_saturated: judged && breaksBound(figures), judged, saturation_rule: SATURATION_RULE };
+      return { ...figures, ...chunkLag.stop(), client_saturated: judged && breaksBound(figures), judged, saturation_rule: SATURATION_RULE };
     },
   };
 }

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { Attempt } from '../../src/client/attempt.js';
+import { watchChunkLag } from '../../src/client/chunk-lag.js';
 import { ExchangeHandler, type ExchangeEnd } from '../../src/client/exchange.js';
 import type { StreamRequest } from '../../src/client/stream.js';
 import { DONE_EVENT, deltaEvent } from './servers.js';
@@ -55,6 +56,7 @@ function settled(end: ExchangeEnd): Extract<ExchangeEnd, { kind: 'settled' }> {
 
 describe('exchange handler: stamp on arrival, parse later', () => {
   it('takes TTFT and E2E from the arrival stamps, not from when the backlog parsed the chunks', async () => {
+    const lag = watchChunkLag();
     const { h, c } = handler();
     h.onResponseData(c, Buffer.from(deltaEvent({ content: 'a' })));
     // The first chunk is still unparsed: the backlog runs in a later turn.
@@ -70,6 +72,10 @@ describe('exchange handler: stamp on arrival, parse later', () => {
     const offsets = result.chunkOffsetsS ?? [];
     assert.equal(offsets.length, 2);
     assert.ok(offsets[1]! - offsets[0]! >= 0.03, `chunk offsets ${offsets.join(', ')}`);
+    // And the wait between the stamps and the parsing is what the self-check reports as chunk lag.
+    const figures = lag.stop();
+    assert.ok(figures.chunk_processing_lag_ms_max! >= 60, `first chunk parsed ${figures.chunk_processing_lag_ms_max} ms after it arrived`);
+    assert.ok(figures.chunk_processing_lag_ms_p50! >= 30, `p50 lag ${figures.chunk_processing_lag_ms_p50} ms`);
   });
 
   it('handles the end of the body after every chunk that arrived before it', async () => {

@@ -104,7 +104,7 @@ test('thread CPU counts only the calling thread: a busy worker does not show in 
 function check(overrides: Partial<ThreadSelfCheck>): ThreadSelfCheck {
   return {
     event_loop_delay_p50_ms: 1, event_loop_delay_p99_ms: 2, event_loop_delay_max_ms: 3, event_loop_stall_share: 0, first_tokens_after_stalls: 0, first_tokens_after_stalls_share: 0, cpu_fraction: 0.2, client_saturated: false, judged: true,
-    saturation_rule: 'rule', process_cpu_fraction: 0.7, ...overrides,
+    saturation_rule: 'rule', process_cpu_fraction: 0.7, chunk_processing_lag_ms_p50: 0.1, chunk_processing_lag_ms_p99: 0.5, chunk_processing_lag_ms_max: 2, ...overrides,
   };
 }
 
@@ -122,5 +122,14 @@ test('merged self-check: saturated if any thread is, worst delays, busiest threa
   assert.equal(merged['process_cpu_fraction'], 0.7);
   assert.equal(merged['threads'], 3);
   assert.equal(mergeThreadChecks(main, [late])['client_saturated'], false);
+});
+
+test('merged self-check: chunk lag is the workers\' when the main thread parsed no chunk', () => {
+  const idle = check({ chunk_processing_lag_ms_p50: null, chunk_processing_lag_ms_p99: null, chunk_processing_lag_ms_max: null });
+  const merged = mergeThreadChecks(idle, [check({ chunk_processing_lag_ms_p99: 0.8 }), check({ chunk_processing_lag_ms_max: 7 })]);
+  assert.equal(merged['chunk_processing_lag_ms_p50'], 0.1);
+  assert.equal(merged['chunk_processing_lag_ms_p99'], 0.8);
+  assert.equal(merged['chunk_processing_lag_ms_max'], 7);
+  assert.equal(mergeThreadChecks(idle, [null])['chunk_processing_lag_ms_max'], null, 'no thread parsed a chunk');
 });
 

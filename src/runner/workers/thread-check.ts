@@ -70,7 +70,9 @@ export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (Clie
   for (const [key, value] of Object.entries(main)) {
     if (key === 'process_cpu_fraction') continue;
     const values = named.map(([, check]) => check[key]);
-    if (typeof value === 'number') merged[key] = Math.max(...values.filter((v): v is number => typeof v === 'number'));
+    const numbers = values.filter((v): v is number => typeof v === 'number');
+    // A figure the main thread has no value for (it parses no chunks when workers stream) is the workers'.
+    if ((typeof value === 'number' || value === null) && numbers.length > 0) merged[key] = Math.max(...numbers);
     else if (typeof value === 'boolean') merged[key] = values.some((v) => v === true);
   }
   merged['threads'] = named.length;
