@@ -14,9 +14,9 @@ import { createHistogram } from 'node:perf_hooks';
 /** One thread's lags, in nanoseconds (HDR histogram: 3 significant digits). Module state: one per thread. */
 const lags = createHistogram();
 
-/** Called as a chunk's parsing starts, with the stamp taken when it arrived. */
-export function recordChunkLag(arrivedNs: bigint, nowNs: bigint = process.hrtime.bigint()): void {
-  const lag = nowNs - arrivedNs;
+/** Called as a chunk's parsing starts at `startedNs`, with the stamp taken when it arrived (both `process.hrtime`). */
+export function recordChunkLag(arrivedNs: bigint, startedNs: bigint): void {
+  const lag = startedNs - arrivedNs;
   lags.record(lag > 0n ? lag : 1n); // the histogram takes values ≥ 1
 }
 

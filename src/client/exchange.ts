@@ -205,7 +205,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   #onEvents(chunk: Buffer, atNs: bigint): void {
-    recordChunkLag(atNs);
+    recordChunkLag(atNs, backlog.workStartNs); // the backlog read the clock as this chunk's turn began
     this.#received += chunk.length;
     if (this.#received > this.#options.maxResponseBytes) {
       return this.#fail({ type: 'ResponseTooLarge', message: `response body exceeds ${this.#options.maxResponseBytes} bytes`, bodyExcerpt: null }, atNs);

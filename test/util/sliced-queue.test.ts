@@ -42,3 +42,24 @@ test('a slice stops once its time is used, so the event loop runs between slices
   await nextImmediate();
   assert.deepEqual(written, [0, 1, 2, 3]);
 });
+
+test('workStartNs is when the running work began: after it was queued, after the work before it ended, before its own first clock read', async () => {
+  const queue = new SlicedQueue();
+  const seen: { startNs: bigint; insideNs: bigint; endNs: bigint }[] = [];
+  const queuedNs = process.hrtime.bigint();
+  for (let i = 0; i < 3; i++) {
+    queue.run(() => {
+      const startNs = queue.workStartNs;
+      const insideNs = process.hrtime.bigint();
+      busyFor(i === 0 ? SLICE_NS / 4 : SLICE_NS * 1.5); // the second ends the first slice, the third runs in the next
+      seen.push({ startNs, insideNs, endNs: process.hrtime.bigint() });
+    });
+  }
+  await nextImmediate();
+  await nextImmediate();
+  assert.equal(seen.length, 3);
+  seen.forEach(({ startNs, insideNs }, i) => {
+    assert.ok(startNs >= queuedNs && startNs <= insideNs, `work ${i}: started ${startNs}, queued ${queuedNs}, first read ${insideNs}`);
+    if (i > 0) assert.ok(startNs >= seen[i - 1]!.endNs, `work ${i} started before work ${i - 1} ended`);
+  });
+});
