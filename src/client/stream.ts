@@ -9,6 +9,7 @@ import { Attempt, type StopReason } from './attempt.js';
 import { isRetryableFailure, isStaleConnection, mapTransportError } from './errors.js';
 import { ExchangeHandler } from './exchange.js';
 import { subscribeAbort } from './abort.js';
+import { withHeaderDefaults } from './transport.js';
 
 /** `--retries`: how often a failed request may be sent again, and the longest wait between attempts. */
 export interface RetryPolicy {
@@ -198,7 +199,7 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): P
     maxLineBytes: req.maxLineBytes ?? DEFAULT_STREAM_MAX_LINE_BYTES,
     maxResponseBytes: req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
-  const headers = withDefaultHeaders(req.headers);
+  const headers = withHeaderDefaults(req.headers, STREAM_DEFAULTS);
   for (;;) {
     attempt.start();
     const handler = new ExchangeHandler(attempt, options, signal);
@@ -227,13 +228,7 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): P
 function noop(): void {}
 
 /**
- * Adds `content-type: application/json` (spec §2.6) and `accept-encoding: identity` (what the
- * reference's urllib sends: no compressed streams) unless the caller set them.
+ * What a stream request sends unless the caller set it: `content-type: application/json` (spec
+ * §2.6) and `accept-encoding: identity` (what the reference's urllib sends: no compressed streams).
  */
-function withDefaultHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out = { ...headers };
-  const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
-  if (!names.has('content-type')) out['content-type'] = 'application/json';
-  if (!names.has('accept-encoding')) out['accept-encoding'] = 'identity';
-  return out;
-}
+const STREAM_DEFAULTS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };

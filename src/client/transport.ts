@@ -80,7 +80,7 @@ export async function getJson(
   timeoutS: number,
   maxBytes: number = MAX_JSON_BYTES,
 ): Promise<JsonAnswer> {
-  return requestJson(dispatcher, 'GET', url, withAccept(headers), null, timeoutS, maxBytes);
+  return requestJson(dispatcher, 'GET', url, withHeaderDefaults(headers, PROBE_DEFAULTS), null, timeoutS, maxBytes);
 }
 
 /**
@@ -98,7 +98,7 @@ export async function postJson(
   timeoutS: number,
   maxBytes: number = MAX_JSON_BYTES,
 ): Promise<JsonAnswer> {
-  return requestJson(dispatcher, 'POST', url, withJsonContentType(withAccept(headers)), JSON.stringify(body), timeoutS, maxBytes);
+  return requestJson(dispatcher, 'POST', url, withHeaderDefaults(headers, PROBE_POST_DEFAULTS), JSON.stringify(body), timeoutS, maxBytes);
 }
 
 async function requestJson(
@@ -184,17 +184,21 @@ async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: numb
   return { text, truncated, error };
 }
 
-/** Adds `accept: application/json` and `accept-encoding: identity` unless the caller chose them. */
-function withAccept(headers: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * `headers` plus each of `defaults` whose name the caller did not set (names compared without
+ * case, as HTTP does). The caller's headers are never changed or dropped.
+ */
+export function withHeaderDefaults(headers: Readonly<Record<string, string>>, defaults: Readonly<Record<string, string>>): Record<string, string> {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
-  return { ...(names.has('accept') ? {} : { accept: 'application/json' }), ...(names.has('accept-encoding') ? {} : { 'accept-encoding': 'identity' }), ...headers };
+  const out = { ...headers };
+  for (const [name, value] of Object.entries(defaults)) if (!names.has(name)) out[name] = value;
+  return out;
 }
 
-/** Adds `content-type: application/json` unless the caller chose a content type. */
-function withJsonContentType(headers: Readonly<Record<string, string>>): Record<string, string> {
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') return { ...headers };
-  return { ...headers, 'content-type': 'application/json' };
-}
+/** What probes ask for unless the caller chose otherwise: JSON, uncompressed. */
+const PROBE_DEFAULTS = { accept: 'application/json', 'accept-encoding': 'identity' };
+/** …and, for a POST, what they send. */
+const PROBE_POST_DEFAULTS = { ...PROBE_DEFAULTS, 'content-type': 'application/json' };
 
 /** Seconds → whole milliseconds, at least 1 (0 would disable undici's timers). */
 function toMs(seconds: number): number {
