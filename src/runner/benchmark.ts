@@ -125,7 +125,6 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       },
     };
     // Connections are opened before the clock starts, so set-up is not counted in the first TTFTs.
-    const { 'content-type': _json, ...getHeaders } = headers;
     const url = endpointUrl(target.baseUrl, '/chat/completions');
     if (config.workers > 1) {
       const warn = (text: string): void => options.onEvent?.({ kind: 'warning', text });
@@ -134,7 +133,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     } else {
       header.servebench['connections'] = config.coldConnections
         ? COLD_CONNECTIONS
-        : await warmConnections(dispatcher, target.baseUrl, getHeaders, Math.min(warmCount(config), workload.requests));
+        : await warmConnections(dispatcher, target.baseUrl, headers, Math.min(warmCount(config), workload.requests));
     }
     // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
     if (load.offsetsMs !== null) header.servebench['client_priority'] = raiseSchedulingPriority();

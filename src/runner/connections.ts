@@ -25,15 +25,19 @@ export interface ConnectionWarmup {
 /** `--cold-connections`: nothing opened ahead. */
 export const COLD_CONNECTIONS: Readonly<ConnectionWarmup> = { prewarmed: false, requested: 0, succeeded: 0, warmup_ms: 0, slowest_ms: null };
 
-/** Opens up to `count` connections by sending that many concurrent GET /models requests. */
-export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>, count: number): Promise<ConnectionWarmup> {
+/**
+ * Opens up to `count` connections by sending that many concurrent GET /models requests, with the
+ * run's request headers (credentials included) less its `content-type`: a GET has no body.
+ */
+export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Readonly<Record<string, string>>, count: number): Promise<ConnectionWarmup> {
+  const { 'content-type': _body, ...getHeaders } = headers;
   const n = Math.min(count, MAX_WARM_CONNECTIONS);
   const url = endpointUrl(baseUrl, '/models');
   const started = performance.now();
   const durations = await Promise.all(
     Array.from({ length: n }, async () => {
       const t0 = performance.now();
-      const answer = await getJson(dispatcher, url, headers, 15);
+      const answer = await getJson(dispatcher, url, getHeaders, 15);
       return answer.ok ? performance.now() - t0 : null;
     }),
   );

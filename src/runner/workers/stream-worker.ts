@@ -65,6 +65,5 @@ async function finish(): Promise<void> {
   post({ type: 'finished', requests: streamed.length, client, priority });
 }
 
-const { 'content-type': _json, ...getHeaders } = settings.headers;
-const connections = settings.warmCount > 0 ? await warmConnections(dispatcher, settings.baseUrl, getHeaders, settings.warmCount) : null;
+const connections = settings.warmCount > 0 ? await warmConnections(dispatcher, settings.baseUrl, settings.headers, settings.warmCount) : null;
 post({ type: 'ready', connections });
