@@ -12,6 +12,7 @@
  */
 import { SseParser } from '../src/client/sse.js';
 import { applyDataEvent, newChunkState } from '../src/client/chunk.js';
+import { numberArg } from './args.js';
 
 function streamBytes(chunks: number): Uint8Array[] {
   const parts: string[] = [];
@@ -68,14 +69,23 @@ function best(fn: () => number, repeat: number): { ms: number; events: number } 
   return { ms: bestMs, events };
 }
 
-const chunks = Number(process.argv[2] ?? 200000);
-const reads = streamBytes(chunks);
-best(() => baseline(reads), 2);
-best(() => servebench(reads), 2);
-const base = best(() => baseline(reads), 5);
-const ours = best(() => servebench(reads), 5);
-const rate = (r: { ms: number; events: number }): number => r.events / (r.ms / 1000);
-console.log(`chunks: ${chunks} in ${reads.length} reads of 1400 bytes`);
-console.log(`baseline (decode + split + JSON.parse): ${(rate(base) / 1000).toFixed(0)}k chunks/s`);
-console.log(`servebench (SseParser + chunk semantics): ${(rate(ours) / 1000).toFixed(0)}k chunks/s`);
-console.log(`ratio servebench / baseline: ${(rate(ours) / rate(base)).toFixed(2)}`);
+function main(): void {
+  const chunks = process.argv[2] === undefined ? 200_000 : numberArg('chunks', process.argv[2], 'count');
+  const reads = streamBytes(chunks);
+  best(() => baseline(reads), 2);
+  best(() => servebench(reads), 2);
+  const base = best(() => baseline(reads), 5);
+  const ours = best(() => servebench(reads), 5);
+  const rate = (r: { ms: number; events: number }): number => r.events / (r.ms / 1000);
+  console.log(`chunks: ${chunks} in ${reads.length} reads of 1400 bytes`);
+  console.log(`baseline (decode + split + JSON.parse): ${(rate(base) / 1000).toFixed(0)}k chunks/s`);
+  console.log(`servebench (SseParser + chunk semantics): ${(rate(ours) / 1000).toFixed(0)}k chunks/s`);
+  console.log(`ratio servebench / baseline: ${(rate(ours) / rate(base)).toFixed(2)}`);
+}
+
+try {
+  main();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}

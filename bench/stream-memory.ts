@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { numberArg, numberListArg } from './args.js';
 import { CAN_PIN, runClient, scratchDir, startSim } from './harness.js';
 
 interface Options {
@@ -28,9 +29,9 @@ function parseArgs(argv: string[]): Options {
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--streams': options.streams = value.split(',').map(Number).sort((a, b) => a - b); break;
-      case '--tokens': options.tokens = Number(value); break;
-      case '--step-ms': options.stepMs = Number(value); break;
+      case '--streams': options.streams = numberListArg('--streams', value, 'count').sort((a, b) => a - b); break;
+      case '--tokens': options.tokens = numberArg('--tokens', value, 'count'); break;
+      case '--step-ms': options.stepMs = numberArg('--step-ms', value, 'positive'); break;
       default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms)`);
     }
   }

@@ -15,6 +15,7 @@ import { computeExtendedMetrics, type RunShape } from '../src/metrics/extended.j
 import { parseSlo } from '../src/metrics/slo.js';
 import { summarize } from '../src/metrics/summarize.js';
 import type { RequestResult } from '../src/record/types.js';
+import { numberArg } from './args.js';
 
 /** mulberry32: a small deterministic generator, uniform in [0, 1). */
 function generator(seed: number): () => number {
@@ -83,9 +84,9 @@ function main(argv: readonly string[]): void {
   let repeat = 1;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--chunks') chunks = Number(argv[++i]);
-    else if (arg === '--repeat') repeat = Number(argv[++i]);
-    else sizes.push(Number(arg));
+    if (arg === '--chunks') chunks = numberArg('--chunks', argv[++i], 'count');
+    else if (arg === '--repeat') repeat = numberArg('--repeat', argv[++i], 'count');
+    else sizes.push(numberArg('records', arg, 'count'));
   }
   if (sizes.length === 0) sizes.push(100_000, 1_000_000);
   const slo = parseSlo('ttft_p95<=400,itl_p95<=30,e2e_p99<=2000,decode_p50>=40');
@@ -109,4 +110,9 @@ function main(argv: readonly string[]): void {
   }
 }
 
-main(process.argv.slice(2));
+try {
+  main(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}

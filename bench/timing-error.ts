@@ -35,6 +35,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJournal } from '../src/record/journal.js';
 import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
+import { numberArg, numberListArg } from './args.js';
 import { CAN_PIN, percentiles, runClient, scratchDir, startSim } from './harness.js';
 
 interface Options {
@@ -53,17 +54,18 @@ function parseArgs(argv: string[]): Options {
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--streams': options.streams = value.split(',').map(Number); break;
-      case '--tokens': options.tokens = Number(value); break;
-      case '--step-ms': options.stepMs = Number(value); break;
-      case '--rounds': options.rounds = Number(value); break;
-      case '--warmup-rounds': options.warmupRounds = Number(value); break;
-      case '--workers': options.workers = Number(value); break;
-      case '--ramp': options.rampS = Number(value); break;
-      case '--repeat': options.repeat = Number(value); break;
+      case '--streams': options.streams = numberListArg('--streams', value, 'count'); break;
+      case '--tokens': options.tokens = numberArg('--tokens', value, 'count'); break;
+      case '--step-ms': options.stepMs = numberArg('--step-ms', value, 'positive'); break;
+      case '--rounds': options.rounds = numberArg('--rounds', value, 'count'); break;
+      case '--warmup-rounds': options.warmupRounds = numberArg('--warmup-rounds', value, 'whole'); break;
+      case '--workers': options.workers = numberArg('--workers', value, 'count'); break;
+      case '--ramp': options.rampS = numberArg('--ramp', value, 'non-negative'); break;
+      case '--repeat': options.repeat = numberArg('--repeat', value, 'count'); break;
       default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat)`);
     }
   }
+  if (options.warmupRounds >= options.rounds) throw new Error(`--warmup-rounds ${options.warmupRounds} leaves nothing to measure of --rounds ${options.rounds}`);
   return options;
 }
 
