@@ -16,16 +16,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, isEntry, runClient, scratchDir, startSim } from './harness.js';
 
-interface Options {
+export interface MemoryOptions {
   streams: number[];
   tokens: number;
   stepMs: number;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { streams: [100, 1000, 10000], tokens: 50, stepMs: 100 };
+/** Every stream in flight for about five seconds: 50 tokens at 100 ms per token. */
+export const MEMORY_DEFAULTS: MemoryOptions = { streams: [100, 1000, 10000], tokens: 50, stepMs: 100 };
+
+function parseArgs(argv: string[]): MemoryOptions {
+  const options: MemoryOptions = { ...MEMORY_DEFAULTS, streams: [...MEMORY_DEFAULTS.streams] };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
@@ -38,12 +41,15 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-interface Measurement {
+export interface Measurement {
   streams: number;
   peakRssMiB: number;
+  /** Requests that succeeded (all `streams` should). */
+  completed: number;
 }
 
-async function measure(streams: number, options: Options): Promise<Measurement> {
+/** Runs `streams` streams at once against the simulator, prints one line and returns the client's peak RSS. */
+export async function measureStreamMemory(streams: number, options: MemoryOptions): Promise<Measurement> {
   const sim = await startSim(
     { max_num_seqs: streams, decode_step_ms: options.stepMs, decode_batch_slowdown: 0, prefill_tok_s: 10_000_000, output_tokens: { kind: 'max_tokens' }, ground_truth_limit: 0 },
     1,
@@ -68,7 +74,7 @@ async function measure(streams: number, options: Options): Promise<Measurement> 
           `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
           `cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
     );
-    return { streams, peakRssMiB: run.peakRssMiB ?? Number.NaN };
+    return { streams, peakRssMiB: run.peakRssMiB ?? Number.NaN, completed: result.completed };
   } finally {
     await sim.stop();
   }
@@ -81,7 +87,7 @@ async function main(): Promise<void> {
       `${CAN_PIN ? 'sim pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing)'}`,
   );
   const measured: Measurement[] = [];
-  for (const streams of options.streams) measured.push(await measure(streams, options));
+  for (const streams of options.streams) measured.push(await measureStreamMemory(streams, options));
   const base = measured[0]!;
   for (const m of measured.slice(1)) {
     const perStreamKiB = ((m.peakRssMiB - base.peakRssMiB) * 1024) / (m.streams - base.streams);
@@ -89,7 +95,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
-});
+if (isEntry(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+}

@@ -16,6 +16,7 @@ import { parseSlo } from '../src/metrics/slo.js';
 import { summarize } from '../src/metrics/summarize.js';
 import type { RequestResult } from '../src/record/types.js';
 import { numberArg } from './args.js';
+import { isEntry } from './harness.js';
 
 /** mulberry32: a small deterministic generator, uniform in [0, 1). */
 function generator(seed: number): () => number {
@@ -78,6 +79,38 @@ function best(repeat: number, fn: () => void): number {
   return min;
 }
 
+/** One timing of the summary stage over `n` synthetic records. */
+export interface SummaryTiming {
+  records: number;
+  chunks: number;
+  gaps: number;
+  buckets: number;
+  buildMs: number;
+  /** `summarize` (the reference block), best of `repeat`. */
+  summarizeMs: number;
+  /** `computeExtendedMetrics` (the servebench block, with an SLO), best of `repeat`. */
+  extendedMs: number;
+}
+
+/** Builds `n` synthetic records of `chunks` deltas each and times both summary steps on them. */
+export function timeSummary(n: number, chunks: number, repeat = 1): SummaryTiming {
+  const slo = parseSlo('ttft_p95<=400,itl_p95<=30,e2e_p99<=2000,decode_p50>=40');
+  const built = process.hrtime.bigint();
+  const { results, wallSeconds } = syntheticRun(n, chunks);
+  const buildMs = Number(process.hrtime.bigint() - built) / 1e6;
+  const shape: RunShape = { mode: 'closed', targetConcurrency: 64, targetRate: null, wallSeconds, slo };
+  let extended: ReturnType<typeof computeExtendedMetrics> | undefined;
+  const summarizeMs = best(repeat, () => void summarize(results, wallSeconds));
+  const extendedMs = best(repeat, () => {
+    extended = computeExtendedMetrics(results, shape);
+  });
+  return {
+    records: n, chunks, buildMs, summarizeMs, extendedMs,
+    gaps: extended?.inter_chunk.gap_samples ?? 0,
+    buckets: extended?.time_series.t_s.length ?? 0,
+  };
+}
+
 function main(argv: readonly string[]): void {
   const sizes: number[] = [];
   let chunks = 64;
@@ -89,30 +122,22 @@ function main(argv: readonly string[]): void {
     else sizes.push(numberArg('records', arg, 'count'));
   }
   if (sizes.length === 0) sizes.push(100_000, 1_000_000);
-  const slo = parseSlo('ttft_p95<=400,itl_p95<=30,e2e_p99<=2000,decode_p50>=40');
   for (const n of sizes) {
-    const built = process.hrtime.bigint();
-    const { results, wallSeconds } = syntheticRun(n, chunks);
-    const buildMs = Number(process.hrtime.bigint() - built) / 1e6;
-    const shape: RunShape = { mode: 'closed', targetConcurrency: 64, targetRate: null, wallSeconds, slo };
-    let extended: ReturnType<typeof computeExtendedMetrics> | undefined;
-    const summarizeMs = best(repeat, () => void summarize(results, wallSeconds));
-    const extendedMs = best(repeat, () => {
-      extended = computeExtendedMetrics(results, shape);
-    });
-    const gaps = extended?.inter_chunk.gap_samples ?? 0;
+    const t = timeSummary(n, chunks, repeat);
     process.stdout.write(
-      `n=${n} chunks/request=${chunks} (${gaps} gaps, ${extended?.time_series.t_s.length ?? 0} buckets; built in ${buildMs.toFixed(0)} ms)\n` +
-        `  summarize               ${summarizeMs.toFixed(0).padStart(7)} ms\n` +
-        `  computeExtendedMetrics  ${extendedMs.toFixed(0).padStart(7)} ms\n` +
-        `  total                   ${(summarizeMs + extendedMs).toFixed(0).padStart(7)} ms\n`,
+      `n=${n} chunks/request=${chunks} (${t.gaps} gaps, ${t.buckets} buckets; built in ${t.buildMs.toFixed(0)} ms)\n` +
+        `  summarize               ${t.summarizeMs.toFixed(0).padStart(7)} ms\n` +
+        `  computeExtendedMetrics  ${t.extendedMs.toFixed(0).padStart(7)} ms\n` +
+        `  total                   ${(t.summarizeMs + t.extendedMs).toFixed(0).padStart(7)} ms\n`,
     );
   }
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
+if (isEntry(import.meta.url)) {
+  try {
+    main(process.argv.slice(2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  }
 }

@@ -36,9 +36,9 @@ import { join } from 'node:path';
 import { parseJournal } from '../src/record/journal.js';
 import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, percentiles, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, isEntry, percentiles, runClient, scratchDir, startSim } from './harness.js';
 
-interface Options {
+export interface TimingOptions {
   streams: number[];
   tokens: number;
   stepMs: number;
@@ -49,8 +49,11 @@ interface Options {
   repeat: number;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 6, warmupRounds: 2, workers: 1, rampS: 0, repeat: 1 };
+/** The bench's defaults: issue 8's load (100 tokens at 10 ms per token), six rounds of which two warm up. */
+export const TIMING_DEFAULTS: TimingOptions = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 6, warmupRounds: 2, workers: 1, rampS: 0, repeat: 1 };
+
+function parseArgs(argv: string[]): TimingOptions {
+  const options: TimingOptions = { ...TIMING_DEFAULTS };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
@@ -77,15 +80,17 @@ function distribution(errors: TimingError[], pick: (e: TimingError) => number | 
   return percentiles(values, LEVELS).map((v) => v.toFixed(2)).join(' / ');
 }
 
-/** One run's TTFT error percentiles, for the spread over repeated runs. */
-interface RunFigures {
+/** One run's TTFT error percentiles and the client's verdict on it. */
+export interface RunFigures {
+  streams: number;
   p50: number;
   p99: number;
   /** The client's own verdict on the run. */
   saturated: boolean;
 }
 
-async function measure(streams: number, options: Options): Promise<RunFigures> {
+/** Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and returns the headline ones. */
+export async function measureTimingError(streams: number, options: TimingOptions, print: (line: string) => void = console.log): Promise<RunFigures> {
   const requests = streams * options.rounds;
   const sim = await startSim(
     {
@@ -124,7 +129,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
     const firstS = Math.min(...results.map((r) => r.startOffsetMs)) / 1000;
     const lastS = Math.max(...results.map((r) => r.startOffsetMs / 1000 + (r.e2eS ?? 0)));
     const tokens = results.reduce((sum, r) => sum + r.contentChunks, 0);
-    console.log(
+    print(
       `${String(streams).padStart(5)} streams  ${(tokens / (lastS - firstS) / 1000).toFixed(1).padStart(5)}k tok/s  ` +
         `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
@@ -134,7 +139,7 @@ async function measure(streams: number, options: Options): Promise<RunFigures> {
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
     const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);
-    return { p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true };
+    return { streams, p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true };
   } finally {
     await sim.stop();
   }
@@ -150,7 +155,7 @@ async function main(): Promise<void> {
   console.log(`errors in ms as p50 / p90 / p99 / max (client interval − server interval)`);
   for (const streams of options.streams) {
     const runs: RunFigures[] = [];
-    for (let i = 0; i < options.repeat; i++) runs.push(await measure(streams, options));
+    for (let i = 0; i < options.repeat; i++) runs.push(await measureTimingError(streams, options));
     if (runs.length > 1) {
       const range = (of: RunFigures[], pick: (r: RunFigures) => number): string => {
         const values = of.map(pick).sort((a, b) => a - b);
@@ -168,7 +173,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
-});
+if (isEntry(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+}
