@@ -168,6 +168,18 @@ function outputTokens(x: RunInput): number | null {
   return x.successes.reduce((sum, s) => sum + s.outToks, 0);
 }
 
+/** Rows with a prompt token count, and their sum in row order (one walk, no array per metric). */
+function promptTokenTotal(x: RunInput): { samples: number; sum: number } {
+  let samples = 0;
+  let sum = 0;
+  for (const row of x.rows) {
+    if (row.prompt_tokens === null) continue;
+    samples += 1;
+    sum += row.prompt_tokens;
+  }
+  return { samples, sum };
+}
+
 function contentChunks(x: RunInput): number {
   return x.successes.reduce((sum, s) => sum + s.contentChunks, 0);
 }
@@ -207,16 +219,17 @@ export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K]
   prefix_cache_hit_avg: def({ unit: 'ratio', serialized: 'float', nullable: true, derived: true, extension: false,
     definition: 'Exact mean of cached_tokens / prompt_tokens over successes that report both; null if none do.',
     derive: (x) => {
-      const ratios = x.successes.map((s) => s.cacheHitRatio).filter((r): r is number => r !== null);
+      const ratios: number[] = [];
+      for (const s of x.successes) if (s.cacheHitRatio !== null) ratios.push(s.cacheHitRatio);
       return ratios.length === 0 ? null : exactMean(ratios);
     } }),
   prompt_token_samples: def({ unit: 'count', serialized: 'int', nullable: false, derived: true, extension: false,
-    definition: 'Rows with a prompt token count.', derive: (x) => x.rows.filter((r) => r.prompt_tokens !== null).length }),
+    definition: 'Rows with a prompt token count.', derive: (x) => promptTokenTotal(x).samples }),
   prompt_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: true, extension: false,
     definition: 'Sum of row prompt tokens; null when no row has one.',
     derive: (x) => {
-      const counts = x.rows.map((r) => r.prompt_tokens).filter((p): p is number => p !== null);
-      return counts.length === 0 ? null : counts.reduce((a, b) => a + b, 0);
+      const { samples, sum } = promptTokenTotal(x);
+      return samples === 0 ? null : sum;
     } }),
   prompt_tokens_p50: pctDef('prompt_tokens', 50, 'tokens', 'Median of row prompt tokens (written as a float).'),
   prompt_tokens_p95: pctDef('prompt_tokens', 95, 'tokens', '95th percentile of row prompt tokens (written as a float).'),

@@ -35,10 +35,13 @@ export function protocolLabel(reasoningChunks: number): MeasurementProtocol {
 
 /** `{"<planned size>": count}` over the given planned sizes (keys are decimal strings). */
 export function contextDistribution(planned: Iterable<number>): Record<string, number> {
+  // Counted by number first: a key string per request was a tenth of summarising a million.
+  const bySize = new Map<number, number>();
+  for (const size of planned) bySize.set(size, (bySize.get(size) ?? 0) + 1);
   const counts: Record<string, number> = {};
-  for (const size of planned) {
+  for (const [size, count] of bySize) {
     const key = String(size);
-    counts[key] = (counts[key] ?? 0) + 1;
+    counts[key] = (counts[key] ?? 0) + count;
   }
   return counts;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import {
   boundText, buildFailure, buildRow, cacheHitRatio, EMPTY_ERROR_MESSAGE, ERROR_MESSAGE_LIMIT, isCount, outputAccounting,
 } from '../../src/metrics/rows.js';
@@ -129,6 +130,17 @@ describe('protocol label and context distribution (spec §4.4, §2.4)', () => {
     assert.deepEqual(contextDistribution([4096, 8192, 4096]), { '4096': 2, '8192': 1 });
     const s = summarize([ok({ plannedContextTokens: 29696 }), failed({ requestIndex: 1, plannedContextTokens: 29696 })], 1);
     assert.deepEqual(s.context_distribution, { '29696': 2 });
+  });
+
+  it('counts exactly as one key string per planned size would, key order included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.constantFrom(-0, 0, 0.5, 1e21, Number.NaN))), (sizes) => {
+        const byKey: Record<string, number> = {};
+        for (const size of sizes) byKey[String(size)] = (byKey[String(size)] ?? 0) + 1;
+        const counted = contextDistribution(sizes);
+        assert.deepEqual(Object.entries(counted), Object.entries(byKey));
+      }),
+    );
   });
 
   it('sorts rows and failures by request index', () => {
