@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { InputFileError, UsageError } from '../util/errors.js';
+import { InputFileError, RunFailedError, UsageError } from '../util/errors.js';
 import { lowerHelperThreadPriority } from '../util/thread-priority.js';
 import { TOOL_VERSION } from '../util/version.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
@@ -72,9 +72,19 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`servebench ${name}: internal error: ${message.split('\n')[0] ?? ''}\n`);
+    if (error instanceof RunFailedError && error.journalPath !== null) {
+      io.stderr(`servebench ${name}: ${journalHint(error.finished, error.journalPath)}\n`);
+    }
     if (io.env['SERVEBENCH_DEBUG'] && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
     return EXIT.internal;
   }
+}
+
+/** Where a failed run's finished requests are, and how to make a result of them. */
+export function journalHint(finished: number, journalPath: string): string {
+  if (finished === 0) return `no request had finished; the journal is ${journalPath}`;
+  const [requests, them] = finished === 1 ? ['1 request that finished is', 'it'] : [`${finished} requests that finished are`, 'them'];
+  return `the ${requests} in ${journalPath}; \`servebench rebuild ${journalPath}\` makes a result of ${them}`;
 }
 
 /** True when this file is the program being run (directly or through the npm bin link). */

@@ -10,8 +10,9 @@ import { createDispatcher } from '../client/transport.js';
 import type { RequestResult } from '../record/types.js';
 import { JOURNAL_SCHEMA, JournalWriter } from '../record/journal.js';
 import { buildWorkload, type Workload } from '../workload/workload.js';
+import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { planLoad, workloadInput } from './load-plan.js';
-import { UsageError } from '../util/errors.js';
+import { InputFileError, RunFailedError, UsageError } from '../util/errors.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
 import { referenceRunId, utcSeconds } from '../result/build.js';
 import { runClosedLoop } from './closed-loop.js';
@@ -211,7 +212,16 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
             onResult,
             ...stop,
           });
-    const results = workers === null ? await loop : await workers.whileAlive(loop);
+    let results: RequestResult[];
+    try {
+      results = workers === null ? await loop : await workers.whileAlive(loop);
+    } catch (error) {
+      journal?.close();
+      // Typed errors keep their meaning (and exit code); anything else is the client failing.
+      if (error instanceof UsageError || error instanceof InputFileError || error instanceof TokenizerCalibrationError) throw error;
+      // Everything that finished is already journaled line by line: say where, not just what broke.
+      throw new RunFailedError(error instanceof Error ? error.message : String(error), journalPath, done);
+    }
     const wallSeconds = elapsedMs(runStartNs) / 1000;
     const finishedAt = utcSeconds(new Date());
     const interrupted = options.stopSignal?.aborted === true;

@@ -23,3 +23,22 @@ export class InputFileError extends Error {
     this.name = 'InputFileError';
   }
 }
+
+/**
+ * The client itself failed in the middle of a run (a stream worker died, a bug): not the server's
+ * fault and not a request failure. What finished before it is in the journal, which `servebench
+ * rebuild` turns into a result. Exit 3, as any internal error.
+ */
+export class RunFailedError extends Error {
+  readonly code = 'run-failed';
+  constructor(
+    message: string,
+    /** The run's journal, or null when the run kept none. */
+    readonly journalPath: string | null,
+    /** Requests that finished (and were journaled) before the failure, warm-up included. */
+    readonly finished: number,
+  ) {
+    super(message);
+    this.name = 'RunFailedError';
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAndSignal, runCli } from '../helpers/cli.js';
@@ -157,6 +157,26 @@ test('a second SIGINT with --workers 2 cancels the requests in the workers, reco
   assert.equal(result.completed + result.failed, result.requests);
   assertWorkersBlock(result, 2);
   assert.equal((await runCli(['validate', output])).code, 0);
+});
+
+test('a stream worker that dies mid-run: exit 3, two lines naming the worker and the journal, and the journal rebuilds', async () => {
+  const output = join(dir, 'crash-w2.json');
+  const journal = join(dir, 'crash-w2.journal.jsonl');
+  // Worker 2 throws, uncaught, when handed its 5th request (the test hook in stream-worker.ts).
+  const run = await runCli(slowRun(output), { env: { ...process.env, SERVEBENCH_TEST_WORKER_FAULT: '2:5' } });
+  assert.equal(run.code, 3, run.stderr);
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 2, run.stderr);
+  assert.match(lines[0]!, /^servebench run: internal error: stream worker 2 failed: SERVEBENCH_TEST_WORKER_FAULT: worker 2 fails at request 5$/);
+  const finished = journaled(journal).results.length;
+  assert.ok(finished >= 1 && finished < 40, `${finished} journaled`);
+  assert.equal(lines[1], `servebench run: the ${finished} requests that finished are in ${journal}; \`servebench rebuild ${journal}\` makes a result of them`);
+  assert.equal(existsSync(output), false, 'no result claims to be the run');
+  const rebuilt = join(dir, 'crash-w2.rebuilt.json');
+  const rebuild = await runCli(['rebuild', journal, '--output', rebuilt]);
+  assert.equal(rebuild.code, 0, rebuild.stderr);
+  assert.equal(readResult(rebuilt).requests, finished);
+  assert.equal((await runCli(['validate', rebuilt])).code, 0);
 });
 
 test('bad --workers values give one line naming the flag, exit 2', async () => {

@@ -41,8 +41,18 @@ port.on('message', (message: ToWorker) => {
   }
 });
 
+/**
+ * Test hook: `SERVEBENCH_TEST_WORKER_FAULT=ID:N` makes worker ID throw, uncaught, when it is handed
+ * its Nth request, as a bug in this thread would. It lets the CLI's handling of a worker that dies
+ * mid-run be tested end to end (test/integration/workers.test.ts); unset, it does nothing.
+ */
+const fault = /^(\d+):(\d+)$/.exec(process.env['SERVEBENCH_TEST_WORKER_FAULT'] ?? '');
+const faultAt = fault !== null && Number(fault[1]) === settings.id ? Number(fault[2]) : null;
+let handed = 0;
+
 /** Sends one request at its due time (the precise wait happens here, not across the message channel). */
 async function stream(order: StreamOrder): Promise<void> {
+  if (++handed === faultAt) throw new Error(`SERVEBENCH_TEST_WORKER_FAULT: worker ${settings.id} fails at request ${handed}`);
   if (order.dueMs !== null) await waitUntil(runStartNs, order.dueMs, cancel.signal);
   const result = await streamChatCompletion({
     dispatcher,
