@@ -58,7 +58,7 @@ interface SimContext {
   engine: Engine;
   truth: GroundTruthStore;
   /**
-   * Generation requests are parsed, tokenized and queued one per loop turn, in arrival order:
+   * Generation requests are read, parsed, tokenized and queued one per loop turn, in arrival order:
    * `receivedNs` is stamped when Node hands a request over, which happens only while the loop
    * polls, so processing a burst in one go (≈0.15 ms each) would stamp later arrivals late and
    * ground-truth comparisons would count that wait against the client (util/turns.ts).
@@ -304,15 +304,15 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
     case '/sim/stats': return sendJson(res, 200, ctx.engine.stats());
     case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
     case '/tokenize': return tokenizeRoute(ctx, req, res);
+    // Even the body waits for the request's turn: reading it through the stream's async iterator
+    // and parsing its JSON cost ~20 µs, which every later request of the same poll would wait for.
     case '/chat/completions': {
-      const body = await readJson(req, config.max_request_bytes);
       await ctx.intake.next();
-      return serveGeneration(ctx, parseChatRequest(config, body), req, res, receivedNs);
+      return serveGeneration(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
     }
     case '/completions': {
-      const body = await readJson(req, config.max_request_bytes);
       await ctx.intake.next();
-      return serveGeneration(ctx, parseCompletionRequest(config, body), req, res, receivedNs);
+      return serveGeneration(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
     }
   }
 }
