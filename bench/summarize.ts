@@ -4,6 +4,7 @@
  *
  *   node dist/bench/summarize.js                 # 1e5 and 1e6 records, 64 chunks each
  *   node dist/bench/summarize.js 200000 --chunks 16
+ *   node dist/bench/summarize.js 1000000 --json     # one JSON line of timings per size
  *
  * Each record is a closed-loop request (64 in flight) with a server usage count, a reasoning-free
  * stream of `--chunks` output deltas 15–25 ms apart and ~1% failures; a deterministic generator
@@ -115,15 +116,21 @@ function main(argv: readonly string[]): void {
   const sizes: number[] = [];
   let chunks = 64;
   let repeat = 1;
+  let json = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--chunks') chunks = numberArg('--chunks', argv[++i], 'count');
+    if (arg === '--json') json = true;
+    else if (arg === '--chunks') chunks = numberArg('--chunks', argv[++i], 'count');
     else if (arg === '--repeat') repeat = numberArg('--repeat', argv[++i], 'count');
     else sizes.push(numberArg('records', arg, 'count'));
   }
   if (sizes.length === 0) sizes.push(100_000, 1_000_000);
   for (const n of sizes) {
     const t = timeSummary(n, chunks, repeat);
+    if (json) {
+      process.stdout.write(`${JSON.stringify(t)}\n`);
+      continue;
+    }
     process.stdout.write(
       `n=${n} chunks/request=${chunks} (${t.gaps} gaps, ${t.buckets} buckets; built in ${t.buildMs.toFixed(0)} ms)\n` +
         `  summarize               ${t.summarizeMs.toFixed(0).padStart(7)} ms\n` +
