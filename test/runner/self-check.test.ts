@@ -5,12 +5,19 @@ import { startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/stalls.js'
 import { sleep } from '../../src/runner/clock.js';
 
 test('an idle client is not saturated', async () => {
-  const check = startSelfCheck();
-  await sleep(1100);
-  const summary = check.stop();
-  assert.equal(summary.judged, true);
-  assert.equal(summary.client_saturated, false, JSON.stringify(summary));
-  assert.ok(summary.cpu_fraction < 0.5);
+  // An idle process can still be stopped by the machine (a CI run once saw a 41 ms stall here, with
+  // the loop otherwise at 1.1 ms p99), and the check rightly reports that. Such a window is measured
+  // again, up to three times; a verdict for any other reason fails at once.
+  for (let attempt = 1; ; attempt++) {
+    const check = startSelfCheck();
+    await sleep(1100);
+    const summary = check.stop();
+    assert.equal(summary.judged, true);
+    assert.ok(summary.cpu_fraction < 0.5, JSON.stringify(summary));
+    if (!summary.client_saturated) return;
+    assert.ok(summary.event_loop_delay_max_ms > STALL_ALLOWANCE_MS && summary.event_loop_delay_p99_ms < 5, `saturated without a stall: ${JSON.stringify(summary)}`);
+    assert.ok(attempt < 3, `stalled in ${attempt} windows in a row: ${JSON.stringify(summary)}`);
+  }
 });
 
 test('a client whose event loop is blocked for 20 ms at a time reports saturation', async () => {
