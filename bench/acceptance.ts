@@ -18,9 +18,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
 import { accuracyCheck, memoryCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck, TARGETS, type Check } from './checks.js';
-import { CAN_PIN, isEntry } from './harness.js';
+import { CAN_PIN } from './harness.js';
 import { MEMORY_DEFAULTS, measureStreamMemory } from './stream-memory.js';
 import type { SummaryTiming } from './summarize.js';
 import { measureTimingError, TIMING_DEFAULTS, type RunFigures } from './timing-error.js';
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   if (checks.some((c) => !c.pass)) process.exitCode = 1;
 }
 
-if (isEntry(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;

@@ -4,29 +4,15 @@
  * memory read from /proc while it runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { GroundTruth } from '../src/sim/ground-truth.js';
 import { percentileSorted } from '../src/metrics/percentile.js';
 
 /** dist/src/cli/main.js, seen from dist/bench/harness.js. */
 export const CLI_PATH = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-
-/**
- * True when the module at `moduleUrl` is the script node was started with, so a bench script
- * runs its command line only then and can also be imported (bench/acceptance.ts, tests).
- */
-export function isEntry(moduleUrl: string): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return pathToFileURL(realpathSync(script)).href === moduleUrl;
-  } catch {
-    return false;
-  }
-}
 
 /** True when processes can be pinned one per core (taskset present, at least two cores). */
 export const CAN_PIN = availableParallelism() >= 2 && spawnSync('taskset', ['--version']).status === 0;

@@ -15,8 +15,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, isEntry, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, runClient, scratchDir, startSim } from './harness.js';
 
 export interface MemoryOptions {
   streams: number[];
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (isEntry(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;

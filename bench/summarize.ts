@@ -16,8 +16,8 @@ import { computeExtendedMetrics, type RunShape } from '../src/metrics/extended.j
 import { parseSlo } from '../src/metrics/slo.js';
 import { summarize } from '../src/metrics/summarize.js';
 import type { RequestResult } from '../src/record/types.js';
+import { isEntryModule } from '../src/util/entry.js';
 import { numberArg } from './args.js';
-import { isEntry } from './harness.js';
 
 /** mulberry32: a small deterministic generator, uniform in [0, 1). */
 function generator(seed: number): () => number {
@@ -140,7 +140,7 @@ function main(argv: readonly string[]): void {
   }
 }
 
-if (isEntry(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   try {
     main(process.argv.slice(2));
   } catch (error) {

@@ -35,8 +35,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJournal } from '../src/record/journal.js';
 import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
+import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, isEntry, percentiles, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, percentiles, runClient, scratchDir, startSim } from './harness.js';
 
 export interface TimingOptions {
   streams: number[];
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (isEntry(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;

@@ -3,8 +3,7 @@
  * The servebench command line: dispatches to one subcommand and maps errors to exit codes.
  * This is the only place that exits the process (architecture rule 5).
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { isEntryModule } from '../util/entry.js';
 import { InputFileError, RunFailedError, UsageError } from '../util/errors.js';
 import { lowerHelperThreadPriority } from '../util/thread-priority.js';
 import { TOOL_VERSION } from '../util/version.js';
@@ -87,21 +86,10 @@ export function journalHint(finished: number, journalPath: string): string {
   return `the ${requests} in ${journalPath}; \`servebench rebuild ${journalPath}\` makes a result of ${them}`;
 }
 
-/** True when this file is the program being run (directly or through the npm bin link). */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
-
 /** Commands that take timestamps: their helper threads yield to the threads that take them. */
 const TIMING_COMMANDS = new Set(['run', 'sweep', 'sim']);
 
-if (isEntryPoint()) {
+if (isEntryModule(import.meta.url)) {
   // First thing, before any worker thread exists: only V8's and libuv's helpers are lowered, and
   // threads started later (stream workers, the embedded simulator) keep the main thread's priority.
   if (TIMING_COMMANDS.has(process.argv[2] ?? '')) lowerHelperThreadPriority();
