@@ -13,14 +13,13 @@
  * allocation per value.
  */
 
-import { roundRationalToDouble } from './float-bits.js';
+import { HIGH_WORD, LOW_WORD, roundRationalToDouble } from './float-bits.js';
 
 /** A shared view of one double as two 32-bit words, so reading a value's bits allocates nothing. */
 const word = new Float64Array(1);
 const words = new Uint32Array(word.buffer);
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const HI = LITTLE_ENDIAN ? 1 : 0;
-const LO = LITTLE_ENDIAN ? 0 : 1;
+const HI = HIGH_WORD;
+const LO = LOW_WORD;
 /** Exponents of m·2^e run from −1074 (subnormals) to 971; slot = e + 1074. */
 const EXPONENT_SLOTS = 2046;
 /**

@@ -6,6 +6,12 @@
 
 const buf = new DataView(new ArrayBuffer(8));
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Index of a double's high 32-bit word (sign, exponent, top of the fraction) in a Uint32Array view of it. */
+export const HIGH_WORD = LITTLE_ENDIAN ? 1 : 0;
+/** Index of a double's low 32-bit word (the rest of the fraction) in a Uint32Array view of it. */
+export const LOW_WORD = LITTLE_ENDIAN ? 0 : 1;
+
 /** The 64-bit pattern of a double, as an unsigned BigInt. */
 export function doubleToBits(x: number): bigint {
   buf.setFloat64(0, x);

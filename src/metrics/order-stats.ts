@@ -17,6 +17,7 @@
  */
 
 import { nearestRankIndex } from './percentile.js';
+import { HIGH_WORD, LOW_WORD } from './float-bits.js';
 
 /** Percentile levels every extended distribution reports, with their key suffixes. */
 export const LEVELS = [50, 90, 95, 99, 99.9] as const;
@@ -29,10 +30,9 @@ export const LEVEL_SUFFIX: Readonly<Record<Level, 'p50' | 'p90' | 'p95' | 'p99' 
   99.9: 'p999',
 };
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-/** Index of the high / low 32-bit word of a double inside a Uint32Array view. */
-const HI = LITTLE_ENDIAN ? 1 : 0;
-const LO = LITTLE_ENDIAN ? 0 : 1;
+/** Index of the high / low 32-bit word of a double inside a Uint32Array view (local constants for the hot loops). */
+const HI = HIGH_WORD;
+const LO = LOW_WORD;
 /** Below this many values a copy-and-sort is cheaper than counting 65,536 buckets. */
 const SORT_BELOW = 4096;
 /** Number of values of one 16-bit key digit. */
