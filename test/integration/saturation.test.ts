@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { raiseUntilSaturated, saturationCheck } from '../../bench/checks.js';
+import { withRetries } from '../helpers/retries.js';
 import { measureTimingError, TIMING_DEFAULTS, type TimingOptions } from '../../bench/timing-error.js';
 
 // Issue 8's token rate per stream (one token per 10 ms), shorter requests and fewer rounds than the bench.
@@ -21,8 +22,7 @@ test(`client_saturated is false at ${LIGHT} streams and turns true as the load i
   const measure = (streams: number) => measureTimingError(streams, OPTIONS, (line) => lines.push(line));
   // The machine can stop the client on its own for tens of milliseconds, and the client rightly
   // says so; a flagged light run is measured again, up to three times, before it counts.
-  let light = await measure(LIGHT);
-  for (let attempt = 2; attempt <= 3 && light.saturated; attempt++) light = await measure(LIGHT);
+  const { value: light } = await withRetries(3, () => measure(LIGHT), (r) => (r.saturated ? `flagged at ${LIGHT} streams` : null));
   const raise = await raiseUntilSaturated(LADDER, measure);
   const check = saturationCheck([light], raise);
   assert.equal(check.pass, true, `${check.measured}\n${lines.join('\n')}`);

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
-import { quantile, streamRequest, withRetries, type StreamResult } from './http-client.js';
+import { quantile, streamRequest, type StreamResult } from './http-client.js';
+import { withRetries } from '../helpers/retries.js';
 
 /**
  * Real-clock tolerances. A typical sample lands within 5 ms + 3 % of the model (asserted on
