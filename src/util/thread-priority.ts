@@ -7,8 +7,11 @@
  * measured on the project's 2-core VM with the client pinned to one core, optimising compiles of
  * the per-request code took the core for 35–46 ms in every 100 ms around each wave of completions,
  * in slices of 2–5 ms during which no chunk was stamped (bench/README.md). At nice 19 a helper gets
- * about 1.5% of a contended core (Linux CFS weights 15 against 1024), so it runs when the main
- * thread waits on the network, which is most of the time. Its work is still done, only later.
+ * about 1.5% of a contended core over time (scheduler weights 15 against 1024), so it runs mostly
+ * when the main thread waits on the network, which is most of the time. Its work is still done,
+ * only later. Not never: Linux's EEVDF scheduler (6.6 and later) lets a waking helper finish a
+ * short slice, and on the simulator's pinned core helpers still held about 45% of the core in its
+ * rare 3–6 ms stalls (bench/README.md, "The simulator's own intake").
  *
  * Linux only: the nice value there is per thread (setpriority(2), PRIO_PROCESS with a thread id).
  * Elsewhere nothing changes. Lowering a priority needs no privilege.
