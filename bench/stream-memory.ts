@@ -50,7 +50,7 @@ export interface Measurement {
 }
 
 /** Runs `streams` streams at once against the simulator, prints one line and returns the client's peak RSS. */
-export async function measureStreamMemory(streams: number, options: MemoryOptions): Promise<Measurement> {
+export async function measureStreamMemory(streams: number, options: MemoryOptions, print: (line: string) => void = console.log): Promise<Measurement> {
   const sim = await startSim(
     { max_num_seqs: streams, decode_step_ms: options.stepMs, decode_batch_slowdown: 0, prefill_tok_s: 10_000_000, output_tokens: { kind: 'max_tokens' }, ground_truth_limit: 0 },
     1,
@@ -69,7 +69,7 @@ export async function measureStreamMemory(streams: number, options: MemoryOption
     if (run.code !== 0) throw new Error(`servebench run at ${streams} streams exited ${run.code}: ${run.stderr.trim().split('\n').pop() ?? ''}`);
     const result = JSON.parse(readFileSync(output, 'utf8')) as { completed: number; servebench: { client: Record<string, number | boolean> } };
     const client = result.servebench.client;
-    console.log(
+    print(
       `${String(streams).padStart(6)} streams  peak RSS ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  ok ${result.completed}/${streams}  wall ${(run.wallMs / 1000).toFixed(1)} s  ` +
         `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms ` +
           `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
