@@ -77,6 +77,27 @@ export function startSim(config: Record<string, unknown>, core: number | null, s
   });
 }
 
+/**
+ * The benches' simulator: `streams` batch slots, one token per `stepMs` whatever the batch (no
+ * slowdown), near-instant prefill, and every request as long as its max_tokens, so the load is
+ * exactly what the client asks for.
+ */
+export function fixedPaceSim(streams: number, stepMs: number, groundTruthLimit: number): Record<string, unknown> {
+  return { max_num_seqs: streams, decode_step_ms: stepMs, decode_batch_slowdown: 0, prefill_tok_s: 10_000_000, output_tokens: { kind: 'max_tokens' }, ground_truth_limit: groundTruthLimit };
+}
+
+/**
+ * `servebench run` as the benches run it against {@link fixedPaceSim}: a closed loop of `streams`,
+ * `tokens` output tokens each (--ignore-eos), short prompts sized offline, quiet, into `output`.
+ */
+export function closedLoopArgs(simUrl: string, streams: number, requests: number, tokens: number, output: string): string[] {
+  return [
+    'run', '--base-url', `${simUrl}/v1`, '--concurrency', String(streams), '--requests', String(requests),
+    '--max-tokens', String(tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
+    '--tokenizer', 'chars:3.0', '--output', output, '--quiet',
+  ];
+}
+
 export interface ClientRun {
   code: number | null;
   stdout: string;

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, closedLoopArgs, fixedPaceSim, runClient, scratchDir, startSim } from './harness.js';
 
 export interface MemoryOptions {
   streams: number[];
@@ -51,21 +51,11 @@ export interface Measurement {
 
 /** Runs `streams` streams at once against the simulator, prints one line and returns the client's peak RSS. */
 export async function measureStreamMemory(streams: number, options: MemoryOptions, print: (line: string) => void = console.log): Promise<Measurement> {
-  const sim = await startSim(
-    { max_num_seqs: streams, decode_step_ms: options.stepMs, decode_batch_slowdown: 0, prefill_tok_s: 10_000_000, output_tokens: { kind: 'max_tokens' }, ground_truth_limit: 0 },
-    1,
-  );
+  const sim = await startSim(fixedPaceSim(streams, options.stepMs, 0), 1);
   try {
     const dir = scratchDir('memory');
     const output = join(dir, 'result.json');
-    const run = await runClient(
-      [
-        'run', '--base-url', `${sim.url}/v1`, '--concurrency', String(streams), '--requests', String(streams),
-        '--max-tokens', String(options.tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
-        '--tokenizer', 'chars:3.0', '--output', output, '--quiet',
-      ],
-      0,
-    );
+    const run = await runClient(closedLoopArgs(sim.url, streams, streams, options.tokens, output), 0);
     if (run.code !== 0) throw new Error(`servebench run at ${streams} streams exited ${run.code}: ${run.stderr.trim().split('\n').pop() ?? ''}`);
     const result = JSON.parse(readFileSync(output, 'utf8')) as { completed: number; servebench: { client: Record<string, number | boolean> } };
     const client = result.servebench.client;

@@ -37,7 +37,7 @@ import { parseJournal } from '../src/record/journal.js';
 import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { CAN_PIN, percentiles, runClient, scratchDir, startSim } from './harness.js';
+import { CAN_PIN, closedLoopArgs, fixedPaceSim, percentiles, runClient, scratchDir, startSim } from './harness.js';
 
 export interface TimingOptions {
   streams: number[];
@@ -93,26 +93,15 @@ export interface RunFigures {
 /** Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and returns the headline ones. */
 export async function measureTimingError(streams: number, options: TimingOptions, print: (line: string) => void = console.log): Promise<RunFigures> {
   const requests = streams * options.rounds;
-  const sim = await startSim(
-    {
-      max_num_seqs: streams,
-      decode_step_ms: options.stepMs,
-      decode_batch_slowdown: 0,
-      prefill_tok_s: 10_000_000,
-      output_tokens: { kind: 'max_tokens' },
-      ground_truth_limit: requests + 1000,
-    },
-    1,
-  );
+  const sim = await startSim(fixedPaceSim(streams, options.stepMs, requests + 1000), 1);
   try {
     const dir = scratchDir('timing');
     const output = join(dir, 'result.json');
     const simCpuBefore = sim.cpuSeconds();
     const run = await runClient(
       [
-        'run', '--base-url', `${sim.url}/v1`, '--concurrency', String(streams), '--requests', String(requests),
-        '--max-tokens', String(options.tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
-        '--tokenizer', 'chars:3.0', '--output', output, '--quiet', '--warmup', String(streams * options.warmupRounds),
+        ...closedLoopArgs(sim.url, streams, requests, options.tokens, output),
+        '--warmup', String(streams * options.warmupRounds),
         ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
         ...(options.rampS > 0 ? ['--ramp', String(options.rampS)] : []),
       ],
