@@ -57,7 +57,7 @@ export interface ModelShape {
   contextLength: number;
 }
 
-/** The sizes of real-engine.md §1d. */
+/** Model shapes: tiny and small for the tests, medium for speed checks. */
 export const SIZES = {
   tiny: { nEmbd: 64, nLayer: 2, nHead: 4, nHeadKv: 4, nFf: 176, contextLength: 8192 },
   small: { nEmbd: 512, nLayer: 8, nHead: 8, nHeadKv: 8, nFf: 1376, contextLength: 8192 },

@@ -1,6 +1,6 @@
 /**
  * Response objects in the shapes real servers send (vLLM's OpenAI server, cross-checked with
- * llama.cpp's as recorded in shared/reference/real-engine.md §1f):
+ * llama.cpp's streams as captured from a real llama-server):
  * - stream: `data: {chat.completion.chunk}\n\n` lines; the first chunk carries only
  *   `{"role":"assistant","content":""}`; token chunks carry `content` and/or the reasoning field;
  *   `finish_reason` is null until the end; with `stream_options.include_usage` a final chunk with

@@ -1,4 +1,4 @@
-/** Locations of the repository and the shared reference material, found from the working directory. */
+/** The repository's root, found from the working directory. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
@@ -20,5 +20,3 @@ function findRepoRoot(): string {
 }
 
 export const REPO_ROOT = findRepoRoot();
-/** ../shared beside the checkout (read-only reference material). */
-export const SHARED_DIR = resolve(REPO_ROOT, '..', 'shared');

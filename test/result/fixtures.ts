@@ -1,43 +1,31 @@
 /**
- * Locating shared fixtures from compiled tests. Tests run from a build directory (dist/ or a
+ * Locating the vendored fixtures from compiled tests. Tests run from a build directory (dist/ or a
  * private outDir), so import.meta.url says nothing about where the repository is; the working
  * directory does (tests run with cwd = repo root, or below it).
  */
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { REPO_ROOT } from '../helpers/paths.js';
 
-/** The servebench repository root: walk up from cwd to the package.json named servebench. */
+/** The servebench repository root (tests run with cwd at or below it). */
 export function repoRoot(): string {
-  let dir = process.cwd();
-  for (;;) {
-    const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'servebench') return dir;
-      } catch {
-        // not ours; keep walking
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no servebench package.json above ${process.cwd()}`);
-    dir = parent;
-  }
+  return REPO_ROOT;
 }
 
-/** `../shared` next to the repository (reference material and real result files). */
-export function sharedDir(): string {
-  return path.resolve(repoRoot(), '..', 'shared');
+/** The vendored fixtures inside the repository (test/fixtures/README.md gives their provenance). */
+export function fixturesDir(): string {
+  return path.join(repoRoot(), 'test', 'fixtures');
 }
 
 /** The seed result (spec §4.5): the format's ground truth. Lacks the final newline. */
 export function seedFile(): string {
-  return path.join(sharedDir(), 'reference', 'seed-result-capacity-v4-reasoning.json');
+  return path.join(fixturesDir(), 'reference', 'seed-result-capacity-v4-reasoning.json');
 }
 
 /** Absolute paths of the 127 real result files, sorted. */
 export function fixtureFiles(): string[] {
-  const dir = path.join(sharedDir(), 'fixtures', 'anvil-artifacts');
+  const dir = path.join(fixturesDir(), 'anvil-artifacts');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
