@@ -64,7 +64,7 @@ export const ROW_FIELDS: { readonly [K in keyof TimingRow]: Definition<TimingRow
   visible_generation_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
     definition: 'E2E minus TTFT: time spent streaming visible content.', derive: (x) => (x.e2eS - x.ttftS) * 1000.0 }),
   e2e_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
-    definition: 'Request start to end of stream, including connect and queueing.', derive: (x) => x.e2eS * 1000.0 }),
+    definition: 'Request start to end of stream. Includes the server\'s queueing; connection set-up and waits inside the client only with `--cold-connections` (by default the clock starts when the request is written to an open socket).', derive: (x) => x.e2eS * 1000.0 }),
   effective_prefill_tok_s: def({ unit: 'tok/s', serialized: 'float', nullable: true, derived: true, extension: false,
     definition: 'Prompt tokens divided by TTFO in seconds (includes queueing); null without a prompt count or TTFO = 0.',
     derive: (x) => (x.promptTokens !== null && x.tfoS > 0 ? x.promptTokens / x.tfoS : null) }),
