@@ -19,18 +19,24 @@ import { sweepCommand } from './commands/sweep.js';
 import { compareCommand } from './commands/compare.js';
 import { listCommand } from './commands/list.js';
 import { reportCommand } from './commands/report.js';
+import { commandSpec } from './command-flags.js';
 
-const COMMANDS: Record<string, { command: Command; summary: string }> = {
-  run: { command: runCommand, summary: 'benchmark a server (default: the built-in simulator) and write a result file' },
-  validate: { command: validateCommand, summary: 'recompute every figure of result files and report disagreements' },
-  show: { command: showCommand, summary: 'print a readable summary of a result file' },
-  sweep: { command: sweepCommand, summary: 'one benchmark per load point (--concurrency 1,2,4 or --rate 2,4,8), with the knee and the SLO limit' },
-  rebuild: { command: rebuildCommand, summary: 'recreate a result from a run journal (after a crash or a kill)' },
-  sim: { command: simCommand, summary: 'run the built-in OpenAI-compatible simulator as a server' },
-  report: { command: reportCommand, summary: 'summary, self-contained HTML report (--html) or per-request CSV (--csv) of results and sweeps' },
-  list: { command: listCommand, summary: 'one line per result file below a directory (any era), with filters' },
-  compare: { command: compareCommand, summary: 'check two or more results measured the same workload, then compare their figures with bootstrap intervals' },
+const HANDLERS: Record<string, Command> = {
+  run: runCommand,
+  validate: validateCommand,
+  show: showCommand,
+  sweep: sweepCommand,
+  rebuild: rebuildCommand,
+  sim: simCommand,
+  report: reportCommand,
+  list: listCommand,
+  compare: compareCommand,
 };
+
+/** Every command with its handler and the summary its table (command-flags.ts) gives it. */
+const COMMANDS: Record<string, { command: Command; summary: string }> = Object.fromEntries(
+  Object.entries(HANDLERS).map(([name, command]) => [name, { command, summary: commandSpec(name).summary }]),
+);
 
 function usage(): string {
   const names = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);

@@ -1,7 +1,7 @@
 /** Turns argv into typed flag values using a flag table; every problem is one UsageError line. */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../util/errors.js';
-import type { FlagSpec } from './options.js';
+import { formatRange, type FlagSpec } from './options.js';
 
 import type { FlagValue } from '../config/flag-value.js';
 
@@ -17,8 +17,8 @@ export interface ParsedFlags {
 
 /** Parses `argv` against `flags`; unknown flags, bad numbers and out-of-range values throw UsageError. */
 export function parseFlags(argv: string[], flags: readonly FlagSpec[], allowPositionals = false): ParsedFlags {
-  const options: Record<string, { type: 'string' | 'boolean' }> = {};
-  for (const flag of flags) options[flag.name] = { type: flag.type === 'boolean' ? 'boolean' : 'string' };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const flag of flags) options[flag.name] = { type: flag.type === 'boolean' ? 'boolean' : 'string', ...(flag.short !== undefined ? { short: flag.short } : {}) };
   let raw: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     raw = parseArgs({ args: argv, options, strict: true, allowPositionals }) as typeof raw;
@@ -53,14 +53,9 @@ function convert(flag: FlagSpec, value: string | boolean): FlagValue {
     throw new UsageError(`--${flag.name}: expected ${flag.type === 'int' ? 'an integer' : 'a number'}, got '${text}'`);
   }
   if ((flag.min !== undefined && number < flag.min) || (flag.max !== undefined && number > flag.max)) {
-    throw new UsageError(`--${flag.name}: ${text} is out of range ${rangeText(flag)}`);
+    throw new UsageError(`--${flag.name}: ${text} is out of range ${formatRange(flag) ?? ''}`);
   }
   return number;
-}
-
-function rangeText(flag: FlagSpec): string {
-  const low = flag.min === Number.MIN_VALUE ? '(0' : `[${flag.min ?? '-∞'}`;
-  return `${low}, ${flag.max ?? '∞'}]`;
 }
 
 function parseInteger(text: string): number | null {

@@ -7,18 +7,19 @@
 
 import path from 'node:path';
 import { parseSimple } from '../parse-simple.js';
+import { COMPARE_FLAGS, commandSpec, flagOf, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp, formatRange, type FlagSpec } from '../options.js';
 import { readResultFile } from '../../result/io.js';
 import { compareRuns } from '../../result/compare.js';
 import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
 import { IDENTITY_FIELD_NAMES } from '../../result/identity.js';
 import { runView, type RunView } from '../../result/run-view.js';
 import { formatCompare, sortedJson } from '../../report/compare.js';
-import { COMPARE_METRIC_IDS } from '../../result/compare-metrics.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
-const USAGE = 'usage: servebench compare [flags] BASELINE.json CANDIDATE.json [MORE.json...]';
+const USAGE = `usage: ${commandSpec('compare').usage}`;
 
 const HELP = `${USAGE}
 
@@ -27,15 +28,7 @@ cache policy, max_tokens, load, thinking controls, tokenizer mode, dataset, outp
 warm-up), then compares every figure of each candidate with the baseline: absolute and relative
 change, a 95% bootstrap interval of the change (request rows resampled), and a verdict.
 
-  --allow-mismatch [FIELDS]  compare even when the workloads differ: every field, or only the
-                             comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')})
-  --fail-on SPEC             exit 1 when a figure moves beyond a limit in its bad direction,
-                             e.g. "ttft_p95:+10%,throughput:-5%" or "e2e_p50:+200ms"
-                             (figures: ${COMPARE_METRIC_IDS.join(', ')})
-  --bootstrap N              bootstrap resamples [2000]
-  --seed N                   bootstrap seed [0]
-  --json                     print the comparison as JSON (sorted keys)
-  --help                     show this help
+${formatFlagHelp(COMPARE_FLAGS)}
 
 Engine, GPU, recipe, window, tool version and host are shown as provenance, never compared.
 Exit status: 0 comparable (and within every --fail-on limit), 1 not comparable or a limit
@@ -67,9 +60,10 @@ function splitAllow(argv: readonly string[]): { allow: 'all' | Set<string> | nul
   return { allow, rest };
 }
 
-function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name}: expected an integer in [${min}, ${max}], got '${text}'`);
+/** A whole-number flag of the table, within its bounds; its default when not given. */
+function integer(flag: FlagSpec, text: string | undefined): number {
+  if (text === undefined) return flag.default as number;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < (flag.min ?? 0) || Number(text) > (flag.max ?? Infinity)) throw new UsageError(`--${flag.name}: expected an integer in ${formatRange(flag) ?? ''}, got '${text}'`);
   return Number(text);
 }
 
@@ -88,13 +82,13 @@ export const compareCommand: Command = async (argv, io) => {
   const { allow, rest } = splitAllow(argv);
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  ({ values, positionals } = parseSimple(rest, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, seed: { type: 'string' }, bootstrap: { type: 'string' }, 'fail-on': { type: 'string' } }, USAGE));
+  ({ values, positionals } = parseSimple(rest, simpleOptions(COMPARE_FLAGS.filter((f) => f.name !== 'allow-mismatch')), USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;
   }
-  const seed = integer('seed', values['seed'] as string | undefined, 0, 0, 4294967295);
-  const resamples = integer('bootstrap', values['bootstrap'] as string | undefined, 2000, 0, 1000000);
+  const seed = integer(flagOf(COMPARE_FLAGS, 'seed'), values['seed'] as string | undefined);
+  const resamples = integer(flagOf(COMPARE_FLAGS, 'bootstrap'), values['bootstrap'] as string | undefined);
   const failOn: FailOnClause[] = values['fail-on'] === undefined ? [] : parseFailOn(values['fail-on'] as string);
   if (positionals.length < 2) throw new UsageError(`compare needs at least two result files, got ${positionals.length} (${USAGE})`);
   const views: RunView[] = [];

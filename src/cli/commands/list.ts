@@ -6,15 +6,18 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseSimple } from '../parse-simple.js';
+import { LIST_FLAGS, LIST_PROTOCOLS, commandSpec, flagOf, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp, formatRange } from '../options.js';
 import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 
-const USAGE = 'usage: servebench list [--model SUBSTR] [--protocol P] [--since YYYY-MM-DD] [--max-depth N] [--json] DIR';
+const USAGE = `usage: ${commandSpec('list').usage}`;
 
-const PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', 'none'];
+const PROTOCOLS: readonly string[] = LIST_PROTOCOLS;
+const MAX_DEPTH = flagOf(LIST_FLAGS, 'max-depth');
 
 const HELP = `${USAGE}
 
@@ -23,11 +26,7 @@ model, protocol, load, context plan, TTFT p50/p95 and throughput. Symbolic links
 followed; JSON files that are not results, unreadable files and files over 64 MiB are skipped
 and counted.
 
-  --model SUBSTR    only models containing SUBSTR (case-insensitive)
-  --protocol P      only this measurement_protocol: ${PROTOCOLS.join(', ')} (none = pre-v2 files)
-  --since DATE      only runs on or after DATE (YYYY-MM-DD, UTC)
-  --max-depth N     directory levels below DIR to search [${DEFAULT_LIMITS.maxDepth}]
-  --json            print the inventory as JSON (sorted keys)
+${formatFlagHelp(LIST_FLAGS)}
 `;
 
 function fixed(v: number | null, digits: number): string {
@@ -59,7 +58,7 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
 export const listCommand: Command = async (argv, io) => {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  ({ values, positionals } = parseSimple(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, model: { type: 'string' }, protocol: { type: 'string' }, since: { type: 'string' }, 'max-depth': { type: 'string' } }, USAGE));
+  ({ values, positionals } = parseSimple(argv, simpleOptions(LIST_FLAGS), USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;
@@ -70,7 +69,7 @@ export const listCommand: Command = async (argv, io) => {
   const since = values['since'] as string | undefined;
   if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(`${since}T00:00:00Z`)))) throw new UsageError(`--since: expected a date YYYY-MM-DD, got '${since}'`);
   const depthText = values['max-depth'] as string | undefined;
-  if (depthText !== undefined && (!/^\d+$/.test(depthText) || Number(depthText) > 64)) throw new UsageError(`--max-depth: expected an integer in [0, 64], got '${depthText}'`);
+  if (depthText !== undefined && (!/^\d+$/.test(depthText) || Number(depthText) > (MAX_DEPTH.max ?? Infinity))) throw new UsageError(`--max-depth: expected an integer in ${formatRange(MAX_DEPTH) ?? ''}, got '${depthText}'`);
   const dir = positionals[0]!;
   const root = path.resolve(io.cwd, dir);
   const info = await stat(root).catch(() => null);

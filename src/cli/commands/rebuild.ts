@@ -5,6 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
+import { REBUILD_FLAGS, commandSpec } from '../command-flags.js';
+import { formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
@@ -20,16 +22,13 @@ import { formatSummary } from '../../report/console.js';
 /** Largest journal read: under V8's longest string (a 1,000,000-request journal is about 400 MB). */
 export const MAX_JOURNAL_BYTES = 500 * 1024 * 1024;
 
-const FLAGS = [
-  { name: 'output', type: 'string', meta: 'FILE', help: 'where to write the result (default: the journal name with .json)' },
-  { name: 'help', type: 'boolean', default: false, help: 'show this help' },
-] as const;
+const USAGE = `usage: ${commandSpec('rebuild').usage}`;
 
 export const rebuildCommand: Command = async (argv, io) => {
-  const parsed = parseFlags(argv, FLAGS, true);
+  const parsed = parseFlags(argv, REBUILD_FLAGS, true);
   if (parsed.values['help'] === true || parsed.positionals.length !== 1) {
-    if (parsed.values['help'] !== true) throw new UsageError('expected exactly one journal file: servebench rebuild JOURNAL [--output FILE]');
-    io.stdout('usage: servebench rebuild JOURNAL [--output FILE]\n');
+    if (parsed.values['help'] !== true) throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
+    io.stdout(`${USAGE}\n\n${formatFlagHelp(REBUILD_FLAGS)}\n`);
     return EXIT.ok;
   }
   const file = resolve(io.cwd, parsed.positionals[0]!);

@@ -7,6 +7,8 @@
 
 import path from 'node:path';
 import { parseSimple } from '../parse-simple.js';
+import { REPORT_FLAGS, commandSpec, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp } from '../options.js';
 import { MAX_RESULT_BYTES, parseResultText, readBoundedText, writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { runView, type RunView } from '../../result/run-view.js';
@@ -20,18 +22,14 @@ import { TOOL_VERSION } from '../../util/version.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
-const USAGE = 'usage: servebench report [--html OUT.html] [--csv OUT.csv] FILE...';
+const USAGE = `usage: ${commandSpec('report').usage}`;
 
 const HELP = `${USAGE}
 
 FILE is a result file of any era or a sweep summary (sweep.json, whose points are loaded too).
 Without --html or --csv, prints each file's summary.
 
-  --html OUT.html   write one self-contained HTML report (works offline: charts, figures and
-                    their definitions inline): latency CDFs, per-request timeline, load over
-                    time, TTFT versus prompt tokens, sweep curves; several files are overlaid
-  --csv OUT.csv     write every per-request row (RFC 4180)
-  --help            show this help
+${formatFlagHelp(REPORT_FLAGS)}
 `;
 
 /** Results and at most one sweep, as loaded for a report. */
@@ -106,7 +104,7 @@ export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 
 export const reportCommand: Command = async (argv, io: CliIO) => {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
-  ({ values, positionals } = parseSimple(argv, { html: { type: 'string' }, csv: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE));
+  ({ values, positionals } = parseSimple(argv, simpleOptions(REPORT_FLAGS), USAGE));
   if (values['help'] === true) {
     io.stdout(HELP);
     return EXIT.ok;

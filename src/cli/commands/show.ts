@@ -10,24 +10,28 @@ import { readResultFile } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
+import { SHOW_FLAGS, commandSpec, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp } from '../options.js';
 import type { Command } from '../io.js';
 
-const USAGE = 'usage: servebench show FILE';
+const USAGE = `usage: ${commandSpec('show').usage}`;
 
 const HELP = `${USAGE}
 
 Print model, engine, workload, outcome, latency and rate percentiles, throughput, prefix-cache
 hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result file.
+
+${formatFlagHelp(SHOW_FLAGS)}
 `;
 
 /** The `show` subcommand (see the module comment). */
 export const showCommand: Command = async (argv, io) => {
-  let values: { help?: boolean };
+  let values: { help?: string | boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: argv,
-      options: { help: { type: 'boolean', short: 'h' } },
+      options: simpleOptions(SHOW_FLAGS),
       strict: true,
       allowPositionals: true,
     }));

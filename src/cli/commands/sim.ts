@@ -12,11 +12,16 @@ import { loadSimConfigFile, resolveSimConfig, type SimConfig } from '../../sim/c
 import { startSim } from '../../sim/server.js';
 import { UsageError } from '../../util/errors.js';
 import type { Command } from '../io.js';
+import { SIM_FLAGS, commandSpec, flagOf, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp } from '../options.js';
 
-const USAGE = 'usage: servebench sim [--port N] [--host ADDR] [--config FILE] [--seed N] [--faults SPEC]';
+const USAGE = `usage: ${commandSpec('sim').usage}`;
 const HELP = `${USAGE}
-  --faults SPEC  inject server faults into streaming requests, e.g. rate=0.1:mix=429,reset_mid,stall_first:2
-                 (every fault, the SPEC grammar and the x-sim-fault request header: docs/reliability.md)`;
+
+Serves /v1/models, /v1/chat/completions, /v1/completions, /tokenize, /health and
+/sim/ground-truth until SIGINT or SIGTERM. Flags override the config file.
+
+${formatFlagHelp(SIM_FLAGS)}`;
 
 /** Parse a non-negative integer flag value within [0, max], or throw a one-line UsageError. */
 function intFlag(name: string, value: string | undefined, max: number): number | undefined {
@@ -30,17 +35,10 @@ function parseFlags(argv: string[]): { port?: string; host?: string; config?: st
   try {
     return parseArgs({
       args: argv,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        config: { type: 'string' },
-        seed: { type: 'string' },
-        faults: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: simpleOptions(SIM_FLAGS),
       strict: true,
       allowPositionals: false,
-    }).values;
+    }).values as { port?: string; host?: string; config?: string; seed?: string; faults?: string; help?: boolean };
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('\n')[0] ?? 'bad arguments'} (${USAGE})`);
   }
@@ -49,8 +47,8 @@ function parseFlags(argv: string[]): { port?: string; host?: string; config?: st
 /** Resolve the effective config: defaults < config file < flags. */
 async function resolveConfig(flags: ReturnType<typeof parseFlags>): Promise<SimConfig> {
   const base = flags.config !== undefined ? await loadSimConfigFile(flags.config) : resolveSimConfig({});
-  const port = intFlag('port', flags.port, 65_535);
-  const seed = intFlag('seed', flags.seed, Number.MAX_SAFE_INTEGER);
+  const port = intFlag('port', flags.port, flagOf(SIM_FLAGS, 'port').max!);
+  const seed = intFlag('seed', flags.seed, flagOf(SIM_FLAGS, 'seed').max!);
   if (flags.host !== undefined && flags.host.trim() === '') throw new UsageError('--host must not be empty');
   return resolveSimConfig({
     ...base,

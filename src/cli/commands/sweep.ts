@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
+import { SWEEP_EXCLUDED_RUN_FLAGS, SWEEP_FLAGS, commandSpec } from '../command-flags.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
@@ -22,13 +23,19 @@ import { UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
 import { journalBeside } from './run.js';
 
-const HELP = `usage: servebench sweep (--concurrency LIST | --rate LIST) [--output-dir DIR] [run flags]
+const EXCLUDED: readonly string[] = SWEEP_EXCLUDED_RUN_FLAGS;
+
+const HELP = `usage: ${commandSpec('sweep').usage}
 
 Runs one benchmark per load point (LIST: comma-separated, e.g. 1,2,4,8) and writes each result
-plus a sweep summary (sweep.json) to --output-dir (default results/sweep-<time>/).
-Every other flag is a 'servebench run' flag and applies to every point.
+plus a sweep summary (sweep.json) to --output-dir. Exit status: 0 every request of every point
+completed, 1 some failed (every file still written), 2 bad usage, before any request.
 
-${formatFlagHelp(RUN_FLAGS.filter((f) => !['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json'].includes(f.name)))}
+${formatFlagHelp(SWEEP_FLAGS)}
+
+Every other flag is a 'servebench run' flag and applies to every point:
+
+${formatFlagHelp(RUN_FLAGS.filter((f) => !EXCLUDED.includes(f.name) && f.name !== 'help'))}
 `;
 
 /** Pulls `--name LIST` / `--name=LIST` out of argv. */
@@ -60,7 +67,7 @@ export const sweepCommand: Command = async (argv, io) => {
   const report = takeOne(rate.rest, 'report');
   const outputDir = takeOne(report.rest, 'output-dir');
   if ((concurrency.values === null) === (rate.values === null)) throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
-  for (const forbidden of ['--output', '--journal', '--dry-run', '--json']) {
+  for (const forbidden of EXCLUDED.filter((f) => f !== 'concurrency' && f !== 'rate').map((f) => `--${f}`)) {
     if (outputDir.rest.some((a) => a === forbidden || a.startsWith(`${forbidden}=`))) throw new UsageError(`${forbidden} does not apply to a sweep (each point writes its own file under --output-dir)`);
   }
   const swept: 'concurrency' | 'rate' = concurrency.values !== null ? 'concurrency' : 'rate';

@@ -15,17 +15,18 @@ import { readResultFile } from '../../result/io.js';
 import { validateResult, type ValidationReport } from '../../result/validate.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
+import { VALIDATE_FLAGS, commandSpec, simpleOptions } from '../command-flags.js';
+import { formatFlagHelp } from '../options.js';
 import type { CliIO, Command } from '../io.js';
 
-const USAGE = 'usage: servebench validate [--json] FILE...';
+const USAGE = `usage: ${commandSpec('validate').usage}`;
 
 const HELP = `${USAGE}
 
 Recompute every summary figure of anvil-serving.benchmark/v1 result files from their own rows
 and compare bit for bit (throughput within 4 ulp when wall_clock_ms cannot reproduce it exactly).
 
-  --json    print one JSON report on stdout instead of text
-  --help    show this help
+${formatFlagHelp(VALIDATE_FLAGS)}
 
 Exit status: 0 all consistent, 1 a figure disagrees, 2 a file is unreadable or not a result.
 `;
@@ -35,11 +36,11 @@ function parseFlags(argv: string[]): { json: boolean; help: boolean; files: stri
   try {
     const { values, positionals } = parseArgs({
       args: argv,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: simpleOptions(VALIDATE_FLAGS),
       strict: true,
       allowPositionals: true,
     });
-    return { json: values.json === true, help: values.help === true, files: positionals };
+    return { json: values['json'] === true, help: values['help'] === true, files: positionals };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const option = /'([^']+)'/.exec(message)?.[1];
