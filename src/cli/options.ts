@@ -74,7 +74,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'retry-max-wait', type: 'float', default: 30, min: 0, max: 3600, meta: 'S', help: 'longest wait before a retry, seconds (caps Retry-After; without it the wait is 0.5 s doubling)' },
   { name: 'output', type: 'string', meta: 'FILE', help: 'result file (default: results/<run_id>.json)' },
   { name: 'report', type: 'string', meta: 'FILE', help: 'after the result (sweep: the summary) is written, also write a self-contained HTML report to FILE' },
-  { name: 'sim-config', type: 'string', meta: 'FILE', help: 'configuration of the built-in simulator when no --base-url is given' },
+  { name: 'sim-config', type: 'string', meta: 'FILE', help: 'configuration of the built-in simulator, used when no --base-url is given (refused with one)' },
   { name: 'workers', type: 'int', default: 1, min: 1, max: 256, meta: 'N', help: 'stream requests from N worker threads when one core is not enough (scheduling, journal and metrics stay in one thread; 1: no worker thread)' },
   { name: 'cold-connections', type: 'boolean', default: false, help: 'do not open the connection pool before the run: connection set-up then counts in the first requests\' TTFT (labelled in the result)' },
   { name: 'dry-run', type: 'boolean', default: false, help: 'validate and print the plan; no network, no file' },

@@ -74,7 +74,9 @@ function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetCo
           ? `the largest --context-buckets size, ${largest} tokens, is less than`
           : `the largest planned context, ${largest} tokens, is less than`;
   const need = tooSmall.envelopeTokens;
-  const envelope = `the prompt envelope alone (tail line and chat template, no body${need === null ? '' : `: ${need} tokens`})`;
+  const chars = config.tokenizer.startsWith('chars:') ? ` at ${config.tokenizer.slice(6)} characters per token` : '';
+  const parts = chars === '' ? 'tail line and chat template' : 'tail line';
+  const envelope = `the prompt envelope alone (${parts}, no body${need === null ? '' : `: ${need} tokens${chars}`})`;
   const atLeast = need === null ? '' : ` to at least ${need}`;
   const fix = clamped
     ? config.maxModelLen > 0

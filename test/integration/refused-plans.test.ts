@@ -177,3 +177,16 @@ test("the clamp warning names the server's window when it comes from /models", a
   const mentions = run.stderr.split('\n').filter((l) => /clamp/.test(l));
   assert.deepEqual(mentions, ["warning: --ctx-tokens 9000 does not fit the window: every prompt was clamped to 7164 tokens (the server's window 8192 − --max-tokens 4 − --margin 1024)"]);
 });
+
+test('--dry-run refuses the same plans offline: a count warm-up covering every request, and prompts too small at chars:R', async () => {
+  const warm = await cli(['run', '--dry-run', '--requests', '5', '--warmup', '5']);
+  assert.equal(warm.code, 2, warm.stderr);
+  assert.match(warm.stderr, /^servebench run: --warmup 5 excludes all 5 planned requests \(--requests 5\) from every figure/);
+  const small = await cli(['run', '--dry-run', '--tokenizer', 'chars:3.0', '--max-model-len', '1090', '--requests', '5']);
+  assert.equal(small.code, 2, small.stderr);
+  assert.equal(small.stderr.trim().split('\n').length, 1);
+  assert.match(small.stderr, /no planned prompt can be built: the window leaves 2 tokens per prompt \(--max-model-len 1090 − --max-tokens 64 − --margin 1024\), less than the prompt envelope alone \(tail line, no body: 16 tokens at 3\.0 characters per token\)/);
+  // A counting tokenizer's envelope is only known once it has counted: its dry run still prints the plan.
+  const counting = await cli(['run', '--dry-run', '--max-model-len', '1090', '--requests', '5']);
+  assert.equal(counting.code, 0, counting.stderr);
+});
