@@ -13,9 +13,8 @@
  * timing-accuracy work run `servebench sim` as a separate process, pinned apart from the client.
  */
 import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { loadSimConfigFile, resolveSimConfig, type SimConfigInput } from '../sim/index.js';
+import { resolveSimConfig, type SimConfigInput } from '../sim/index.js';
 import type { FromEmbeddedSim } from './embedded-sim-worker.js';
 
 const WORKER_SCRIPT = new URL('./embedded-sim-worker.js', import.meta.url);
@@ -35,9 +34,9 @@ export interface EmbeddedSimulator {
   close(): Promise<void>;
 }
 
-/** Starts the simulator; `configFile` (relative to cwd) replaces the embedded profile. */
-export async function startEmbeddedSimulator(configFile: string | null, cwd: string): Promise<EmbeddedSimulator> {
-  const input: SimConfigInput = configFile === null ? EMBEDDED_SIM_PROFILE : await loadSimConfigFile(resolve(cwd, configFile));
+/** Starts the simulator; `simConfig` (a `--sim-config` file's content, read with the run's other inputs) replaces the embedded profile. */
+export async function startEmbeddedSimulator(simConfig: SimConfigInput | null): Promise<EmbeddedSimulator> {
+  const input: SimConfigInput = simConfig ?? EMBEDDED_SIM_PROFILE;
   // Validated here, so a bad configuration fails with the usual one-line UsageError.
   const config = resolveSimConfig({ ...input, host: '127.0.0.1', port: 0 });
   const worker = new Worker(WORKER_SCRIPT, { workerData: config });

@@ -1,6 +1,8 @@
 /**
  * The resolved configuration of one `servebench run`: flags, manifest tier and defaults merged and
  * checked in the reference's order (anvil spec §1.5), first failure wins, before any request.
+ * Every input file is read and validated here too (src/config/input-files.ts), so a bad one is
+ * refused before the runner sends anything.
  */
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -16,6 +18,7 @@ import type { ArrivalProcess } from '../schedule/arrivals.js';
 import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
 import { parseSlo } from '../metrics/slo.js';
 import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
+import { loadRunInputs, type RunInputs } from './input-files.js';
 
 /** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
 export interface RunConfig {
@@ -52,6 +55,7 @@ export interface RunConfig {
   retryMaxWaitS: number;
   /** Absolute output path, or null for the default `results/<run_id>.json`. */
   output: string | null;
+  /** Absolute path of `--sim-config` (only without a base URL), or null. */
   simConfig: string | null;
   /** `--tokenizer` spec: `server`, `hf:PATH`, `tiktoken:NAME` or `chars:R`. */
   tokenizer: string;
@@ -81,6 +85,8 @@ export interface RunConfig {
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
+  /** The content of `--dataset`, `--trace` and `--sim-config`, read and checked before anything is sent. */
+  inputs: RunInputs;
 }
 
 /** The load model: closed loop (reference) or open loop (rate or trace). */
@@ -118,6 +124,10 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     sourceRecipe = `${manifest}#${tier}`;
   }
   if (baseUrl !== null) checkBaseUrl(baseUrl);
+  const simConfig = str('sim-config');
+  if (simConfig !== null && baseUrl !== null) {
+    throw new UsageError(`--sim-config configures the built-in simulator only; it does not apply with ${str('base-url') !== null ? '--base-url' : `the --manifest tier's base URL`}`);
+  }
 
   const apiKeyEnv = str('api-key-env');
   const apiKeyFileFlag = str('api-key-file');
@@ -158,6 +168,11 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   const requestsGiven = given.has('requests') || burst > 0;
   const tokenizer = str('tokenizer') ?? 'server';
   parseTokenizerSpec(tokenizer); // a bad spec fails here, before any network use
+  const warmup = parseWarmup(str('warmup'));
+  // Flags first, then files: a bad flag is named even when a file is bad too.
+  const simConfigPath = simConfig === null ? null : resolve(cwd, simConfig);
+  const datasetPath = dataset === null ? null : resolve(cwd, dataset);
+  const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null, simConfig: simConfigPath });
   return {
     baseUrl,
     model,
@@ -185,16 +200,16 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     retries: values['retries'] as number,
     retryMaxWaitS: values['retry-max-wait'] as number,
     output: outputPath,
-    simConfig: str('sim-config'),
+    simConfig: simConfigPath,
     tokenizer,
     contextBuckets,
     prefix: (str('prefix') ?? 'shared') as PrefixPolicy,
     cacheBust: values['cache-bust'] === true,
-    dataset: dataset === null ? null : resolve(cwd, dataset),
+    dataset: datasetPath,
     ignoreEos: values['ignore-eos'] === true,
     minTokens,
     load,
-    warmup: parseWarmup(str('warmup')),
+    warmup,
     slo: str('slo') === null ? null : parseSlo(str('slo') as string).text,
     onInterrupt: str('on-interrupt') === 'cancel' ? 'cancel' : 'drain',
     journal: str('journal') === null ? null : resolve(cwd, str('journal') as string),
@@ -204,6 +219,7 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
     dryRun: values['dry-run'] === true,
     json: values['json'] === true,
     quiet: values['quiet'] === true,
+    inputs,
   };
 }
 

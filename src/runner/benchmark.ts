@@ -30,6 +30,7 @@ import { COLD_CONNECTIONS, warmConnections } from './connections.js';
 import type { StreamWorkerPool } from './workers/pool.js';
 import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
 import { startThreadSelfCheck } from './workers/thread-check.js';
+import { checkPromptsBuildable, checkWarmupLeavesRequests, clampWarning } from './plan-check.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
@@ -75,16 +76,22 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
   // `--workers N` (N > 1): the requests stream from N worker threads; everything else stays here.
   let pool: StreamWorkerPool | null = null;
   try {
+    // The load plan needs no server: a plan that would measure nothing is refused before anything is sent.
+    const load = planLoad(config);
+    checkWarmupLeavesRequests(config, load);
     const probe = await resolveModelAndWindow(config, dispatcher, target, headers);
     const model = probe.model;
     if (model === null) throw new UsageError(modelProblem(target.baseUrl, probe));
     const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
     const cap = promptCap(window, config.maxTokens, config.margin);
-    const load = planLoad(config);
     if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
     options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
     const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers });
     const workload = await buildWorkload(workloadInput(config, load, cap, sizing.sizer, sizing.countMessages));
+    // Sizing has counted the prompt envelope: a plan none of whose prompts fits it stops here, before any timed request.
+    await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: sizing.info() });
+    const clamp = clampWarning(config, window, cap);
+    if (clamp !== null) options.onEvent?.({ kind: 'warning', text: clamp });
     const concurrencyField = config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? workload.requests);
 
     const startedAt = new Date();

@@ -8,6 +8,7 @@ import { planLoad, workloadInput } from './load-plan.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { promptCap } from './window.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
+import { checkPromptsBuildable, checkWarmupLeavesRequests } from './plan-check.js';
 
 /** The printed plan (JSON-ready). */
 export interface DryRunPlan {
@@ -56,9 +57,12 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
   const cap = promptCap(window, config.maxTokens, config.margin);
   const offline = config.tokenizer.startsWith('chars:');
   const load = planLoad(config);
+  checkWarmupLeavesRequests(config, load);
   // A closed loop bounded by time alone has no fixed request count: prompts stay unsized and the
   // plan lists its first requests only.
   const workload = await buildWorkload(workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.tokenizer.slice(6)) : 3.0)));
+  // Only `chars:R` sizes the real prompts offline; a counting mode's envelope is known once it has counted.
+  if (offline) await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: {} });
   const plan = { sizes: workload.plannedTokens, distribution: workload.distribution };
   const model = config.model ?? '<discovered from /models>';
   const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.maxTokens, config.thinking, config)) as Record<string, unknown>;

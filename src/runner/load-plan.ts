@@ -4,9 +4,8 @@
  * both plan the same requests.
  */
 import type { RunConfig } from '../config/run-config.js';
-import { loadTrace } from '../schedule/trace.js';
 import { planArrivals } from '../schedule/arrivals.js';
-import { loadDataset, type ChatMessage } from '../workload/dataset.js';
+import type { ChatMessage } from '../workload/dataset.js';
 import type { PromptSizer, WorkloadInput } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 
@@ -28,7 +27,9 @@ export interface LoadPlan {
 export function planLoad(config: RunConfig): LoadPlan {
   const load = config.load;
   if (load.kind === 'trace') {
-    const entries = loadTrace(load.file);
+    // Read and checked by resolveRunConfig with the other input files.
+    const entries = config.inputs.trace;
+    if (entries === null) throw new Error('the --trace file was not loaded with the configuration');
     return {
       requests: entries.length,
       offsetsMs: entries.map((e) => e.offsetMs),
@@ -78,7 +79,7 @@ export function workloadInput(config: RunConfig, load: LoadPlan, cap: number | n
     sharedPrefixTokens: config.sharedPrefixTokens,
     cacheBust: config.cacheBust,
     maxTokens: config.maxTokens,
-    dataset: config.dataset === null ? null : loadDataset(config.dataset),
+    dataset: config.inputs.dataset,
     sizer,
     lazy: load.lazy,
     ...(load.plannedTokens ? { plannedTokens: load.plannedTokens, ...(load.maxTokensPlan ? { maxTokensPlan: load.maxTokensPlan } : {}) } : {}),

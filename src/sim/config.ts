@@ -186,6 +186,11 @@ function parseConfigText(file: string, text: string): unknown {
  * @throws InputFileError `FILE: path: reason; …` on any problem, on one line.
  */
 export async function loadSimConfigFile(file: string): Promise<SimConfig> {
+  return readSimConfigFile(file);
+}
+
+/** {@link loadSimConfigFile}, synchronously (for `run`, which reads every input file before anything else). */
+export function readSimConfigFile(file: string): SimConfig {
   const { text } = readInputFile(file, MAX_SIM_CONFIG_BYTES, 'sim config');
   const raw = parseConfigText(file, text);
   const parsed = SimConfigSchema.safeParse(raw);

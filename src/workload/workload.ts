@@ -20,7 +20,18 @@ export interface PromptSizer {
    * reference's "too small" failure), and the tokens the sizer expects the server to count.
    * `hint` is the previous request's answer for the same target, to start the search near it.
    */
-  size(index: number, targetTokens: number, skeleton: PromptSkeleton, hint: number | null): Promise<{ bodyChars: number | null; expectedTokens: number | null }>;
+  size(index: number, targetTokens: number, skeleton: PromptSkeleton, hint: number | null): Promise<SizedBody>;
+}
+
+/** A sizer's answer for one request. */
+export interface SizedBody {
+  bodyChars: number | null;
+  expectedTokens: number | null;
+  /**
+   * With `bodyChars` null: a context that would hold this request's envelope (salt, tail line and
+   * chat template, no body), for the message that refuses a plan no prompt of which can be built.
+   */
+  envelopeTokens?: number;
 }
 
 /** Sizing at a fixed characters-per-token ratio, with no counting: `chars:3.0` is the reference. */
@@ -30,7 +41,9 @@ export function fixedRatioSizer(ratio: number): PromptSizer {
     size: (index, targetTokens, skeleton) => {
       const total = Math.floor(targetTokens * ratio);
       const fixed = skeleton.envelopeChars(index);
-      if (total <= skeleton.tail(index).length) return Promise.resolve({ bodyChars: null, expectedTokens: null });
+      const tail = skeleton.tail(index).length;
+      // floor(target × ratio) must exceed the tail: the least such target holds the envelope.
+      if (total <= tail) return Promise.resolve({ bodyChars: null, expectedTokens: null, envelopeTokens: Math.ceil((tail + 1) / ratio) });
       return Promise.resolve({ bodyChars: Math.max(0, total - fixed), expectedTokens: null });
     },
   };
@@ -75,6 +88,22 @@ export interface Workload {
   promptMethod: string;
   /** How contexts were planned: `fixed`, `reference-buckets`, `buckets:SPEC`, `trace` or `dataset`. */
   contextSource: string;
+  /** Sizes request `index`'s prompt now if that was deferred (a run bounded by time), so {@link tooSmall} covers it. */
+  sizeAhead(index: number): Promise<void>;
+  /** The sized requests whose prompt envelope does not fit their planned context (they fail with the reference's envelope error). */
+  tooSmall(): TooSmall;
+}
+
+/** Sized requests that cannot be built: the reference's "context target is too small" failures. */
+export interface TooSmall {
+  /** Requests sized so far (all of them unless sizing is deferred). */
+  sized: number;
+  /** Of those, the ones too small for their envelope. */
+  requests: number;
+  /** The largest planned context among them (0 when none). */
+  largestTarget: number;
+  /** The largest context their sizer said would hold their envelope (null when none said). */
+  envelopeTokens: number | null;
 }
 
 /** A fixed-length stand-in for the salt while sizing and hashing, so both are the same in every cache-busted run. */
@@ -92,12 +121,19 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
   const expected: (number | null)[] = new Array<number | null>(planned.length).fill(null);
   const digests: (string | undefined)[] = new Array<string | undefined>(planned.length);
   const hints = new Map<number, number>();
+  const tooSmall: TooSmall = { sized: 0, requests: 0, largestTarget: 0, envelopeTokens: null };
   const sizeOne = async (index: number): Promise<void> => {
     const target = planned[index] ?? 0;
     const sized = await input.sizer.size(index, target, stable, hints.get(target) ?? null);
     bodyChars[index] = sized.bodyChars;
     expected[index] = sized.expectedTokens;
+    tooSmall.sized++;
     if (sized.bodyChars !== null) hints.set(target, sized.bodyChars);
+    else {
+      tooSmall.requests++;
+      tooSmall.largestTarget = Math.max(tooSmall.largestTarget, target);
+      if (sized.envelopeTokens !== undefined) tooSmall.envelopeTokens = Math.max(tooSmall.envelopeTokens ?? 0, sized.envelopeTokens);
+    }
     digests[index] = sized.bodyChars === null ? 'none' : createHash('sha256').update(stable.render(index, sized.bodyChars)).digest('hex');
   };
   // Sizing is done up front (the plan is fixed before the first request) unless the run is
@@ -121,6 +157,10 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
     cachePolicy: cachePolicyText(input),
     promptMethod: input.sizer.method,
     contextSource: input.plannedTokens ? 'trace' : input.ctxTokens > 0 ? 'fixed' : input.buckets ? `buckets:${formatContextBuckets(input.buckets)}` : 'reference-buckets',
+    sizeAhead: async (index) => {
+      if (index < planned.length && bodyChars[index] === undefined) await sizeOne(index);
+    },
+    tooSmall: () => ({ ...tooSmall }),
   };
 }
 
@@ -166,6 +206,9 @@ async function datasetWorkload(input: WorkloadInput, rows: DatasetRow[]): Promis
     cachePolicy: cachePolicyText(input),
     promptMethod: `dataset+${input.sizer.method}`,
     contextSource: 'dataset',
+    // Dataset prompts are sent as they are: never too small.
+    sizeAhead: () => Promise.resolve(),
+    tooSmall: () => ({ sized: chosen.length, requests: 0, largestTarget: 0, envelopeTokens: null }),
   };
 }
 

@@ -4,15 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { startEmbeddedSimulator } from '../../src/cli/embedded-sim.js';
 
 test('the embedded simulator reads a request while the client thread is blocked', async () => {
-  const sim = await startEmbeddedSimulator(null, process.cwd());
+  const sim = await startEmbeddedSimulator(null);
   try {
     const body = JSON.stringify({ model: sim.model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 2, stream: true });
     const { hostname, port } = new URL(sim.baseUrl);
@@ -41,13 +38,11 @@ test('the embedded simulator reads a request while the client thread is blocked'
 });
 
 test('a bad embedded simulator configuration fails before any thread starts, naming the problem', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'servebench-embedded-'));
-  writeFileSync(join(dir, 'sim.json'), JSON.stringify({ decode_step_ms: -1 }));
-  await assert.rejects(startEmbeddedSimulator('sim.json', dir), /decode_step_ms/);
+  await assert.rejects(startEmbeddedSimulator({ decode_step_ms: -1 }), /decode_step_ms/);
 });
 
 test('closing twice is harmless', async () => {
-  const sim = await startEmbeddedSimulator(null, process.cwd());
+  const sim = await startEmbeddedSimulator(null);
   await Promise.all([sim.close(), sim.close()]);
   await sim.close();
 });

@@ -2,8 +2,8 @@
  * `servebench run`: resolve the configuration, start the built-in simulator when no target is
  * given, run the benchmark (journaling every finished request), write the result atomically and
  * print the summary.
- * Exit codes: 0 all requests completed, 1 some failed (result still written), 2 bad usage,
- * 130 interrupted (partial result written).
+ * Exit codes: 0 all requests completed, 1 some failed or nothing was measured (result still
+ * written), 2 bad usage or a plan that cannot measure anything, 130 interrupted (partial result written).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -14,6 +14,7 @@ import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, checkOutputPath, type RunConfig } from '../../config/run-config.js';
 import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
+import { nothingMeasured } from '../../runner/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../runner/dry-run.js';
 import { elapsedMs } from '../../runner/clock.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
@@ -56,7 +57,7 @@ export const runCommand: Command = async (argv, io) => {
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
-  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.simConfig, io.cwd) : null;
+  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
   const interrupts = interruptHandling(config, io);
   let outputPath: string | null = config.output;
   try {
@@ -103,6 +104,11 @@ export const runCommand: Command = async (argv, io) => {
       say(`report written to ${reportPath}`);
     }
     if (outcome.interrupted) return EXIT.interrupted;
+    const unmeasured = nothingMeasured(config, outcome.results, outcome.interrupted);
+    if (unmeasured !== null) {
+      io.stderr(`servebench run: ${unmeasured}\n`);
+      return EXIT.failed;
+    }
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
   } finally {
     interrupts.dispose();

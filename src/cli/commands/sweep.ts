@@ -110,7 +110,7 @@ export const sweepCommand: Command = async (argv, io) => {
 async function runPoint(config: RunConfig, io: CliIO, file: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
   const { key: apiKey, warnings } = resolveApiKey(config, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.simConfig, io.cwd) : null;
+  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
   try {
     return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journalBeside(file) });
   } finally {

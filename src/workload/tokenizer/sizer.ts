@@ -68,7 +68,7 @@ export interface SizerStats {
 /** What the workload asks of a sizer. */
 export interface CountingSizer {
   readonly method: string;
-  size(index: number, targetTokens: number, skeleton: SkeletonLike, hint: number | null): Promise<{ bodyChars: number | null; expectedTokens: number | null }>;
+  size(index: number, targetTokens: number, skeleton: SkeletonLike, hint: number | null): Promise<{ bodyChars: number | null; expectedTokens: number | null; envelopeTokens?: number }>;
   stats(): SizerStats;
 }
 
@@ -110,14 +110,18 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
     return best === null ? null : best[1];
   };
 
-  const record = (index: number, target: number, sized: SizedPrompt, estimated: boolean, t0: number): { bodyChars: number | null; expectedTokens: number | null } => {
+  const record = (index: number, target: number, sized: SizedPrompt, estimated: boolean, t0: number): { bodyChars: number | null; expectedTokens: number | null; envelopeTokens?: number } => {
     stats.prompts++;
     if (estimated) stats.estimated++;
     if (!sized.withinTolerance) stats.outOfTolerance++;
     stats.maxAbsError = Math.max(stats.maxAbsError, Math.abs(sized.error));
     stats.sizingMs += performance.now() - t0;
     options.onSized?.(index, target, sized, estimated);
-    if (sized.belowMinimum && !sized.withinTolerance) return { bodyChars: null, expectedTokens: null };
+    // No body at all already counts too many: the count of the bare envelope is a context that holds it.
+    if (sized.belowMinimum && !sized.withinTolerance) {
+      // (A usage probe the server refused counts +Infinity: then the envelope's size is unknown.)
+      return { bodyChars: null, expectedTokens: null, ...(Number.isFinite(sized.countedTokens) ? { envelopeTokens: sized.countedTokens } : {}) };
+    }
     return { bodyChars: sized.fillerChars, expectedTokens: sized.countedTokens };
   };
 

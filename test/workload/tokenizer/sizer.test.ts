@@ -54,8 +54,8 @@ test('cheap counter: every request is exact, and the envelope-too-small case ans
     assert.ok(Math.abs(digitHeavy(skeleton.render(index, sized.bodyChars)) - target) <= 1);
     assert.equal(sized.expectedTokens, digitHeavy(skeleton.render(index, sized.bodyChars)));
   }
-  // The tail alone is ~20 tokens: a 5-token target cannot be met.
-  assert.deepEqual(await sizer.size(3, 5, skeleton, null), { bodyChars: null, expectedTokens: null });
+  // The tail alone is ~20 tokens: a 5-token target cannot be met, and the answer says what the bare envelope counts.
+  assert.deepEqual(await sizer.size(3, 5, skeleton, null), { bodyChars: null, expectedTokens: null, envelopeTokens: digitHeavy(skeleton.render(3, 0)) });
   const stats = sizer.stats();
   assert.equal(stats.prompts, 13);
   assert.equal(stats.outOfTolerance, 1);
