@@ -49,7 +49,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'trace', type: 'string', meta: 'FILE', help: 'replay a JSONL trace: per request a timestamp (ms) and input/output token counts' },
   { name: 'slo', type: 'string', meta: 'SPEC', help: 'service-level objectives for goodput, e.g. "ttft_p95<=2000,itl_p95<=100"' },
   { name: 'on-interrupt', type: 'string', default: 'drain', choices: ['drain', 'cancel'], meta: 'MODE', help: 'on SIGINT/SIGTERM: let in-flight requests finish (drain) or cancel them; a second signal cancels' },
-  { name: 'journal', type: 'string', meta: 'FILE', help: 'append each finished request to this JSONL journal (default: beside the result, <result>.journal.jsonl)' },
+  { name: 'journal', type: 'string', meta: 'FILE', help: 'write each finished request to this new JSONL journal, refused if FILE exists (default: beside the result, <result>.journal.jsonl, or -2, -3… if taken)' },
   { name: 'shared-prefix-tokens', type: 'int', default: 8000, min: 0, max: 262144, meta: 'N', help: 'size of the prefix shared by every prompt, in estimated tokens' },
   { name: 'ctx-tokens', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'fixed context per request (0: sample the reference distribution)' },
   { name: 'context-buckets', type: 'string', meta: 'SPEC|FILE', help: 'sampled plan from your own cumulative buckets, e.g. 4096:0.5,32768:1.0 (or a file); needs --ctx-tokens 0' },
