@@ -77,7 +77,7 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
 export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null): { journal: string | null } {
   const targets: WriteTarget[] = [];
   if (config.output !== null) targets.push({ flag: '--output', path: config.output, mode: 'replace' });
-  else checkCreatableDirectory('the default output directory', defaultResultsDir(cwd));
+  else checkCreatableDirectory(`the default output directory ${defaultResultsDir(cwd)}`, defaultResultsDir(cwd));
   if (config.journal !== null) targets.push({ flag: '--journal', path: config.journal, mode: 'create' });
   const journal = config.journal ?? (config.output === null ? null : freshJournalBeside(config.output, report === null ? [] : [report]));
   if (config.journal === null && journal !== null) targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });

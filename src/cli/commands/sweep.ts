@@ -112,7 +112,7 @@ export const sweepCommand: Command = async (argv, io) => {
  * @throws UsageError naming the flag(s) and the path (an output directory it created is removed).
  */
 function checkSweepFiles(dir: string, files: readonly string[], reportPath: string | null, inputs: readonly ReadInput[]): string[] {
-  checkCreatableDirectory('--output-dir', dir);
+  checkCreatableDirectory(`--output-dir ${dir}`, dir);
   let created: string | undefined;
   try {
     created = mkdirSync(dir, { recursive: true });
