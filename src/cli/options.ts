@@ -55,7 +55,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'trace', type: 'string', meta: 'FILE', help: 'replay a JSONL trace: per line timestamp (ms), input_length or input_tokens, output_length or output_tokens' },
   { name: 'slo', type: 'string', meta: 'SPEC', help: 'service-level objectives for goodput, e.g. "ttft_p95<=2000,itl_p95<=100"' },
   { name: 'on-interrupt', type: 'string', default: 'drain', choices: ['drain', 'cancel'], meta: 'MODE', help: 'on SIGINT/SIGTERM: let in-flight requests finish (drain) or cancel them; a second signal cancels' },
-  { name: 'journal', type: 'string', meta: 'FILE', defaultText: 'beside the result: <result>.journal.jsonl', help: 'append each finished request to this JSONL journal as it completes' },
+  { name: 'journal', type: 'string', meta: 'FILE', defaultText: 'beside the result: <result>.journal.jsonl (-2, -3… if taken)', help: 'write each finished request to this new JSONL journal as it completes; refused if FILE exists (a journal never replaces a file)' },
   { name: 'shared-prefix-tokens', type: 'int', default: 8000, min: 0, max: 262144, meta: 'N', help: 'size of the prefix shared by every prompt, in estimated tokens (3 characters each)' },
   { name: 'ctx-tokens', type: 'int', default: 0, min: 0, max: 1048576, meta: 'N', help: 'fixed context per request, 0 or at least 32 (0: sample the reference distribution with --seed)' },
   { name: 'context-buckets', type: 'string', meta: 'SPEC|FILE', defaultText: 'the reference buckets', help: 'sampled plan from your own cumulative buckets, e.g. 4096:0.5,32768:1.0, or a file with that text or [{"tokens", "up_to"}]; needs --ctx-tokens 0' },

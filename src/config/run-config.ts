@@ -4,9 +4,9 @@
  * Every input file is read and validated here too (src/config/input-files.ts), so a bad one is
  * refused before the runner sends anything.
  */
-import { accessSync, constants, lstatSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError } from '../util/errors.js';
+import { checkWriteTargets } from '../util/write-targets.js';
 import { checkBaseUrl } from './base-url.js';
 import { loadManifestTier } from './manifest.js';
 import { resolveThinking, checkModelFamily, type ThinkingControls, type ThinkingMode } from '../workload/thinking.js';
@@ -261,20 +261,10 @@ export function parseWarmup(text: string | null): RunConfig['warmup'] {
   return value === 0 ? null : { requests: value };
 }
 
-/** Output checks done before any request (spec §1.2): a writable parent, no symlink, no special file. */
+/**
+ * Output checks done before any request (spec §1.2): a writable parent, no symlink, no special
+ * file (util/write-targets.ts; the run's other files are checked with it in run-files.ts).
+ */
 export function checkOutputPath(path: string): void {
-  const parent = dirname(path);
-  try {
-    accessSync(parent, constants.W_OK);
-  } catch {
-    throw new UsageError(`--output: directory ${parent} does not exist or is not writable`);
-  }
-  let stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return; // does not exist yet: fine
-  }
-  if (stats.isSymbolicLink()) throw new UsageError(`--output: ${path} is a symbolic link; refusing to write through it`);
-  if (!stats.isFile()) throw new UsageError(`--output: ${path} exists and is not a regular file`);
+  checkWriteTargets([{ flag: '--output', path, mode: 'replace' }]);
 }

@@ -4,10 +4,12 @@
  * start); then `request` lines (a RequestResult each); a clean run ends with an `end` line.
  * `servebench rebuild JOURNAL` turns a journal back into a result.
  * Each line is written with one synchronous write: it reaches the operating system before the
- * next request is accounted for, so only a machine crash can lose it.
+ * next request is accounted for, so only a machine crash can lose it. A journal that cannot be
+ * written (disk full, EIO) does not stop the run; the result then says what the journal lacks.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, writeSync, constants } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync, constants } from 'node:fs';
 import { z } from 'zod';
+import { UsageError } from '../util/errors.js';
 import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
@@ -40,50 +42,183 @@ export interface JournalEnd {
 
 export type JournalLine = JournalHeader | JournalRequest | JournalEnd;
 
-/** Appends journal lines to a new file (refusing symlinks and special files). */
+/** How the writing of a journal went: the result's `servebench.journal`. */
+export interface JournalStatus {
+  /** Absolute path of the journal. */
+  path: string;
+  /** Every line (header, each request, end) was written and flushed to disk. */
+  complete: boolean;
+  /** The first write or flush failure (`EIO: i/o error, write`), or null. */
+  error: string | null;
+  header_written: boolean;
+  /** Request lines in the journal (warm-up included). */
+  requests_written: number;
+  /** Indices of the finished requests whose line is not in the journal, ascending. */
+  missing_requests: number[];
+  end_written: boolean;
+}
+
+/** `writeSync`'s shape: bytes written from `buffer[offset, offset + length)`. */
+export type JournalWrite = (fd: number, buffer: Buffer, offset: number, length: number) => number;
+
+export interface JournalWriterOptions {
+  /** Replaces `writeSync` (tests inject a failing disk). */
+  write?: JournalWrite;
+}
+
+/**
+ * Test hook: `SERVEBENCH_TEST_JOURNAL_FAULT=N` makes the journal's line N (1 = the header) stop
+ * halfway and fail with EIO, as a disk that fills or fails mid-run does.
+ */
+const faultLine = /^[1-9]\d*$/.test(process.env['SERVEBENCH_TEST_JOURNAL_FAULT'] ?? '') ? Number(process.env['SERVEBENCH_TEST_JOURNAL_FAULT']) : null;
+
+function faultAfterLines(line: number): JournalWrite {
+  let lines = 0;
+  let failNext = false;
+  return (fd, buffer, offset, length) => {
+    if (failNext) throw Object.assign(new Error('EIO: i/o error, write (SERVEBENCH_TEST_JOURNAL_FAULT)'), { code: 'EIO' });
+    if (offset === 0 && ++lines === line) {
+      failNext = true;
+      return writeSync(fd, buffer, offset, Math.max(1, Math.floor(length / 2)));
+    }
+    return writeSync(fd, buffer, offset, length);
+  };
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+/**
+ * Appends journal lines to a file it creates: never over an existing file, a link or a special
+ * file (O_CREAT | O_EXCL, which also refuses a symbolic link at the path). A write that fails
+ * (disk full, EIO) does not stop the run: the journal stops being written (a later line after a
+ * half-written one would make it unreadable) and {@link JournalWriter.status} says which
+ * requests it lacks.
+ */
 export class JournalWriter {
   private fd: number | null;
+  private readonly write: JournalWrite;
+  private failure: string | null = null;
+  private headerWritten = false;
+  private endWritten = false;
+  private requestsWritten = 0;
+  private readonly missing: number[] = [];
 
-  constructor(readonly path: string) {
+  /** @throws UsageError when the file exists or cannot be created. */
+  constructor(
+    readonly path: string,
+    options: JournalWriterOptions = {},
+  ) {
     try {
-      const stats = lstatSync(path);
-      if (stats.isSymbolicLink() || !stats.isFile()) throw new Error(`journal ${path} exists and is not a regular file`);
+      this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new UsageError(`journal ${path}: already exists; a journal is never overwritten or appended to (remove it or choose another path)`);
+      throw new UsageError(`journal ${path}: cannot be created (${errorText(error)})`);
     }
-    // O_NOFOLLOW: never write through a link planted between the check and the open. O_NONBLOCK:
-    // a FIFO planted there fails the open (ENXIO) instead of blocking. No O_TRUNC: a special file
-    // must not be touched, so the file is checked on the open descriptor first, then truncated.
-    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0), 0o644);
-    try {
-      if (!fstatSync(fd).isFile()) throw new Error(`journal ${path} exists and is not a regular file`);
-      ftruncateSync(fd, 0);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    this.fd = fd;
+    this.write = options.write ?? (faultLine === null ? writeSync : faultAfterLines(faultLine));
   }
 
-  /** Writes one line; a journal that cannot be written stops being written (the run goes on). */
-  append(line: JournalLine): void {
-    if (this.fd === null) return;
-    const text = `${JSON.stringify(line)}\n`;
-    const bytes = Buffer.from(text, 'utf8');
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
+  /** Requests whose line is in the journal (what `rebuild` will find). */
+  get requestsJournaled(): number {
+    return this.requestsWritten;
   }
 
-  /** Flushes to disk and closes. */
+  /** The first failure, or null while every line has been written. */
+  get error(): string | null {
+    return this.failure;
+  }
+
+  /** Writes one line; false when the journal is no longer written (the run goes on). */
+  append(line: JournalLine): boolean {
+    if (this.fd === null || this.failure !== null) {
+      this.noteMissing(line);
+      return false;
+    }
+    const bytes = Buffer.from(`${JSON.stringify(line)}\n`, 'utf8');
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      this.failure = errorText(error);
+      this.noteMissing(line);
+      this.closeQuietly();
+      return false;
+    }
+    if (line.type === 'header') this.headerWritten = true;
+    else if (line.type === 'request') this.requestsWritten++;
+    else this.endWritten = true;
+    return true;
+  }
+
+  /** Flushes to disk and closes; a failed flush is recorded, not thrown. */
   close(): void {
     if (this.fd === null) return;
     try {
       fsyncSync(this.fd);
+    } catch (error) {
+      this.failure ??= `fsync: ${errorText(error)}`;
     } finally {
-      closeSync(this.fd);
-      this.fd = null;
+      this.closeQuietly();
     }
   }
+
+  /** What the journal holds and lacks. */
+  status(): JournalStatus {
+    return {
+      path: this.path,
+      complete: this.failure === null && this.headerWritten && this.endWritten,
+      error: this.failure,
+      header_written: this.headerWritten,
+      requests_written: this.requestsWritten,
+      missing_requests: [...this.missing].sort((a, b) => a - b),
+      end_written: this.endWritten,
+    };
+  }
+
+  private noteMissing(line: JournalLine): void {
+    if (line.type === 'request') this.missing.push(line.result.requestIndex);
+  }
+
+  private closeQuietly(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already failing; the status carries the first error.
+    }
+    this.fd = null;
+  }
+}
+
+/** `5-9, 12, 14` for request indices (ascending), at most `max` ranges then `and N more`. */
+export function formatIndexRanges(indices: readonly number[], max = 12): string {
+  const ranges: string[] = [];
+  let shown = 0;
+  for (let i = 0; i < indices.length; ) {
+    let j = i;
+    while (j + 1 < indices.length && indices[j + 1] === indices[j]! + 1) j++;
+    if (ranges.length === max) break;
+    ranges.push(j === i ? `${indices[i]}` : `${indices[i]}-${indices[j]}`);
+    shown = j + 1;
+    i = j + 1;
+  }
+  return shown < indices.length ? `${ranges.join(', ')} and ${indices.length - shown} more` : ranges.join(', ');
+}
+
+/** One line for the console when a journal is incomplete, or null when it is complete. */
+export function journalGapWarning(status: JournalStatus): string | null {
+  if (status.complete) return null;
+  const lacks: string[] = [];
+  if (!status.header_written) lacks.push('its header');
+  if (status.missing_requests.length > 0) {
+    const n = status.missing_requests.length;
+    lacks.push(`${n} request${n === 1 ? '' : 's'} (index ${formatIndexRanges(status.missing_requests)})`);
+  }
+  if (!status.end_written) lacks.push('its end line');
+  const what = lacks.length === 0 ? 'it may not be on disk' : `it lacks ${lacks.join(', ')}`;
+  return `the journal ${status.path} could not be written (${status.error ?? 'unknown error'}): ${what}; the result file is complete and names them (servebench.journal)`;
 }
 
 /** What a journal holds, read back. */

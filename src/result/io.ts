@@ -7,9 +7,10 @@
 
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, open, rename, stat, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { InputFileError, UsageError } from '../util/errors.js';
+import { InputFileError } from '../util/errors.js';
+import { checkWriteTargets } from '../util/write-targets.js';
 import { serializeResult } from './pyjson.js';
 import { checkResult, type ResultDocument } from './schema.js';
 import { fileProblem } from '../util/read-file.js';
@@ -123,27 +124,12 @@ export async function readBoundedText(file: string, maxBytes: number, what: stri
 /**
  * Refuse an output path the way the reference does before any request (spec §1.2): the parent
  * must be an existing writable directory; the target, if it exists, must be a regular file and
- * not a symbolic link (we never write through links).
+ * not a symbolic link (we never write through links). Checked again at write time, after the
+ * command's up-front check (util/write-targets.ts), since the file system may have changed.
  * @throws UsageError `<file>: <problem>`.
  */
 export async function assertWritableTarget(file: string): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  try {
-    if (!(await stat(dir)).isDirectory()) throw new UsageError(`${file}: parent ${dir} is not a directory`);
-    await access(dir, constants.W_OK);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`${file}: parent directory ${dir}: ${fileProblem(err)}`);
-  }
-  let info;
-  try {
-    info = await lstat(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`${file}: ${fileProblem(err)}`);
-  }
-  if (info.isSymbolicLink()) throw new UsageError(`${file}: is a symbolic link; refusing to write through it`);
-  if (!info.isFile()) throw new UsageError(`${file}: exists and is not a regular file`);
+  checkWriteTargets([{ flag: null, path: path.resolve(file), mode: 'replace' }]);
 }
 
 /**

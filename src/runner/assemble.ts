@@ -5,6 +5,7 @@
  * `completed + failed = requests` always holds for what is reported.
  */
 import type { RequestResult } from '../record/types.js';
+import type { JournalStatus } from '../record/journal.js';
 import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
 import { runChecks } from './run-checks.js';
 import type { ClientSelfCheck } from './self-check.js';
@@ -34,6 +35,8 @@ export interface RunEnd {
   client?: ClientSelfCheck | Record<string, unknown>;
   /** `--workers N`: what each stream worker did (`servebench.workers`). */
   workers?: Record<string, unknown>;
+  /** How the run's journal was written (`servebench.journal`); absent in a result rebuilt from one. */
+  journal?: JournalStatus;
   /** Set by `rebuild` when the journal had no end line. */
   rebuiltFromJournal?: { wallEstimated: boolean };
 }
@@ -57,6 +60,7 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);
   if (retries !== null) servebench['retries'] = retries;
   if (end.workers !== undefined) servebench['workers'] = end.workers;
+  if (end.journal !== undefined) servebench['journal'] = end.journal;
   if (end.rebuiltFromJournal) servebench['rebuilt_from_journal'] = { wall_estimated: end.rebuiltFromJournal.wallEstimated };
   const result = buildResult(
     {

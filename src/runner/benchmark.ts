@@ -8,7 +8,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { endpointUrl } from '../config/base-url.js';
 import { createDispatcher } from '../client/transport.js';
 import type { RequestResult } from '../record/types.js';
-import { JOURNAL_SCHEMA, JournalWriter } from '../record/journal.js';
+import { JOURNAL_SCHEMA, JournalWriter, type JournalLine, type JournalStatus } from '../record/journal.js';
 import { buildWorkload, type Workload } from '../workload/workload.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { planLoad, workloadInput } from './load-plan.js';
@@ -65,6 +65,8 @@ export interface BenchmarkOutcome {
   interrupted: boolean;
   warnings: string[];
   journalPath: string | null;
+  /** How the journal's writing went (also `servebench.journal` in the result), or null without one. */
+  journal: JournalStatus | null;
 }
 
 /** Runs the benchmark described by `config` against `target`. */
@@ -158,7 +160,13 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     header.servebench['clock'] = { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs) };
     const journalPath = options.journalPathFor?.(runId) ?? null;
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
-    journal?.append({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+    // A journal that cannot be written is said once, when it happens; the run goes on.
+    const journalLine = (line: JournalLine): void => {
+      if (journal === null) return;
+      const wasWriting = journal.error === null;
+      if (!journal.append(line) && wasWriting) options.onEvent?.({ kind: 'warning', text: `the journal ${journal.path} could not be written (${journal.error ?? ''}); the run goes on without it` });
+    };
+    journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
     options.onEvent?.({
       kind: 'start',
       model,
@@ -185,7 +193,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     let done = 0;
     const onResult = (result: RequestResult): void => {
       markWarmup(result, config);
-      journal?.append({ type: 'request', result });
+      journalLine({ type: 'request', result });
       options.onEvent?.({ kind: 'request', result, done: ++done, total: workload.requests });
     };
     const stopSignal = workers === null ? options.stopSignal : workers.stopScheduling(options.stopSignal);
@@ -227,7 +235,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       // Typed errors keep their meaning (and exit code); anything else is the client failing.
       if (error instanceof UsageError || error instanceof InputFileError || error instanceof TokenizerCalibrationError) throw error;
       // Everything that finished is already journaled line by line: say where, not just what broke.
-      throw new RunFailedError(error instanceof Error ? error.message : String(error), journalPath, done);
+      throw new RunFailedError(error instanceof Error ? error.message : String(error), journalPath, journal?.requestsJournaled ?? done);
     }
     const wallSeconds = elapsedMs(runStartNs) / 1000;
     const finishedAt = utcSeconds(new Date());
@@ -237,10 +245,19 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
     const client = { ...(threads?.client ?? mainCheck), ...summarizeSendWaits(results) };
     const workersInfo = threads?.workers;
-    journal?.append({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted, client: client as unknown as Record<string, unknown>, ...(workersInfo ? { workers: workersInfo } : {}) });
+    journalLine({ type: 'end', wall_s: wallSeconds, finished_at: finishedAt, interrupted, client: client as unknown as Record<string, unknown>, ...(workersInfo ? { workers: workersInfo } : {}) });
     journal?.close();
-    const { result, warnings } = assembleResult(header, results, { wallSeconds, finishedAt, interrupted, client, promptSetId: workload.promptSetId(), ...(workersInfo ? { workers: workersInfo } : {}) });
-    return { result, results, interrupted, warnings, journalPath };
+    const journalStatus = journal?.status() ?? null;
+    const { result, warnings } = assembleResult(header, results, {
+      wallSeconds,
+      finishedAt,
+      interrupted,
+      client,
+      promptSetId: workload.promptSetId(),
+      ...(workersInfo ? { workers: workersInfo } : {}),
+      ...(journalStatus !== null ? { journal: journalStatus } : {}),
+    });
+    return { result, results, interrupted, warnings, journalPath, journal: journalStatus };
   } finally {
     await pool?.terminate();
     await dispatcher.close().catch(() => undefined);

@@ -14,7 +14,7 @@ import { readInputFile } from '../../util/read-file.js';
 import { parseJournal } from '../../record/journal.js';
 import type { RequestResult } from '../../record/types.js';
 import { assembleResult, type RunHeader } from '../../runner/assemble.js';
-import { checkOutputPath } from '../../config/run-config.js';
+import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { formatSummary } from '../../report/console.js';
@@ -33,6 +33,9 @@ export const rebuildCommand: Command = async (argv, io) => {
   }
   const file = resolve(io.cwd, parsed.positionals[0]!);
   const { text } = readInputFile(file, MAX_JOURNAL_BYTES, 'journal');
+  // Before parsing or writing: the result never replaces the journal it is rebuilt from (the only copy).
+  const output = typeof parsed.values['output'] === 'string' ? resolve(io.cwd, parsed.values['output']) : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
+  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], [{ flag: 'journal', path: file }]);
   let journal;
   try {
     journal = parseJournal(text);
@@ -67,8 +70,6 @@ export const rebuildCommand: Command = async (argv, io) => {
     throw new InputFileError(file, `line 1: cannot rebuild from this header (${error instanceof Error ? error.message : String(error)})`);
   }
   const { result, warnings } = assembled;
-  const output = typeof parsed.values['output'] === 'string' ? resolve(io.cwd, parsed.values['output']) : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
-  checkOutputPath(output);
   await writeResultFile(output, result);
   io.stdout(`${formatSummary(result)}\n`);
   if (journal.truncatedLine !== null) io.stderr(`note: line ${journal.truncatedLine} was cut short (the run was killed while writing it) and was ignored\n`);

@@ -18,6 +18,7 @@ import { renderHtmlReport } from '../../report/html/page.js';
 import { checkSweepSummary, isSweepSummary } from '../../report/sweep-read.js';
 import { formatSweep, type SweepSummary } from '../../report/sweep.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
+import { checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
 import { TOOL_VERSION } from '../../util/version.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
@@ -38,6 +39,8 @@ export interface ReportSources {
   parsed: ResultDocument[];
   sweep: SweepSummary | null;
   warnings: string[];
+  /** Absolute paths of every file read (the sweep's point results included). */
+  inputs: string[];
 }
 
 async function readJson(file: string, shown: string): Promise<{ text: string; raw: unknown }> {
@@ -53,10 +56,11 @@ async function readJson(file: string, shown: string): Promise<{ text: string; ra
 
 /** Loads results and a sweep summary (whose point files are looked up as written, then beside it). */
 export async function loadReportSources(files: readonly string[], cwd: string): Promise<ReportSources> {
-  const out: ReportSources = { runs: [], parsed: [], sweep: null, warnings: [] };
+  const out: ReportSources = { runs: [], parsed: [], sweep: null, warnings: [], inputs: [] };
   for (const file of files) {
     const full = path.resolve(cwd, file);
     const { text, raw } = await readJson(full, file);
+    out.inputs.push(full);
     if (isSweepSummary(raw)) {
       if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
       out.sweep = checkSweepSummary(file, raw);
@@ -71,6 +75,7 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
             const rel = path.relative(cwd, candidate);
             out.runs.push(runView(rel === '' || rel.startsWith('..') ? candidate : rel, parsed));
             out.parsed.push(parsed);
+            out.inputs.push(candidate);
             loaded = true;
             break;
           } catch {
@@ -113,7 +118,13 @@ export const reportCommand: Command = async (argv, io: CliIO) => {
   const html = values['html'] as string | undefined;
   const csv = values['csv'] as string | undefined;
   for (const [flag, v] of [['--html', html], ['--csv', csv]] as const) if (v === '') throw new UsageError(`${flag}: empty file name`);
+  const targets: WriteTarget[] = [];
+  if (html !== undefined) targets.push({ flag: '--html', path: path.resolve(io.cwd, html), mode: 'replace' });
+  if (csv !== undefined) targets.push({ flag: '--csv', path: path.resolve(io.cwd, csv), mode: 'replace' });
+  const asInputs = (files: readonly string[]): ReadInput[] => files.map((file) => ({ flag: 'result', path: path.resolve(io.cwd, file) }));
+  checkWriteTargets(targets, asInputs(positionals)); // before reading anything
   const sources = await loadReportSources(positionals, io.cwd);
+  checkWriteTargets(targets, asInputs(sources.inputs)); // a sweep's point results are inputs too
   for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
   if (html === undefined && csv === undefined) {
     const parts = sources.parsed.map((p, i) => renderShow(p, sources.runs[i]!.file));

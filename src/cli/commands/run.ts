@@ -6,12 +6,13 @@
  * written), 2 bad usage or a plan that cannot measure anything, 130 interrupted (partial result written).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
-import { resolveRunConfig, checkOutputPath, type RunConfig } from '../../config/run-config.js';
+import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
+import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
 import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
 import { nothingMeasured } from '../../runner/plan-check.js';
@@ -20,11 +21,12 @@ import { elapsedMs } from '../../runner/clock.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
 import { Progress } from '../../report/progress.js';
-import { writeResultFile } from '../../result/io.js';
+import { parseResultText, writeResultFile } from '../../result/io.js';
 import { serializeResult } from '../../result/pyjson.js';
-import { assertWritableTarget, parseResultText } from '../../result/io.js';
+import { journalGapWarning } from '../../record/journal.js';
 import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
+import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeHtmlReport } from './report.js';
 
 const HELP = `usage: servebench run [flags]
@@ -43,15 +45,15 @@ export const runCommand: Command = async (argv, io) => {
   }
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
-  if (reportPath !== null) {
-    if (config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
-    await assertWritableTarget(reportPath); // like --output: refused before any request
-  }
+  if (reportPath !== null && config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
   if (config.dryRun) {
     const plan = await buildDryRunPlan(config);
     io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
+  // Every file this run writes, checked against the others and the inputs before any request.
+  const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets);
   const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config, io.env);
   for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
@@ -88,16 +90,18 @@ export const runCommand: Command = async (argv, io) => {
       stopSignal: interrupts.stop.signal,
       cancelSignal: interrupts.cancel.signal,
       journalPathFor: (runId) => {
-        outputPath ??= defaultOutputPath(io, runId);
-        return config.journal ?? journalBeside(outputPath);
+        outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
+        return files.journal ?? journalBeside(outputPath);
       },
     });
     (progress as Progress | null)?.finish();
-    const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']));
+    const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
     if (config.json) io.stdout(serializeResult(outcome.result));
     else io.stdout(`${formatSummary(outcome.result)}\n`);
     for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
+    const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
+    if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
     if (reportPath !== null) {
       await writeHtmlReport(reportPath, { runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)], sweep: null });
@@ -167,17 +171,20 @@ function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: Ru
   return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
 
-/** `results/<run_id>.json` under the working directory, never overwriting an earlier run. */
-function defaultOutputPath(io: CliIO, runId: string): string {
-  const dir = join(io.cwd, 'results');
-  mkdirSync(dir, { recursive: true });
+/**
+ * `results/<run_id>.json` under the working directory, never overwriting an earlier run (nor its
+ * journal, nor `taken`: the other files this run writes).
+ */
+function defaultOutputPath(io: CliIO, runId: string, taken: readonly (string | null)[]): string {
+  const dir = defaultResultsDir(io.cwd);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new UsageError(`the default output directory ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const free = (path: string): boolean => !existsSync(path) && !taken.includes(path);
   let path = join(dir, `${runId}.json`);
-  for (let n = 2; existsSync(path) || existsSync(journalBeside(path)); n++) path = join(dir, `${runId}-${n}.json`);
-  checkOutputPath(path);
+  for (let n = 2; !free(path) || !free(journalBeside(path)); n++) path = join(dir, `${runId}-${n}.json`);
+  checkWriteTargets([{ flag: 'the default --output', path, mode: 'create' }]);
   return path;
-}
-
-/** `<result>.journal.jsonl` beside the result file. */
-export function journalBeside(resultPath: string): string {
-  return join(dirname(resultPath), `${basename(resultPath).replace(/\.json$/, '')}.journal.jsonl`);
 }

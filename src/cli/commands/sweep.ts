@@ -5,8 +5,8 @@
  * meets it. Without `--base-url` each point gets a fresh built-in simulator, so no point inherits
  * another's prefix cache or queue.
  */
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
 import { SWEEP_EXCLUDED_RUN_FLAGS, SWEEP_FLAGS, commandSpec } from '../command-flags.js';
@@ -16,12 +16,14 @@ import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark } from '../../runner/benchmark.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
-import { assertWritableTarget, writeFileAtomic, writeResultFile } from '../../result/io.js';
+import { writeFileAtomic, writeResultFile } from '../../result/io.js';
 import { loadReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
 import { UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
-import { journalBeside } from './run.js';
+import { freshJournalBeside, runInputs } from '../../config/run-files.js';
+import { journalGapWarning } from '../../record/journal.js';
+import { checkCreatableDirectory, checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
 
 const EXCLUDED: readonly string[] = SWEEP_EXCLUDED_RUN_FLAGS;
 
@@ -80,18 +82,21 @@ export const sweepCommand: Command = async (argv, io) => {
   });
   if (report.value === '' || (report.value === null && rate.rest.some((a) => a === '--report' || a.startsWith('--report=')))) throw new UsageError('--report: expected a file name');
   const reportPath = report.value === null ? null : resolve(io.cwd, report.value);
-  if (reportPath !== null) await assertWritableTarget(reportPath); // refused before any request
   const dir = resolve(io.cwd, outputDir.value ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`));
-  mkdirSync(dir, { recursive: true });
+  const files = loads.map((load) => join(dir, `${swept === 'rate' ? 'rate' : 'c'}${load}.json`));
+  const contextBuckets = takeOne(outputDir.rest, 'context-buckets').value;
+  const journals = checkSweepFiles(dir, files, reportPath, runInputs(configs[0]!, io.cwd, contextBuckets));
   const points: SweepPointInput[] = [];
   let anyFailed = false;
   for (const [i, config] of configs.entries()) {
     const load = loads[i]!;
-    const file = join(dir, `${swept === 'rate' ? 'rate' : 'c'}${load}.json`);
+    const file = files[i]!;
     io.stdout(`${utcSeconds(new Date())} point ${i + 1}/${loads.length}: ${swept} ${load}\n`);
-    const outcome = await runPoint(config, io, file);
+    const outcome = await runPoint(config, io, journals[i]!);
     await writeResultFile(file, outcome.result);
     for (const warning of outcome.warnings) io.stderr(`warning (${swept} ${load}): ${warning}\n`);
+    const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
+    if (journalGap !== null) io.stderr(`warning (${swept} ${load}): ${journalGap}\n`);
     anyFailed ||= Number(outcome.result['failed']) > 0;
     points.push({ load, file, result: outcome.result });
   }
@@ -107,12 +112,52 @@ export const sweepCommand: Command = async (argv, io) => {
   return anyFailed ? EXIT.failed : EXIT.ok;
 };
 
-async function runPoint(config: RunConfig, io: CliIO, file: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
+/**
+ * Checks, before any request, every file the sweep writes (each point's result and journal,
+ * sweep.json, --report) against each other and the runs' inputs; creates the output directory.
+ * Returns each point's journal path (a fresh name beside the result when an earlier one is there).
+ * @throws UsageError naming the flag(s) and the path (an output directory it created is removed).
+ */
+function checkSweepFiles(dir: string, files: readonly string[], reportPath: string | null, inputs: readonly ReadInput[]): string[] {
+  checkCreatableDirectory(`--output-dir ${dir}`, dir);
+  let created: string | undefined;
+  try {
+    created = mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new UsageError(`--output-dir ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    const targets: WriteTarget[] = [];
+    const journals: string[] = [];
+    const taken = reportPath === null ? [] : [reportPath];
+    for (const file of files) {
+      const journal = freshJournalBeside(file, taken);
+      journals.push(journal);
+      targets.push({ flag: `the point result`, path: file, mode: 'replace' }, { flag: 'the point journal', path: journal, mode: 'create' });
+    }
+    targets.push({ flag: 'the sweep summary', path: join(dir, 'sweep.json'), mode: 'replace' });
+    if (reportPath !== null) targets.push({ flag: '--report', path: reportPath, mode: 'replace' });
+    checkWriteTargets(targets, inputs);
+    return journals;
+  } catch (error) {
+    // Leave no empty directory behind for a sweep that never started (rmdir refuses a non-empty one).
+    for (let d = dir; created !== undefined && d.length >= created.length; d = dirname(d)) {
+      try {
+        rmdirSync(d);
+      } catch {
+        break;
+      }
+    }
+    throw error;
+  }
+}
+
+async function runPoint(config: RunConfig, io: CliIO, journal: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
   const { key: apiKey, warnings } = resolveApiKey(config, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
   try {
-    return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journalBeside(file) });
+    return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journal });
   } finally {
     await sim?.close();
   }
