@@ -10,18 +10,24 @@ import { InterruptedError } from './errors.js';
 const SLICE_MS = 50;
 
 /**
- * A checkpoint to await once per iteration: it yields to the event loop (`setImmediate`) when the
- * current slice has run `sliceMs`, and rejects with {@link InterruptedError} when `signal` has
- * aborted. Cheap when neither is due (one clock read).
+ * A checkpoint to await once per iteration: it yields to the event loop (`setImmediate`) when
+ * the loop has kept it busy for `sliceMs` without a turn, and rejects with
+ * {@link InterruptedError} when `signal` has aborted. A caller the event loop already turns
+ * between calls (sizing each prompt just before its request, during a run) is never held up:
+ * its slice restarts at every turn.
  *
  * @example const checkpoint = createCheckpoint(signal); for (const item of items) { await checkpoint(); work(item); }
  */
 export function createCheckpoint(signal: AbortSignal | undefined, sliceMs: number = SLICE_MS): () => Promise<void> {
-  let sliceStart = performance.now();
+  let sliceStart: number | null = null;
   return async () => {
-    if (performance.now() - sliceStart >= sliceMs) {
+    const now = performance.now();
+    if (sliceStart === null) {
+      sliceStart = now;
+      // Runs at the event loop's next turn, whoever gives it: the next call starts a new slice.
+      setImmediate(() => (sliceStart = null));
+    } else if (now - sliceStart >= sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
     }
     if (signal?.aborted === true) throw new InterruptedError();
   };

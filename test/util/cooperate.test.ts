@@ -30,6 +30,17 @@ test('a checkpoint rejects with InterruptedError once its signal has aborted, al
   await assert.rejects(checkpoint(), InterruptedError);
 });
 
+test('a checkpoint does not hold up a caller the event loop already turns between calls (sizing during a run)', async () => {
+  const checkpoint = createCheckpoint(undefined, 50);
+  await checkpoint();
+  await new Promise((resolve) => setTimeout(resolve, 120)); // longer than a slice, with the event loop free
+  const order: string[] = [];
+  setImmediate(() => order.push('immediate queued before the call'));
+  await checkpoint();
+  order.push('checkpoint passed');
+  assert.deepEqual(order, ['checkpoint passed'], 'the checkpoint passed without waiting for a turn');
+});
+
 test('unlessAborted: the work’s value, or InterruptedError (and onAbort) as soon as the signal aborts', async () => {
   assert.equal(await unlessAborted(Promise.resolve(7), new AbortController().signal), 7);
   await assert.rejects(unlessAborted(Promise.reject(new Error('own failure')), new AbortController().signal), /own failure/);
