@@ -16,6 +16,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { resolveSimConfig, type SimConfigInput } from '../sim/index.js';
 import type { FromEmbeddedSim } from './embedded-sim-worker.js';
+import { unlessAborted } from '../util/cooperate.js';
 
 const WORKER_SCRIPT = new URL('./embedded-sim-worker.js', import.meta.url);
 
@@ -31,20 +32,26 @@ export const EMBEDDED_SIM_PROFILE: SimConfigInput = {
 export interface EmbeddedSimulator {
   baseUrl: string;
   model: string;
-  close(): Promise<void>;
+  /** Stops the simulator: gracefully (at most 5 s), or at once when `hurry` is or becomes aborted. */
+  close(hurry?: AbortSignal): Promise<void>;
 }
 
-/** Starts the simulator; `simConfig` (a `--sim-config` file's content, read with the run's other inputs) replaces the embedded profile. */
-export async function startEmbeddedSimulator(simConfig: SimConfigInput | null): Promise<EmbeddedSimulator> {
+/**
+ * Starts the simulator; `simConfig` (a `--sim-config` file's content, read with the run's other
+ * inputs) replaces the embedded profile. Aborting `signal` before it listens stops its thread and
+ * rejects with an `InterruptedError`.
+ */
+export async function startEmbeddedSimulator(simConfig: SimConfigInput | null, signal?: AbortSignal): Promise<EmbeddedSimulator> {
   const input: SimConfigInput = simConfig ?? EMBEDDED_SIM_PROFILE;
   // Validated here, so a bad configuration fails with the usual one-line UsageError.
   const config = resolveSimConfig({ ...input, host: '127.0.0.1', port: 0 });
   const worker = new Worker(WORKER_SCRIPT, { workerData: config });
-  const started = await new Promise<FromEmbeddedSim>((done, fail) => {
+  const starting = new Promise<FromEmbeddedSim>((done, fail) => {
     worker.once('message', done);
     worker.once('error', fail);
     worker.once('exit', (code) => fail(new Error(`the embedded simulator stopped before it started (exit ${code})`)));
   }).finally(() => worker.removeAllListeners());
+  const started = await unlessAborted(starting, signal, () => void worker.terminate());
   if (started.type !== 'ready') {
     await worker.terminate();
     throw new Error(`the embedded simulator did not start: ${started.type === 'failed' ? started.message : started.type}`);
@@ -56,11 +63,14 @@ export async function startEmbeddedSimulator(simConfig: SimConfigInput | null): 
   return {
     baseUrl: started.url,
     model: started.model,
-    close: () =>
+    close: (hurry) =>
       (closing ??= (async () => {
-        const closed = once(worker, 'message');
-        worker.postMessage('close');
-        await Promise.race([closed, once(worker, 'exit'), new Promise((done) => setTimeout(done, 5_000).unref())]);
+        if (hurry?.aborted !== true) {
+          const closed = once(worker, 'message');
+          worker.postMessage('close');
+          const hurried = hurry === undefined ? [] : [once(hurry, 'abort')];
+          await Promise.race([closed, once(worker, 'exit'), ...hurried, new Promise((done) => setTimeout(done, 5_000).unref())]);
+        }
         await worker.terminate();
       })()),
   };

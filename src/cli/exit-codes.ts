@@ -8,6 +8,6 @@ export const EXIT = {
   usage: 2,
   /** A bug in servebench itself. */
   internal: 3,
-  /** `run` was interrupted (SIGINT/SIGTERM); a partial result was written. */
+  /** `run` was interrupted (SIGINT/SIGTERM): a partial result was written, or none when no request had started. */
   interrupted: 130,
 } as const;

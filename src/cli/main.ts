@@ -4,7 +4,7 @@
  * This is the only place that exits the process (architecture rule 5).
  */
 import { isEntryModule } from '../util/entry.js';
-import { InputFileError, RunFailedError, UsageError } from '../util/errors.js';
+import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
 import { lowerHelperThreadPriority } from '../util/thread-priority.js';
 import { TOOL_VERSION } from '../util/version.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
@@ -74,6 +74,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     if (error instanceof InputFileError) {
       io.stderr(`servebench ${name}: ${error.message}\n`);
       return EXIT.usage;
+    }
+    if (error instanceof InterruptedError) {
+      io.stderr(`servebench ${name}: ${error.message}\n`);
+      return EXIT.interrupted;
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`servebench ${name}: internal error: ${message.split('\n')[0] ?? ''}\n`);

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
+import { subscribeAbort } from './abort.js';
 import { bounded, EXCERPT_CHARS } from './chunk.js';
 import { httpErrorMessage, isStaleConnection, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
 
@@ -71,6 +72,7 @@ export const MAX_JSON_BYTES = 8 * 1024 * 1024;
  * Header values never appear in the answer (secrets echoed by the server are redacted).
  *
  * @param timeoutS wait for the status line and between body reads.
+ * @param signal aborting it ends the request at once (an `{ ok: false }` answer).
  * @example const answer = await getJson(dispatcher, 'http://127.0.0.1:8000/v1/models', {}, 15);
  */
 export async function getJson(
@@ -79,8 +81,9 @@ export async function getJson(
   headers: Readonly<Record<string, string>>,
   timeoutS: number,
   maxBytes: number = MAX_JSON_BYTES,
+  signal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  return requestJson(dispatcher, 'GET', url, withHeaderDefaults(headers, PROBE_DEFAULTS), null, timeoutS, maxBytes);
+  return withOwnSignal(signal, (own) => requestJson(dispatcher, 'GET', url, withHeaderDefaults(headers, PROBE_DEFAULTS), null, timeoutS, maxBytes, own));
 }
 
 /**
@@ -97,8 +100,24 @@ export async function postJson(
   body: unknown,
   timeoutS: number,
   maxBytes: number = MAX_JSON_BYTES,
+  signal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  return requestJson(dispatcher, 'POST', url, withHeaderDefaults(headers, PROBE_POST_DEFAULTS), JSON.stringify(body), timeoutS, maxBytes);
+  return withOwnSignal(signal, (own) => requestJson(dispatcher, 'POST', url, withHeaderDefaults(headers, PROBE_POST_DEFAULTS), JSON.stringify(body), timeoutS, maxBytes, own));
+}
+
+/**
+ * Runs `request` under a signal of its own, fed by one shared listener on the caller's signal
+ * (abort.ts): a thousand concurrent warm-up requests add no thousand listeners to it.
+ */
+async function withOwnSignal(signal: AbortSignal | undefined, request: (own: AbortSignal | undefined) => Promise<JsonAnswer>): Promise<JsonAnswer> {
+  if (signal === undefined) return request(undefined);
+  const own = new AbortController();
+  const release = subscribeAbort(signal, () => own.abort());
+  try {
+    return await request(own.signal);
+  } finally {
+    release();
+  }
 }
 
 async function requestJson(
@@ -109,6 +128,7 @@ async function requestJson(
   body: string | null,
   timeoutS: number,
   maxBytes: number,
+  signal: AbortSignal | undefined,
 ): Promise<JsonAnswer> {
   const redact = makeRedactor(headers);
   const t0 = process.hrtime.bigint();
@@ -130,7 +150,7 @@ async function requestJson(
   for (let retried = false; ; retried = true) {
     const sentAt = process.hrtime.bigint();
     try {
-      response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), ...(signal === undefined ? {} : { signal }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
       break;
     } catch (error) {
       const failure = mapTransportError(error, 'before-response', null);

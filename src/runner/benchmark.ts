@@ -12,7 +12,8 @@ import { JOURNAL_SCHEMA, JournalWriter, type JournalLine, type JournalStatus } f
 import { buildWorkload, type Workload } from '../workload/workload.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { planLoad, workloadInput } from './load-plan.js';
-import { InputFileError, RunFailedError, UsageError } from '../util/errors.js';
+import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
+import { subscribeAbort } from '../client/abort.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
 import { referenceRunId, utcSeconds } from '../result/build.js';
 import { runClosedLoop } from './closed-loop.js';
@@ -50,7 +51,12 @@ export interface BenchmarkTarget {
 
 export interface BenchmarkOptions {
   onEvent?: (event: BenchmarkEvent) => void;
-  /** Aborting stops scheduling: no new request starts (in-flight ones drain). */
+  /**
+   * Aborting stops scheduling: no new request starts (in-flight ones drain). Before the run
+   * proper starts (the `start` event), it ends the set-up at once instead — the `/models` probe,
+   * calibration, prompt sizing, connection warm-up — and `runBenchmark` rejects with an
+   * `InterruptedError`: nothing was measured.
+   */
   stopSignal?: AbortSignal;
   /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
   cancelSignal?: AbortSignal;
@@ -77,18 +83,26 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
   const dispatcher = createDispatcher({ connections, idleTimeoutS: config.timeoutS });
   // `--workers N` (N > 1): the requests stream from N worker threads; everything else stays here.
   let pool: StreamWorkerPool | null = null;
+  // The stop signal, until the run proper starts: every set-up request and the sizing loop take it.
+  const setup = new AbortController();
+  const unlinkSetup = options.stopSignal === undefined ? () => undefined : subscribeAbort(options.stopSignal, () => setup.abort());
+  const setupInterrupted = (): void => {
+    if (setup.signal.aborted) throw new InterruptedError();
+  };
+  let started = false;
   try {
     // The load plan needs no server: a plan that would measure nothing is refused before anything is sent.
     const load = planLoad(config);
     checkWarmupLeavesRequests(config, load);
-    const probe = await resolveModelAndWindow(config, dispatcher, target, headers);
+    const probe = await resolveModelAndWindow(config, dispatcher, target, headers, setup.signal);
+    setupInterrupted();
     const model = probe.model;
     if (model === null) throw new UsageError(modelProblem(target.baseUrl, probe));
     const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
     const cap = promptCap(window, config.maxTokens, config.margin);
     if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
     options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
-    const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers });
+    const sizing = await createSizer(config, { dispatcher, baseUrl: target.baseUrl, model, headers, signal: setup.signal });
     const workload = await buildWorkload(workloadInput(config, load, cap, sizing.sizer, sizing.countMessages));
     // Sizing has counted the prompt envelope: a plan none of whose prompts fits it stops here, before any timed request.
     await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: sizing.info() });
@@ -138,13 +152,17 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     const url = endpointUrl(target.baseUrl, '/chat/completions');
     if (config.workers > 1) {
       const warn = (text: string): void => options.onEvent?.({ kind: 'warning', text });
-      pool = await openStreamWorkers({ config, baseUrl: target.baseUrl, url, headers, connections, warmCount: Math.min(warmCount(config), workload.requests) }, warn);
+      pool = await openStreamWorkers({ config, baseUrl: target.baseUrl, url, headers, connections, warmCount: Math.min(warmCount(config), workload.requests) }, warn, setup.signal);
       header.servebench['connections'] = combinedWarmup(pool.connections);
     } else {
       header.servebench['connections'] = config.coldConnections
         ? COLD_CONNECTIONS
-        : await warmConnections(dispatcher, target.baseUrl, headers, Math.min(warmCount(config), workload.requests));
+        : await warmConnections(dispatcher, target.baseUrl, headers, Math.min(warmCount(config), workload.requests), setup.signal);
     }
+    // Last chance to stop with nothing measured; from here to the `start` event nothing waits.
+    setupInterrupted();
+    unlinkSetup();
+    started = true;
     // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
     if (load.offsetsMs !== null) header.servebench['client_priority'] = raiseSchedulingPriority();
     // Set by the CLI at start-up (util/thread-priority.ts); absent when the library runs in another program.
@@ -258,9 +276,16 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       ...(journalStatus !== null ? { journal: journalStatus } : {}),
     });
     return { result, results, interrupted, warnings, journalPath, journal: journalStatus };
+  } catch (error) {
+    // An aborted set-up request surfaces as whatever its failure means (no model list, a failed
+    // calibration): what really happened is the interruption.
+    if (!started && setup.signal.aborted) throw new InterruptedError();
+    throw error;
   } finally {
+    unlinkSetup();
     await pool?.terminate();
-    await dispatcher.close().catch(() => undefined);
+    // Interrupted before the start, nothing is left worth waiting for (a probe of a server that never answers).
+    await (setup.signal.aborted && !started ? dispatcher.destroy() : dispatcher.close()).catch(() => undefined);
   }
 }
 
@@ -271,12 +296,12 @@ function markWarmup(result: RequestResult, config: RunConfig): void {
   result.warmup = 'requests' in warmup ? result.requestIndex < warmup.requests : result.startOffsetMs < warmup.seconds * 1000;
 }
 
-async function resolveModelAndWindow(config: RunConfig, dispatcher: ReturnType<typeof createDispatcher>, target: BenchmarkTarget, headers: Record<string, string>): Promise<ModelsProbe> {
+async function resolveModelAndWindow(config: RunConfig, dispatcher: ReturnType<typeof createDispatcher>, target: BenchmarkTarget, headers: Record<string, string>, signal: AbortSignal): Promise<ModelsProbe> {
   if (config.maxModelLen > 0 && config.model !== null) {
     return { model: config.model, window: config.maxModelLen, windowSource: 'none', listed: [], problem: null };
   }
   const { 'content-type': _ignored, ...probeHeaders } = headers;
-  return probeModels(dispatcher, target.baseUrl, config.model, probeHeaders);
+  return probeModels(dispatcher, target.baseUrl, config.model, probeHeaders, signal);
 }
 
 function modelProblem(baseUrl: string, probe: ModelsProbe): string {

@@ -28,8 +28,9 @@ export const COLD_CONNECTIONS: Readonly<ConnectionWarmup> = { prewarmed: false, 
 /**
  * Opens up to `count` connections by sending that many concurrent GET /models requests, with the
  * run's request headers (credentials included) less its `content-type`: a GET has no body.
+ * Aborting `signal` ends them at once (they then count as not succeeded).
  */
-export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Readonly<Record<string, string>>, count: number): Promise<ConnectionWarmup> {
+export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Readonly<Record<string, string>>, count: number, signal?: AbortSignal): Promise<ConnectionWarmup> {
   const { 'content-type': _body, ...getHeaders } = headers;
   const n = Math.min(count, MAX_WARM_CONNECTIONS);
   const url = endpointUrl(baseUrl, '/models');
@@ -37,7 +38,7 @@ export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, h
   const durations = await Promise.all(
     Array.from({ length: n }, async () => {
       const t0 = performance.now();
-      const answer = await getJson(dispatcher, url, getHeaders, 15);
+      const answer = await getJson(dispatcher, url, getHeaders, 15, undefined, signal);
       return answer.ok ? performance.now() - t0 : null;
     }),
   );

@@ -9,12 +9,15 @@ import { fixedRatioSizer, type PromptSizer } from '../workload/workload.js';
 import type { ChatMessage } from '../workload/dataset.js';
 import { PromptSkeleton } from '../workload/skeleton.js';
 import { createCountingSizer, createPromptCounter, parseTokenizerSpec } from '../workload/tokenizer/index.js';
+import { createCheckpoint } from '../util/cooperate.js';
 
 export interface SizingContext {
   dispatcher: Dispatcher;
   baseUrl: string;
   model: string;
   headers: Record<string, string>;
+  /** Aborting it ends calibration's requests and stops sizing with an `InterruptedError`. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Sizing {
@@ -27,8 +30,10 @@ export interface Sizing {
 /** Creates the sizer for the configured mode. */
 export async function createSizer(config: RunConfig, context: SizingContext): Promise<Sizing> {
   const spec = parseTokenizerSpec(config.tokenizer);
+  // Sizing a million prompts is a loop that would otherwise keep the event loop (and a signal) waiting.
+  const checkpoint = createCheckpoint(context.signal);
   if (spec.kind === 'chars') {
-    return { sizer: fixedRatioSizer(spec.ratio), info: () => ({ mode: config.tokenizer, method: `chars:${spec.ratio}`, calibrated: false }) };
+    return { sizer: interruptible(fixedRatioSizer(spec.ratio), checkpoint), info: () => ({ mode: config.tokenizer, method: `chars:${spec.ratio}`, calibrated: false }) };
   }
   // A short render of the real skeleton, so the template-overhead probe sees the same characters at its edges.
   const sample = new PromptSkeleton({ prefix: config.prefix, sharedPrefixTokens: config.sharedPrefixTokens, salt: null }).render(0, 600);
@@ -40,13 +45,32 @@ export async function createSizer(config: RunConfig, context: SizingContext): Pr
     thinking: config.thinking,
     timeoutS: config.timeoutS,
     sampleText: sample,
+    signal: context.signal,
   });
   const sizer = createCountingSizer(counter);
   const countMessages = counter.countMessages;
   return {
-    sizer,
-    ...(countMessages ? { countMessages: (messages: ChatMessage[]) => countMessages(messages) } : {}),
+    sizer: interruptible(sizer, checkpoint),
+    ...(countMessages
+      ? {
+          countMessages: async (messages: ChatMessage[]) => {
+            await checkpoint();
+            return countMessages(messages);
+          },
+        }
+      : {}),
     info: () => snakeKeys({ ...counter.info(), ...sizer.stats() }) as Record<string, unknown>,
+  };
+}
+
+/** `sizer`, passing `checkpoint` before each prompt. */
+function interruptible(sizer: PromptSizer, checkpoint: () => Promise<void>): PromptSizer {
+  return {
+    method: sizer.method,
+    size: async (index, targetTokens, skeleton, hint) => {
+      await checkpoint();
+      return sizer.size(index, targetTokens, skeleton, hint);
+    },
   };
 }
 

@@ -24,9 +24,9 @@ export interface ModelsProbe {
 /** Keys read from a `/models` entry, first positive integer wins: vLLM, SGLang/TGI/others, llama.cpp. */
 const WINDOW_KEYS = ['max_model_len', 'max_context_length', 'context_length', 'n_ctx'] as const;
 
-/** GET {base}/models with a 15 s timeout; any failure gives an unknown window, never an exception. */
-export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model: string | null, headers: Record<string, string>): Promise<ModelsProbe> {
-  const answer = await getJson(dispatcher, endpointUrl(baseUrl, '/models'), headers, 15);
+/** GET {base}/models with a 15 s timeout; any failure (an aborted `signal` too) gives an unknown window, never an exception. */
+export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model: string | null, headers: Record<string, string>, signal?: AbortSignal): Promise<ModelsProbe> {
+  const answer = await getJson(dispatcher, endpointUrl(baseUrl, '/models'), headers, 15, undefined, signal);
   if (!answer.ok) return { model, window: null, windowSource: 'none', listed: [], problem: answer.problem };
   const data = (answer.value as { data?: unknown } | null)?.data;
   const entries = Array.isArray(data) ? data.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e)) : [];
@@ -37,7 +37,7 @@ export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model
   const window = entry === undefined ? null : firstPositiveInt(entry);
   if (window === null && entries.length > 0) {
     // llama.cpp serves its per-slot context on /props rather than on /models.
-    const props = await probeProps(dispatcher, baseUrl, headers);
+    const props = await probeProps(dispatcher, baseUrl, headers, signal);
     if (props !== null) return { model: chosenModel, window: props, windowSource: 'props', listed, problem: null };
   }
   return {
@@ -61,10 +61,10 @@ function firstPositiveInt(entry: Record<string, unknown>): number | null {
 }
 
 /** llama.cpp: `GET {origin}/props` → `default_generation_settings.n_ctx` (per slot) or `n_ctx`. */
-async function probeProps(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>): Promise<number | null> {
+async function probeProps(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<number | null> {
   const origin = new URL(baseUrl).origin;
   for (const url of [endpointUrl(baseUrl, '/props'), `${origin}/props`]) {
-    const answer = await getJson(dispatcher, url, headers, 5);
+    const answer = await getJson(dispatcher, url, headers, 5, undefined, signal);
     if (!answer.ok || typeof answer.value !== 'object' || answer.value === null) continue;
     const props = answer.value as Record<string, unknown>;
     const settings = (props['default_generation_settings'] ?? {}) as Record<string, unknown>;

@@ -42,3 +42,16 @@ export class RunFailedError extends Error {
     this.name = 'RunFailedError';
   }
 }
+
+/**
+ * SIGINT/SIGTERM (an aborted stop signal) arrived before the run proper started: while probing
+ * the server, calibrating, sizing prompts or warming connections. Nothing was measured, so no
+ * result is written. Exit 130, as any interrupted run.
+ */
+export class InterruptedError extends Error {
+  readonly code = 'interrupted';
+  constructor(message = 'interrupted before the first measured request: nothing was measured, no result written') {
+    super(message);
+    this.name = 'InterruptedError';
+  }
+}

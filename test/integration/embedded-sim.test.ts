@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { startEmbeddedSimulator } from '../../src/cli/embedded-sim.js';
+import { InterruptedError } from '../../src/util/errors.js';
 
 test('the embedded simulator reads a request while the client thread is blocked', async () => {
   const sim = await startEmbeddedSimulator(null);
@@ -45,4 +46,12 @@ test('closing twice is harmless', async () => {
   const sim = await startEmbeddedSimulator(null);
   await Promise.all([sim.close(), sim.close()]);
   await sim.close();
+});
+
+test('a signal while the simulator thread starts stops it: the start rejects with InterruptedError (issue 16 §4)', async () => {
+  const controller = new AbortController();
+  const starting = startEmbeddedSimulator(null, controller.signal);
+  controller.abort();
+  await assert.rejects(starting, InterruptedError);
+  // A thread left running would keep this file's process alive after its last test.
 });

@@ -3,7 +3,8 @@
  * given, run the benchmark (journaling every finished request), write the result atomically and
  * print the summary.
  * Exit codes: 0 all requests completed, 1 some failed or nothing was measured (result still
- * written), 2 bad usage or a plan that cannot measure anything, 130 interrupted (partial result written).
+ * written), 2 bad usage or a plan that cannot measure anything, 130 interrupted (a partial result
+ * written; none when the signal came before the first measured request, see interruptHandling).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -59,15 +60,19 @@ export const runCommand: Command = async (argv, io) => {
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
-  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
+  // Installed before the first network request (and the simulator's start), so a signal is never
+  // left waiting for a probe, the sizing loop or a thread to start.
   const interrupts = interruptHandling(config, io);
+  let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
   let outputPath: string | null = config.output;
   try {
+    sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig, interrupts.stop.signal) : null;
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
     const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
     let progress: Progress | null = null;
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
+        interrupts.phase = 'running';
         say(startLine(event, config));
         if (!config.quiet && !config.json) {
           progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
@@ -94,6 +99,7 @@ export const runCommand: Command = async (argv, io) => {
         return files.journal ?? journalBeside(outputPath);
       },
     });
+    interrupts.phase = 'finishing';
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
@@ -115,19 +121,32 @@ export const runCommand: Command = async (argv, io) => {
     }
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
   } finally {
+    interrupts.phase = 'finishing';
+    // An interrupted run (or a signal while closing) stops the simulator's thread at once.
+    await sim?.close(interrupts.stop.signal);
     interrupts.dispose();
-    await sim?.close();
   }
 };
 
+/** Where the run is, for what a signal does. */
+type RunPhase = 'setup' | 'running' | 'finishing';
+
 /**
- * SIGINT/SIGTERM: the first stops scheduling and, with `--on-interrupt cancel`, cancels the
- * in-flight requests too; with `drain` they finish first. A second signal cancels them.
+ * SIGINT/SIGTERM while requests run: the first stops scheduling and, with `--on-interrupt
+ * cancel`, cancels the in-flight requests too; with `drain` they finish first. A second signal
+ * cancels them. Before the run proper starts (probing, calibrating, sizing, warming
+ * connections), the first signal ends the set-up at once: `runBenchmark` rejects with an
+ * InterruptedError, which the CLI reports in one line (exit 130) — nothing was measured, so no
+ * result is written. After the run, a signal only hurries the simulator's stop.
  */
-function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortController; cancel: AbortController; dispose(): void } {
+function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortController; cancel: AbortController; phase: RunPhase; dispose(): void } {
   const stop = new AbortController();
   const cancel = new AbortController();
   const onSignal = (): void => {
+    if (handling.phase !== 'running') {
+      stop.abort();
+      return;
+    }
     if (!stop.signal.aborted) {
       stop.abort();
       if (config.onInterrupt === 'cancel') {
@@ -145,14 +164,16 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return {
+  const handling = {
     stop,
     cancel,
+    phase: 'setup' as RunPhase,
     dispose: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     },
   };
+  return handling;
 }
 
 function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {

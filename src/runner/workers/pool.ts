@@ -12,6 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RequestResult } from '../../record/types.js';
 import type { ConnectionWarmup } from '../connections.js';
+import { unlessAborted } from '../../util/cooperate.js';
 import type { FromWorker, StreamOrder, StreamWorkerSettings, ToWorker, WorkerFinish } from './protocol.js';
 
 /** The worker script, beside this file in whatever directory the build went to. */
@@ -50,12 +51,12 @@ export class StreamWorkerPool {
     for (const each of settings) this.slots.push(this.spawn(each, script));
   }
 
-  /** Starts the workers and waits until each has opened its connections. */
-  static async open(settings: readonly StreamWorkerSettings[], script: URL = STREAM_WORKER_SCRIPT): Promise<StreamWorkerPool> {
+  /** Starts the workers and waits until each has opened its connections; aborting `signal` stops them (an `InterruptedError`). */
+  static async open(settings: readonly StreamWorkerSettings[], script: URL = STREAM_WORKER_SCRIPT, signal?: AbortSignal): Promise<StreamWorkerPool> {
     const pool = new StreamWorkerPool(settings, script);
     try {
       const ready = pool.slots.map((slot) => new Promise<ConnectionWarmup | null>((resolve) => (slot.ready = resolve)));
-      pool.warmups.push(...(await pool.whileAlive(Promise.all(ready))));
+      pool.warmups.push(...(await unlessAborted(pool.whileAlive(Promise.all(ready)), signal)));
       return pool;
     } catch (error) {
       await pool.terminate();

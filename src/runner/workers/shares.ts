@@ -23,13 +23,13 @@ export interface ShareInput {
   warmCount: number;
 }
 
-/** Starts the stream workers; they have opened their connections when this resolves. */
-export function openStreamWorkers(input: ShareInput, warn: (text: string) => void): Promise<StreamWorkerPool> {
+/** Starts the stream workers; they have opened their connections when this resolves (aborting `signal` stops them: an `InterruptedError`). */
+export function openStreamWorkers(input: ShareInput, warn: (text: string) => void, signal?: AbortSignal): Promise<StreamWorkerPool> {
   const { config } = input;
   if (config.load.kind === 'closed' && config.workers > config.load.concurrency) {
     warn(`--workers ${config.workers} exceeds --concurrency ${config.load.concurrency}: some workers will stay idle`);
   }
-  return StreamWorkerPool.open(workerSettings(input));
+  return StreamWorkerPool.open(workerSettings(input), undefined, signal);
 }
 
 /** Ends the workers' part of the run: the merged `servebench.client` and the `servebench.workers` block. */

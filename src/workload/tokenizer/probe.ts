@@ -142,7 +142,7 @@ export type TokenizeAnswer = { ok: true; count: number } | { ok: false; problem:
 
 /** POSTs one tokenize call and reads `count` (vLLM, SGLang, the simulator) or the length of `tokens` (llama.cpp). */
 export async function tokenizeCall(server: ServerContext, url: string, style: TokenizeStyle, text: string | readonly ProbeMessage[], timeoutS: number): Promise<TokenizeAnswer> {
-  const answer = await postJson(server.dispatcher, url, server.headers, tokenizeBody(server, style, text), timeoutS, MAX_TOKENIZE_BYTES);
+  const answer = await postJson(server.dispatcher, url, server.headers, tokenizeBody(server, style, text), timeoutS, MAX_TOKENIZE_BYTES, server.signal);
   if (!answer.ok) return { ok: false, problem: answer.problem, httpStatus: answer.error.httpStatus };
   const value = answer.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'the answer is not a JSON object', httpStatus: answer.status };
