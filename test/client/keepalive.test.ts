@@ -123,9 +123,9 @@ describe('a request whose connection dies before any response', () => {
       },
     ));
 
-  it('on a reused socket the server resets long after reading the request: a failure, not resent', () =>
+  it(`on a reused socket the server resets ${STALE_CONNECTION_WINDOW_MS + 50} ms after reading the request: a failure, not resent`, () =>
     withScript(
-      (socket, nth) => void (nth === 1 ? serve(socket) : setTimeout(() => socket.resetAndDestroy(), STALE_CONNECTION_WINDOW_MS + 350)),
+      (socket, nth) => void (nth === 1 ? serve(socket) : setTimeout(() => socket.resetAndDestroy(), STALE_CONNECTION_WINDOW_MS + 50)),
       async (dispatcher, server, received) => {
         assert.equal((await send(dispatcher, server)).ok, true);
         const late = await send(dispatcher, server, { requestIndex: 1 });
