@@ -3,7 +3,7 @@
  * (anvil spec §2.7, §3.1): t0, the chunk state the stream fills in, the end stamp, and redaction of
  * anything the server said back before it reaches a result.
  */
-import type { RequestResult } from '../record/types.js';
+import type { RequestAttempt, RequestError, RequestResult } from '../record/types.js';
 import { bounded, EXCERPT_CHARS, newChunkState, type ChunkState } from './chunk.js';
 import { makeRedactor, type ClientFailure } from './errors.js';
 import type { StreamRequest } from './stream.js';
@@ -35,9 +35,6 @@ export class Attempt {
     return this.#redactor(text);
   }
 
-  /** Fresh-connection retries of a request that failed on a stale keep-alive socket. */
-  connectionRetries = 0;
-
   /** Spec §2.7: t0 is read just before the connection is opened and the request sent. */
   start(): void {
     this.#t0 = process.hrtime.bigint();
@@ -46,19 +43,39 @@ export class Attempt {
     this.state.originNs = this.#t0;
   }
 
+  /**
+   * A transparent resend after a stale keep-alive socket (stale-connection.ts) is handed over.
+   * With the hand-over clock (`timeFrom: 'dispatch'`, `--cold-connections`) t0 stays where the
+   * FIRST attempt was handed over: the user waited through the discarded attempt, so TTFT and E2E
+   * include it. With the write clock t0 moves on to the resend (and then to its write): that clock
+   * counts from the write of the request that got the response, never the client's own waiting
+   * before it, and a discarded attempt is such a wait; it is kept in the result's `attempts`.
+   */
+  resend(): void {
+    const now = process.hrtime.bigint();
+    this.#dispatchNs = now;
+    this.#writeNs = null;
+    if (this.#req.timeFrom === 'dispatch') return;
+    this.#t0 = now;
+    this.state.originNs = now;
+  }
+
   /** undici is about to write the request: the clock restarts here (nothing of the response can have arrived yet). */
-  written(): void {
-    this.#writeNs = process.hrtime.bigint();
-    this.#t0 = this.#writeNs;
-    this.state.originNs = this.#t0;
+  written(atNs: bigint = process.hrtime.bigint()): void {
+    this.#writeNs = atNs;
+    this.#t0 = atNs;
+    this.state.originNs = atNs;
   }
 
   #dispatchNs: bigint | null = null;
   #writeNs: bigint | null = null;
 
-  /** Seconds since t0. */
-  elapsedS(): number {
-    return Number(process.hrtime.bigint() - this.#t0) / 1e9;
+  /**
+   * The record of this attempt, failed at `atNs` without a response and about to be resent
+   * transparently: its start and failure on the clock of the result (see {@link resend}).
+   */
+  discarded(failure: ClientFailure, atNs: bigint, number: number): RequestAttempt {
+    return { attempt: number, kind: 'stale-connection', startOffsetMs: this.#startOffsetMs(), error: this.#error(failure, atNs), retryAfterS: null, waitS: 0 };
   }
 
   end(atNs: bigint): void {
@@ -84,14 +101,16 @@ export class Attempt {
   }
 
   fail(failure: ClientFailure, atNs: bigint = process.hrtime.bigint()): RequestResult {
+    return this.#result(this.#error(failure, atNs));
+  }
+
+  #error(failure: ClientFailure, atNs: bigint): RequestError {
     const excerpt = failure.bodyExcerpt === null ? null : bounded(this.#redact(failure.bodyExcerpt), EXCERPT_CHARS);
-    return this.#result({
-      type: failure.type,
-      message: this.#redact(failure.message),
-      httpStatus: failure.httpStatus,
-      bodyExcerpt: excerpt,
-      atS: this.#seconds(atNs),
-    });
+    return { type: failure.type, message: this.#redact(failure.message), httpStatus: failure.httpStatus, bodyExcerpt: excerpt, atS: this.#seconds(atNs) };
+  }
+
+  #startOffsetMs(): number {
+    return Number(this.#t0 - this.#req.runStartNs) / 1e6;
   }
 
   #seconds(ns: bigint): number {
@@ -104,7 +123,7 @@ export class Attempt {
     return {
       requestIndex: this.#req.requestIndex,
       plannedContextTokens: this.#req.plannedContextTokens,
-      startOffsetMs: Number(this.#t0 - this.#req.runStartNs) / 1e6,
+      startOffsetMs: this.#startOffsetMs(),
       ok: error === null,
       timeToFirstOutputS: s.firstOutputNs === null ? null : this.#seconds(s.firstOutputNs),
       ttftS: s.firstContentNs === null ? null : this.#seconds(s.firstContentNs),
@@ -117,7 +136,6 @@ export class Attempt {
       responseId: s.responseId === null ? null : redact(s.responseId),
       httpStatus: this.httpStatus,
       error,
-      ...(this.connectionRetries > 0 ? { connectionRetries: this.connectionRetries } : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 } : {}),
     };
   }

@@ -160,19 +160,6 @@ export function base64Cores(secret: string): string[] {
   return cores;
 }
 
-/** Stale keep-alive sockets fail within milliseconds with a close or reset and no response. */
-const STALE_CONNECTION_WINDOW_S = 0.25;
-
-/**
- * Whether a failure looks like a request sent on a kept-alive connection the server had
- * already closed (llama.cpp's server announces keep-alive but closes after each stream): a
- * close or reset with no response, within a quarter second. Such a request never reached the
- * server, so sending it once more on a fresh connection measures what was asked.
- */
-export function isStaleConnection(failure: ClientFailure, elapsedS: number): boolean {
-  return (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') && elapsedS < STALE_CONNECTION_WINDOW_S;
-}
-
 /**
  * Whether a failed attempt may be sent again under `--retries`: only when the server cannot have
  * started on it or said so itself — HTTP 429 or 503, or a connection that failed before any

@@ -24,6 +24,8 @@ import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
 import { recordChunkLag } from './chunk-lag.js';
 import { contentEncoding } from './transport.js';
+import { awaitSocketCount } from './socket-use.js';
+import type { NoResponseEvidence } from './stale-connection.js';
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
 export const ERROR_BODY_READ_BYTES = 64 * 1024;
@@ -34,7 +36,7 @@ export const DRAIN_BYTES = 64 * 1024;
 /** How an exchange ended. */
 export type ExchangeEnd =
   /** The request failed before any response (connect, write, or no status line): the caller decides on a resend. */
-  | { readonly kind: 'no-response'; readonly error: unknown }
+  | { readonly kind: 'no-response'; readonly error: unknown; readonly evidence: NoResponseEvidence }
   /** Anything else: the attempt's result, whether a 429/503 may be resent, and the server's `Retry-After`. */
   | { readonly kind: 'settled'; readonly result: RequestResult; readonly retryable: boolean; readonly retryAfterS: number | null };
 
@@ -74,6 +76,11 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   #retryAfterS: number | null = null;
   #excerpt: Buffer[] = [];
   #drainTimer: NodeJS.Timeout | undefined;
+  /** When undici wrote the request, and the how-manieth request on its socket it was (socket-use.ts). */
+  #writtenNs: bigint | null = null;
+  #requestsOnSocket: number | null = null;
+  /** A 1xx status line came: the server has spoken on this request. */
+  #informational = false;
 
   constructor(attempt: Attempt, options: ExchangeOptions, signal: AbortSignal) {
     this.#attempt = attempt;
@@ -92,7 +99,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   /** `dispatch` itself threw (undici reports most failures through the handler instead). */
   notSent(error: unknown): void {
-    this.#finish({ kind: 'no-response', error }, false);
+    this.#finish(this.#noResponse(error, process.hrtime.bigint()), false);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -101,11 +108,20 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       controller.abort(new Error('request cancelled'));
       return;
     }
-    if (this.#options.stampWrite) this.#attempt.written();
+    awaitSocketCount((count) => {
+      this.#requestsOnSocket = count;
+    });
+    const atNs = process.hrtime.bigint(); // the last thing before undici writes
+    this.#writtenNs = atNs;
+    if (this.#options.stampWrite) this.#attempt.written(atNs);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (this.#settled || statusCode < 200) return; // 1xx: informational, the real status line follows
+    if (this.#settled) return;
+    if (statusCode < 200) {
+      this.#informational = true; // 1xx: the real status line follows
+      return;
+    }
     const attempt = this.#attempt;
     attempt.httpStatus = statusCode;
     this.#encoding = contentEncoding(headers);
@@ -181,7 +197,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#attempt.end(atNs);
       return this.#finish(this.#completed(), false);
     }
-    this.#finish({ kind: 'no-response', error: new Error('response ended before its status line') }, false);
+    this.#finish(this.#noResponse(new Error('response ended before its status line'), atNs), false);
   }
 
   #error(error: Error, atNs: bigint): void {
@@ -189,7 +205,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#signal.aborted) return this.abort();
     switch (this.#mode) {
       case 'waiting':
-        return this.#finish({ kind: 'no-response', error }, false);
+        return this.#finish(this.#noResponse(error, atNs), false);
       case 'excerpt':
         return this.#finish(this.#httpError(), false); // keep the bytes that arrived before the error
       case 'drain':
@@ -248,6 +264,10 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     const status = this.#attempt.httpStatus ?? 0;
     const failure = { type: 'HTTPError', message: httpErrorMessage(status), httpStatus: status, bodyExcerpt: excerptText(this.#excerpt, this.#encoding) };
     return { kind: 'settled', result: this.#attempt.fail(failure), retryable: isRetryableFailure(failure, 'body'), retryAfterS: this.#retryAfterS };
+  }
+
+  #noResponse(error: unknown, failedNs: bigint): ExchangeEnd {
+    return { kind: 'no-response', error, evidence: { requestsOnSocket: this.#requestsOnSocket, writtenNs: this.#writtenNs, failedNs, informational: this.#informational } };
   }
 
   #settledWith(result: RequestResult): ExchangeEnd {

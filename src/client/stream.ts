@@ -6,7 +6,8 @@
 import type { Dispatcher } from 'undici';
 import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { Attempt, type StopReason } from './attempt.js';
-import { isRetryableFailure, isStaleConnection, mapTransportError } from './errors.js';
+import { isRetryableFailure, mapTransportError } from './errors.js';
+import { isStaleKeepAlive } from './stale-connection.js';
 import { ExchangeHandler } from './exchange.js';
 import { subscribeAbort } from './abort.js';
 import { withHeaderDefaults } from './transport.js';
@@ -56,7 +57,8 @@ export interface StreamRequest {
   maxLineBytes?: number | undefined;
   /**
    * Whole-attempt deadline in seconds (`--request-timeout`): from just before sending to the end of
-   * the stream, whatever trickles in meanwhile. Null or absent: none. Failure type `DeadlineExceeded`.
+   * the stream, whatever trickles in meanwhile (a transparent resend after a stale socket runs
+   * within the same deadline). Null or absent: none. Failure type `DeadlineExceeded`.
    */
   requestTimeoutS?: number | null | undefined;
   /** Bound on the body bytes read (default {@link DEFAULT_MAX_RESPONSE_BYTES}); beyond it: `ResponseTooLarge`. */
@@ -72,6 +74,9 @@ export interface StreamRequest {
    * the client's own work on all of them; measured at 256 streams it held requests 12 ms at the
    * median and 55 ms at p99. `dispatch`: just before the request is handed to undici, connect and
    * client queueing included (the reference's definition; `--cold-connections`).
+   * After a transparent resend (stale-connection.ts) a `write` t0 is the resend's write (the
+   * discarded attempt is in `attempts`); a `dispatch` t0 stays at the first attempt's hand-over,
+   * so TTFT and E2E include the discarded attempt.
    */
   timeFrom?: 'write' | 'dispatch' | undefined;
 }
@@ -93,7 +98,9 @@ export interface StreamRequest {
  * With `retry`, a failure that is safe to resend (HTTP 429/503, a connection failure before any
  * response byte) is sent again after the server's `Retry-After` or a doubling backoff; the result
  * describes the last attempt and lists the earlier ones in `attempts`. Without `retry` there is
- * exactly one attempt (plus the transparent resend of a request that hit a stale keep-alive socket).
+ * exactly one attempt, plus at most one transparent resend of a request whose reused keep-alive
+ * socket the server had closed (stale-connection.ts: the rule, and what evidence it needs), also
+ * listed in `attempts` (kind `stale-connection`) and counted in `connectionRetries`.
  *
  * @example
  * const result = await streamChatCompletion({ dispatcher, url: 'http://127.0.0.1:8000/v1/chat/completions',
@@ -103,21 +110,21 @@ export interface StreamRequest {
  */
 export async function streamChatCompletion(req: StreamRequest): Promise<RequestResult> {
   const retries = Math.max(0, Math.floor(req.retry?.retries ?? 0));
+  // Every discarded attempt, of both kinds, numbered in the order they were sent.
   const earlier: RequestAttempt[] = [];
-  let connectionRetries = 0;
   for (let number = 1; ; number++) {
-    const outcome = await attemptOnce(req);
+    const outcome = await attemptOnce(req, earlier);
     const result = outcome.result;
-    connectionRetries += result.connectionRetries ?? 0;
     const again = !result.ok && result.error !== null && outcome.retryable && number <= retries && req.signal?.aborted !== true;
     const waitS = again ? retryWaitS(outcome.retryAfterS, number, req.retry?.maxWaitS ?? 0) : 0;
     // Waiting is cut short by cancellation; the request then ends with this attempt's failure.
     if (!again || !(await waitUnlessAborted(waitS, req.signal))) {
       if (earlier.length > 0) result.attempts = earlier;
-      if (connectionRetries > 0) result.connectionRetries = connectionRetries;
+      const resent = earlier.filter((a) => a.kind === 'stale-connection').length;
+      if (resent > 0) result.connectionRetries = resent;
       return result;
     }
-    earlier.push({ attempt: number, startOffsetMs: result.startOffsetMs, error: result.error as NonNullable<RequestResult['error']>, retryAfterS: outcome.retryAfterS, waitS });
+    earlier.push({ attempt: earlier.length + 1, kind: 'retry', startOffsetMs: result.startOffsetMs, error: result.error as NonNullable<RequestResult['error']>, retryAfterS: outcome.retryAfterS, waitS });
   }
 }
 
@@ -162,7 +169,7 @@ function waitUnlessAborted(seconds: number, signal: AbortSignal | undefined): Pr
  * see abort.ts) and by the `requestTimeoutS` deadline; which of the two fired decides between
  * `CancelledError` and `DeadlineExceeded`.
  */
-async function attemptOnce(req: StreamRequest): Promise<Outcome> {
+async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promise<Outcome> {
   const local = new AbortController();
   const stop: StopReason = { deadlineS: null };
   const unsubscribe = req.signal === undefined ? noop : subscribeAbort(req.signal, () => local.abort());
@@ -175,14 +182,15 @@ async function attemptOnce(req: StreamRequest): Promise<Outcome> {
     }, Math.max(1, Math.round(deadline * 1000)));
   }
   try {
-    return await run(req, local.signal, stop);
+    return await run(req, local.signal, stop, earlier);
   } finally {
     clearTimeout(timer);
     unsubscribe();
   }
 }
 
-async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): Promise<Outcome> {
+/** One `--retries` attempt, with its transparent resend if its socket was stale (recorded in `earlier`). */
+async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason, earlier: RequestAttempt[]): Promise<Outcome> {
   const attempt = new Attempt(req, stop);
   const done = (result: RequestResult): Outcome => ({ result, retryable: false, retryAfterS: null });
   let target: { origin: string; path: string };
@@ -200,8 +208,8 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): P
     maxResponseBytes: req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
   const headers = withHeaderDefaults(req.headers, STREAM_DEFAULTS);
+  attempt.start();
   for (;;) {
-    attempt.start();
     const handler = new ExchangeHandler(attempt, options, signal);
     const unsubscribe = subscribeAbort(signal, () => handler.abort());
     try {
@@ -214,11 +222,13 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason): P
     unsubscribe();
     if (end.kind === 'settled') return { result: end.result, retryable: end.retryable, retryAfterS: end.retryAfterS };
     const failure = mapTransportError(end.error, 'before-response', null);
-    if (attempt.connectionRetries === 0 && isStaleConnection(failure, attempt.elapsedS())) {
-      // Some servers (llama.cpp's, for one) announce keep-alive yet close the connection after
-      // each streamed response; a request sent on that socket fails at once, before the server
-      // has read it. Retry it once on a fresh connection, with a fresh clock, and count it.
-      attempt.connectionRetries++;
+    const resentBefore = earlier.some((a) => a.kind === 'stale-connection');
+    if (!signal.aborted && isStaleKeepAlive(end.error, end.evidence, resentBefore)) {
+      // The server had closed this kept-alive socket as the request went out (llama.cpp's closes
+      // after every stream): it cannot have acted on it. Send it once more — undici writes it on
+      // another free socket or a new one — and keep the discarded attempt in the record.
+      earlier.push(attempt.discarded(failure, end.evidence.failedNs, earlier.length + 1));
+      attempt.resend();
       continue;
     }
     return { result: attempt.fail(failure), retryable: isRetryableFailure(failure, 'before-response'), retryAfterS: null };

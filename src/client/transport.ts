@@ -6,7 +6,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { RequestError } from '../record/types.js';
 import { subscribeAbort } from './abort.js';
 import { bounded, EXCERPT_CHARS } from './chunk.js';
-import { httpErrorMessage, isStaleConnection, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
+import { httpErrorMessage, makeRedactor, mapTransportError, type ClientFailure } from './errors.js';
 
 /** Settings of the shared dispatcher. */
 export interface DispatcherOptions {
@@ -154,8 +154,7 @@ async function requestJson(
       break;
     } catch (error) {
       const failure = mapTransportError(error, 'before-response', null);
-      // A kept-alive socket the server had already closed: resend once on a fresh one.
-      if (!retried && isStaleConnection(failure, Number(process.hrtime.bigint() - sentAt) / 1e9)) continue;
+      if (!retried && probeMayResend(failure, Number(process.hrtime.bigint() - sentAt) / 1e9)) continue;
       return fail(failure);
     }
   }
@@ -177,6 +176,20 @@ async function requestJson(
     const reason = error instanceof Error ? error.message : String(error);
     return fail({ type: 'JSONDecodeError', message: `invalid JSON from ${target.path}: ${bounded(reason, 512)}`, httpStatus: status, bodyExcerpt: read.text });
   }
+}
+
+/** A probe that failed this soon with a close or reset and no response is resent once. */
+const PROBE_RESEND_WINDOW_S = 0.25;
+
+/**
+ * Probes are `GET /models` (idempotent, RFC 9110 §9.2.2: a client may repeat it after the
+ * connection failed before a response) and side-effect-free helper POSTs such as `/tokenize`, and
+ * they are not measured: one quick resend after a close or reset spares a run from failing its
+ * set-up on a kept-alive socket the server had just closed. Streamed requests follow the stricter
+ * rule of stale-connection.ts.
+ */
+function probeMayResend(failure: ClientFailure, elapsedS: number): boolean {
+  return (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') && elapsedS < PROBE_RESEND_WINDOW_S;
 }
 
 /** Reads up to `maxBytes` of a body; more makes it `truncated` (and the rest is not read). */

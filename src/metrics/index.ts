@@ -7,7 +7,7 @@ export { ROW_FIELDS, RUN_METRICS, renderMetricsMarkdown, type Definition, type S
 export { percentile, percentileSorted, nearestRankIndex, sortAscending, sortNumbers, sortFloat64InPlace } from './percentile.js';
 export { exactMean } from './exact-mean.js';
 export { buildRow, buildFailure, rowInput, successFacts, outputAccounting } from './rows.js';
-export type { CoreTimingRow, TimingRow, FailureRecord, Metrics, MeasurementProtocol, OutputTokenSource, RowInput, RunInput, SuccessFacts } from './types.js';
+export type { CoreTimingRow, TimingRow, WrittenRow, AttemptRecord, FailureRecord, Metrics, MeasurementProtocol, OutputTokenSource, RowInput, RunInput, SuccessFacts } from './types.js';
 export {
   computeExtendedMetrics,
   MAX_SERIES_BUCKETS,

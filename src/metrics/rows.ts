@@ -4,9 +4,9 @@
  * success contributes to run-level sums (§4.3). Field formulas live in definitions.ts.
  */
 
-import type { RequestResult } from '../record/types.js';
+import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { ROW_FIELDS } from './definitions.js';
-import type { FailureRecord, OutputTokenSource, RowInput, SuccessFacts, TimingRow } from './types.js';
+import type { AttemptRecord, FailureRecord, OutputTokenSource, RowInput, SuccessFacts, TimingRow, WrittenRow } from './types.js';
 
 /** Longest error message / body excerpt kept, in characters (code points, like Python slicing). */
 export const ERROR_MESSAGE_LIMIT = 2048;
@@ -166,9 +166,39 @@ export function rowFromInput(x: RowInput): TimingRow {
 }
 
 /** The `request_timings` row of a successful request, or null if §4.1 drops it. */
-export function buildRow(r: RequestResult): TimingRow | null {
+export function buildRow(r: RequestResult): WrittenRow | null {
   const input = rowInput(r);
-  return input === null ? null : rowFromInput(input);
+  return input === null ? null : withAttempts(rowFromInput(input), r);
+}
+
+/** Characters of a discarded attempt's error body kept in its record. */
+export const ATTEMPT_EXCERPT_CHARS = 256;
+
+/** One discarded attempt as the result file records it (see {@link AttemptRecord}). */
+export function attemptRecord(a: RequestAttempt): AttemptRecord {
+  const message = boundText(a.error.message);
+  return {
+    attempt: a.attempt,
+    kind: a.kind ?? 'retry',
+    start_offset_ms: a.startOffsetMs,
+    error_type: a.error.type,
+    error_message: message.text,
+    error_message_truncated: message.truncated,
+    http_status: a.error.httpStatus,
+    error_body_excerpt: a.error.bodyExcerpt === null ? null : boundText(a.error.bodyExcerpt, ATTEMPT_EXCERPT_CHARS).text,
+    error_at_ms: a.error.atS * 1000.0,
+    retry_after_s: a.retryAfterS,
+    wait_s: a.waitS,
+  };
+}
+
+/**
+ * `record` with the request's discarded attempts under `attempts`, when it had any: a resent
+ * request says so in its own row or failure. Rows of requests sent once are left as they were.
+ */
+export function withAttempts<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
+  if (r.attempts !== undefined && r.attempts.length > 0) record.attempts = r.attempts.map(attemptRecord);
+  return record;
 }
 
 /**
@@ -196,7 +226,7 @@ export function buildFailure(r: RequestResult): FailureRecord {
   const error = r.error;
   const bounded = boundText(error !== null && error.message !== '' ? error.message : EMPTY_ERROR_MESSAGE);
   const at = error !== null && Number.isFinite(error.atS) ? error.atS * 1000.0 : null;
-  return {
+  return withAttempts({
     request_index: r.requestIndex,
     error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
     error_message: bounded.text,
@@ -205,5 +235,5 @@ export function buildFailure(r: RequestResult): FailureRecord {
     error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
     error_at_ms: at,
     start_offset_ms: r.startOffsetMs,
-  };
+  }, r);
 }

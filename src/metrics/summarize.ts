@@ -6,13 +6,13 @@
 
 import type { RequestResult } from '../record/types.js';
 import { RUN_METRICS } from './definitions.js';
-import { buildFailure, emptyRowInput, fillRowInput, rowFromInput, successFacts } from './rows.js';
-import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, TimingRow } from './types.js';
+import { buildFailure, emptyRowInput, fillRowInput, rowFromInput, successFacts, withAttempts } from './rows.js';
+import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
 export interface Summary {
   /** `request_timings`: successful requests whose row survived §4.1, ascending request_index. */
-  rows: TimingRow[];
+  rows: WrittenRow[];
   /** `failures`: ascending request_index. */
   failures: FailureRecord[];
   metrics: Metrics;
@@ -67,8 +67,8 @@ export function summarize(results: readonly RequestResult[], wallSeconds: number
   const successes = results.filter((r) => r.ok);
   // One RowInput refilled per success (as buildRow would, without a temporary per request).
   const input = emptyRowInput();
-  const rows: TimingRow[] = [];
-  for (const r of successes) if (fillRowInput(r, input)) rows.push(rowFromInput(input));
+  const rows: WrittenRow[] = [];
+  for (const r of successes) if (fillRowInput(r, input)) rows.push(withAttempts(rowFromInput(input), r));
   rows.sort(byIndex);
   const failures = results.filter((r) => !r.ok).map(buildFailure).sort(byIndex);
   const metrics = computeMetrics({ rows, successes: successes.map(successFacts), wallSeconds });

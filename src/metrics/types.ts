@@ -46,6 +46,36 @@ export interface TimingRow extends CoreTimingRow {
   expected_prompt_tokens: number | null;
 }
 
+/**
+ * A row as written: a request that was sent more than once also lists its discarded attempts
+ * (not a ROW_FIELDS field: no formula derives it, and rows of requests sent once lack it).
+ */
+export type WrittenRow = TimingRow & { attempts?: AttemptRecord[] };
+
+/**
+ * One discarded attempt of a request, as a row, a failure and `servebench.retries` record it.
+ * The row or failure itself describes the request's last attempt.
+ */
+export interface AttemptRecord {
+  /** 1-based, over all attempts of the request. */
+  attempt: number;
+  /** `retry` (`--retries`) or `stale-connection` (resent transparently: its kept-alive socket had been closed by the server). */
+  kind: 'retry' | 'stale-connection';
+  /** When the attempt started, ms from run start, on the clock of the result (write, or hand-over with `--cold-connections`). */
+  start_offset_ms: number;
+  error_type: string;
+  error_message: string;
+  error_message_truncated: boolean;
+  http_status: number | null;
+  error_body_excerpt: string | null;
+  /** How long the attempt lasted: from its start to its failure, ms. */
+  error_at_ms: number;
+  /** The server's `Retry-After`, s, or null. */
+  retry_after_s: number | null;
+  /** Wait before the next attempt, s (0 for a stale-connection resend). */
+  wait_s: number;
+}
+
 /** One `failures[]` entry: the reference's four keys (spec §3.4, §5.5) plus servebench extensions. */
 export interface FailureRecord {
   request_index: number;
@@ -60,6 +90,8 @@ export interface FailureRecord {
   error_at_ms: number | null;
   /** Request start relative to run start, ms (float). */
   start_offset_ms: number;
+  /** Earlier attempts of this request that failed and were sent again; absent when it was sent once. */
+  attempts?: AttemptRecord[];
 }
 
 /** The 26-key run-level `metrics` object of the current emitter (spec §4.3, §5.4). */

@@ -259,7 +259,7 @@ const requestResultSchema = z.looseObject({
   warmup: z.boolean().optional(),
   connectionRetries: z.int().min(0).optional(),
   sendWaitMs: z.number().min(0).optional(),
-  attempts: z.array(z.looseObject({ attempt: z.int(), startOffsetMs: z.number(), error: requestError, retryAfterS: nullableNumber, waitS: z.number() })).optional(),
+  attempts: z.array(z.looseObject({ attempt: z.int(), kind: z.enum(['retry', 'stale-connection']).optional(), startOffsetMs: z.number(), error: requestError, retryAfterS: nullableNumber, waitS: z.number() })).optional(),
 });
 
 /** `result.a.b[2]: reason` for the first problem of a journaled request. */

@@ -69,7 +69,11 @@ export interface RequestResult {
   scheduledOffsetMs?: number | null;
   /** True for warm-up requests: excluded from every metric (set by the runner). */
   warmup?: boolean;
-  /** Times the request was resent on a fresh connection after its reused one turned out closed (set by the client). */
+  /**
+   * Times the request was resent transparently because the kept-alive socket it was written on
+   * turned out closed by the server (client/stale-connection.ts; at most 1). Each such attempt is
+   * also in {@link attempts} with kind `stale-connection`. Set by the client; absent when 0.
+   */
   connectionRetries?: number;
   /**
    * Milliseconds from handing the request to the HTTP stack to its write on a socket: waiting for
@@ -79,18 +83,29 @@ export interface RequestResult {
    */
   sendWaitMs?: number;
   /**
-   * Earlier attempts of this request that failed and were retried (`--retries`), oldest first; the
-   * result itself describes the last attempt. Absent when the request was sent once (always so
-   * with retries off).
+   * Earlier attempts of this request that failed and were sent again, oldest first: by
+   * `--retries`, or transparently after a stale keep-alive socket. The result itself describes
+   * the last attempt. Absent when the request was sent once.
    */
   attempts?: RequestAttempt[];
 }
 
-/** One failed attempt of a request that was then retried (`--retries N`). */
+/** One failed attempt of a request that was then sent again. */
 export interface RequestAttempt {
-  /** 1-based attempt number. */
+  /** 1-based attempt number, over all attempts of the request. */
   attempt: number;
-  /** Start of this attempt relative to run start, ms (monotonic). */
+  /**
+   * Why it was sent again: `retry` (`--retries N`; also when absent, as in journals written before
+   * the kind existed) or `stale-connection` (the transparent resend after a kept-alive socket the
+   * server had closed, client/stale-connection.ts).
+   */
+  kind?: 'retry' | 'stale-connection';
+  /**
+   * Start of this attempt relative to run start, ms (monotonic), on the clock of the result: when
+   * it was written (default; when it never was, when it was handed over) or handed over
+   * (`--cold-connections`). Under `--cold-connections` a stale-connection attempt starts where its
+   * request's result starts: that result's times include it.
+   */
   startOffsetMs: number;
   /** Why it failed (the same shape as a request failure; `atS` from this attempt's own start). */
   error: RequestError;

@@ -8,7 +8,7 @@
 
 import type { RequestResult } from '../record/types.js';
 import { contextDistribution, summarize } from '../metrics/summarize.js';
-import type { FailureRecord, MeasurementProtocol, Metrics, TimingRow } from '../metrics/types.js';
+import type { FailureRecord, MeasurementProtocol, Metrics, WrittenRow } from '../metrics/types.js';
 import { SCHEMA_ID } from './schema.js';
 
 /**
@@ -110,7 +110,7 @@ export type CapacityResult = {
   max_tokens: number;
   serve_flags: ServeFlags;
   timing_methodology: Record<string, string>;
-  request_timings: TimingRow[];
+  request_timings: WrittenRow[];
   metrics: Metrics;
   prompt_set_id: string;
   cache_policy: string;

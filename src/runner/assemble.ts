@@ -52,7 +52,8 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
     requests_sent: results.length,
     warmup_requests: warmupCount,
     prompt_set_id: promptSetId,
-    // Requests resent once on a fresh connection because the server had closed a kept-alive one.
+    // Requests resent once without --retries because the server had closed their reused keep-alive
+    // socket as they went out (client/stale-connection.ts); each lists that attempt in its row.
     connection_retries: results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0),
   };
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).

@@ -5,6 +5,7 @@
  * `renderReliabilityMarkdown`, with a drift test), so the document cannot claim what no test shows.
  */
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES, RETRY_BASE_WAIT_S } from '../client/stream.js';
+import { STALE_CONNECTION_WINDOW_MS } from '../client/stale-connection.js';
 import { FAULTS, type FaultDefinition } from './faults.js';
 
 /** Client settings a case runs with; unset ones take the CLI defaults (idle timeout 30 s in the test). */
@@ -19,6 +20,11 @@ export interface CaseClient {
   maxResponseBytes?: number;
   /** `--retries` (with `--retry-max-wait` 1) */
   retries?: number;
+  /**
+   * Sent on a new connection. By default a case is sent on a keep-alive socket that has already
+   * carried one completed request, as a run's requests are after its connection warm-up.
+   */
+  newConnection?: boolean;
 }
 
 /** One row: a fault (as the `x-sim-fault` header value, or `refused`), the client settings, and the expected record. */
@@ -53,7 +59,7 @@ const ERRNO_RESET = '\\[Errno 104\\] Connection reset by peer';
 /** Every row of the table, in display order. */
 export const FAULT_CASES: readonly FaultCase[] = [
   { fault: 'http_429:2', client: {}, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 429: Too Many Requests', httpStatus: 429, excerpt: true }, note: 'the JSON error body is kept (bounded, redacted); Retry-After is read only for --retries' },
-  { fault: 'http_429:0.2', client: { retries: 2 }, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 429: Too Many Requests', httpStatus: 429, excerpt: true, retriedAttempts: 2 }, note: 'with --retries 2: sent 3 times, waiting Retry-After each time; the 2 earlier attempts are listed in servebench.retries' },
+  { fault: 'http_429:0.2', client: { retries: 2 }, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 429: Too Many Requests', httpStatus: 429, excerpt: true, retriedAttempts: 2 }, note: 'with --retries 2: sent 3 times, waiting Retry-After each time; the 2 earlier attempts are listed in the failure (attempts) and in servebench.retries' },
   { fault: 'http_500', client: {}, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 500: Internal Server Error', httpStatus: 500, excerpt: true }, note: 'JSON body' },
   { fault: 'http_500_text', client: {}, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 500: Internal Server Error', httpStatus: 500, excerpt: true }, note: 'non-JSON (HTML) body, kept as text' },
   { fault: 'http_503', client: {}, expect: { outcome: 'failed', errorType: 'HTTPError', message: 'HTTP Error 503: Service Unavailable', httpStatus: 503, excerpt: true }, note: 'JSON body; retryable under --retries' },
@@ -62,7 +68,8 @@ export const FAULT_CASES: readonly FaultCase[] = [
   { fault: 'refused', client: {}, expect: { outcome: 'failed', errorType: 'URLError', message: '<urlopen error \\[Errno 111\\] Connection refused>', httpStatus: null, excerpt: false }, note: 'a port with nothing listening (the simulator closed); retryable' },
   { fault: 'close_headers', client: {}, expect: { outcome: 'failed', errorType: 'RemoteDisconnected', message: 'Remote end closed connection without response', httpStatus: null, excerpt: false }, note: 'FIN 0.5 s after the request, before the status line' },
   { fault: 'reset_headers', client: {}, expect: { outcome: 'failed', errorType: 'ConnectionResetError', message: ERRNO_RESET, httpStatus: null, excerpt: false }, note: 'RST 0.5 s after the request, before the status line' },
-  { fault: 'reset_headers:0', client: {}, expect: { outcome: 'failed', errorType: 'ConnectionResetError', message: ERRNO_RESET, httpStatus: null, excerpt: false, connectionRetries: 1 }, note: 'an immediate reset looks like a stale keep-alive socket: resent once on a new connection (connection_retries), then recorded' },
+  { fault: 'reset_headers:0', client: { newConnection: true }, expect: { outcome: 'failed', errorType: 'ConnectionResetError', message: ERRNO_RESET, httpStatus: null, excerpt: false }, note: 'an immediate reset of a new connection is the server refusing this request: recorded, not resent (--retries may resend it)' },
+  { fault: 'reset_headers:0', client: {}, expect: { outcome: 'failed', errorType: 'ConnectionResetError', message: ERRNO_RESET, httpStatus: null, excerpt: false, connectionRetries: 1 }, note: 'on a reused keep-alive socket it looks like the server closing that socket as the request went out: resent once (connection_retries, and in attempts); the resend is reset too and recorded' },
   { fault: 'slow_headers:3', client: { idleTimeoutS: 1 }, expect: { outcome: 'failed', errorType: 'TimeoutError', message: 'timed out', httpStatus: null, excerpt: false }, note: '--timeout 1: no status line within the idle timeout' },
   { fault: 'slow_headers:3', client: { requestTimeoutS: 1 }, expect: { outcome: 'failed', errorType: 'DeadlineExceeded', message: 'request did not finish within its 1 s deadline \\(--request-timeout\\)', httpStatus: null, excerpt: false }, note: '--request-timeout 1' },
   { fault: 'stall_first:3', client: { idleTimeoutS: 1 }, expect: { outcome: 'failed', errorType: 'TimeoutError', message: 'timed out', httpStatus: 200, excerpt: false }, note: '--timeout 1: headers, then silence before the first token' },
@@ -96,6 +103,13 @@ export function caseFlags(client: CaseClient): string {
   return flags.join(' ');
 }
 
+/** The client flags column: the flags, and whether the request went out on a new connection. */
+function clientCell(client: CaseClient): string {
+  const flags = caseFlags(client) === '' ? [] : [`\`${caseFlags(client)}\``];
+  if (client.newConnection === true) flags.push('new connection');
+  return flags.length === 0 ? '–' : flags.join(', ');
+}
+
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|');
 }
@@ -108,7 +122,7 @@ export function renderFaultTable(): string {
     const extra = [e.connectionRetries !== undefined ? `connection_retries ${e.connectionRetries}` : '', e.retriedAttempts !== undefined ? `${e.retriedAttempts} retried attempts` : ''].filter((x) => x !== '');
     return [
       c.fault === 'refused' ? 'connection refused' : `\`${c.fault}\``,
-      caseFlags(c.client) === '' ? '–' : `\`${caseFlags(c.client)}\``,
+      clientCell(c.client),
       e.outcome + (extra.length > 0 ? ` (${extra.join(', ')})` : ''),
       e.errorType === null ? '–' : `\`${e.errorType}\``,
       e.message === null ? '–' : `\`^${e.message}$\``,
@@ -157,7 +171,9 @@ servebench's \`http_status\` (null when no status line came), \`error_body_excer
 
 ## Fault → record
 
-Request sent with \`max_tokens\` 6, an \`Authorization: Bearer …\` key, and the flags shown
+Request sent with \`max_tokens\` 6, an \`Authorization: Bearer …\` key, on a keep-alive connection
+that has already carried one completed request (as a run's requests are, after its connection
+warm-up) unless the row says new connection, and the flags shown
 (unset: \`--timeout 30\`, no \`--request-timeout\`, \`--max-line-bytes ${DEFAULT_STREAM_MAX_LINE_BYTES}\`,
 \`--max-response-bytes ${DEFAULT_MAX_RESPONSE_BYTES}\`, \`--retries 0\`).
 
@@ -187,16 +203,28 @@ line). Never after a timeout, never once a 2xx stream began. The wait is the ser
 
 The row or failure of a retried request describes its **last** attempt, timed from that attempt's
 own start (so a 429 wait never inflates TTFT). Every earlier attempt is kept: in the journal on the
-request (\`attempts\`), and in the result under \`servebench.retries\`: \`allowed\`, \`max_wait_s\`,
-\`retried_requests\`, \`retry_attempts\`, \`completed_after_retry\`, and per retried request
-(\`request_index\`, \`outcome\`) its \`attempts\` (\`attempt\`, \`start_offset_ms\`, \`error_type\`,
-\`error_message\`, \`http_status\`, \`error_body_excerpt\` cut to 256 characters, \`error_at_ms\`,
-\`retry_after_s\`, \`wait_s\`); at most 1,000 requests are listed (\`listed_truncated\`).
+request (\`attempts\`), in the request's row or failure (\`attempts\`), and in the result under
+\`servebench.retries\`: \`allowed\`, \`max_wait_s\`, \`retried_requests\`, \`retry_attempts\`,
+\`completed_after_retry\`, and per retried request (\`request_index\`, \`outcome\`) its
+\`attempts\`, each the same record as in the row (\`attempt\`, \`kind\` \`retry\`,
+\`start_offset_ms\`, \`error_type\`, \`error_message\`, \`error_message_truncated\`,
+\`http_status\`, \`error_body_excerpt\` cut to 256 characters, \`error_at_ms\`, \`retry_after_s\`,
+\`wait_s\`); at most 1,000 requests are listed (\`listed_truncated\`).
 
-This is distinct from the transport repair servebench always makes: a request that fails within
-250 ms with a close or reset and no response (a kept-alive socket the server had already closed,
-as llama.cpp does after every stream) is resent once on a fresh connection and counted in
-\`servebench.connection_retries\`. That is why \`reset_headers:0\` shows \`connection_retries 1\`.
+This is distinct from the one resend servebench makes without \`--retries\`: of a request the
+server cannot have acted on because it closed the kept-alive socket as the request went out (its
+keep-alive timeout, or llama.cpp, which closes after every stream). It needs all of: a socket
+that had already carried a completed request, no response byte, a close, reset or broken pipe,
+within ${STALE_CONNECTION_WINDOW_MS} ms of the write, and no earlier such resend of the request
+(\`src/client/stale-connection.ts\`; RFC 9110 §9.2.2, RFC 9112 §9.3.1). A new connection that
+fails is a failure. The discarded attempt is kept in the request's row or failure under
+\`attempts\` (\`kind\` \`stale-connection\`, \`start_offset_ms\`, \`error_type\`, \`error_message\`,
+\`error_at_ms\`: how long it lasted, …) and counted in \`servebench.connection_retries\`; the
+attempts of \`--retries\` appear there too (\`kind\` \`retry\`). With \`--cold-connections\` the
+request's TTFT and E2E count from its first attempt, resend included; with the default clock
+(from the write of the request that got the response) they count from the resend's write, and
+the discarded attempt shows what came before. That is why \`reset_headers:0\` on a reused
+socket shows \`connection_retries 1\` and on a new connection does not.
 
 ## Compressed responses
 

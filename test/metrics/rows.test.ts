@@ -149,3 +149,25 @@ describe('protocol label and context distribution (spec §4.4, §2.4)', () => {
     assert.deepEqual(s.failures.map((f) => f.request_index), [1, 3]);
   });
 });
+
+describe('discarded attempts (a request sent more than once)', () => {
+  const attempt = (n: number, kind: 'retry' | 'stale-connection' | undefined) => ({
+    attempt: n,
+    ...(kind === undefined ? {} : { kind }),
+    startOffsetMs: 10 * n,
+    error: { type: 'ConnectionResetError', message: '[Errno 104] Connection reset by peer', httpStatus: null, bodyExcerpt: null, atS: 0.002 },
+    retryAfterS: null,
+    waitS: 0,
+  });
+
+  it('the row and the failure list them under attempts; a request sent once has no such key', () => {
+    const resent = summarize([ok({ attempts: [attempt(1, 'stale-connection')], connectionRetries: 1 }), ok({ requestIndex: 1 }), failed({ requestIndex: 2, attempts: [attempt(1, undefined), attempt(2, 'retry')] })], 1);
+    assert.deepEqual(resent.rows[0]!.attempts, [{
+      attempt: 1, kind: 'stale-connection', start_offset_ms: 10, error_type: 'ConnectionResetError', error_message: '[Errno 104] Connection reset by peer',
+      error_message_truncated: false, http_status: null, error_body_excerpt: null, error_at_ms: 2, retry_after_s: null, wait_s: 0,
+    }]);
+    assert.equal('attempts' in resent.rows[1]!, false);
+    assert.deepEqual(resent.failures[0]!.attempts?.map((a) => [a.attempt, a.kind]), [[1, 'retry'], [2, 'retry']], 'an attempt journaled without a kind is a retry');
+    assert.equal('attempts' in buildFailure(failed()), false);
+  });
+});

@@ -16,7 +16,6 @@ import { leakedForms, PLANTED_KEY } from '../helpers/secrets.js';
 
 let sim: SimHandle;
 let refusedUrl: string;
-let dispatcher: Dispatcher;
 
 before(async () => {
   sim = await startSim({ decode_step_ms: 3, prefill_tok_s: 1e6 });
@@ -24,16 +23,31 @@ before(async () => {
   const gone = await startSim({});
   refusedUrl = gone.url;
   await gone.close();
-  dispatcher = createDispatcher({ connections: 4, idleTimeoutS: 30 });
 });
 after(async () => {
-  await dispatcher.close();
   await sim.close();
 });
 
 const BODY = JSON.stringify({ model: 'servebench-sim', messages: [{ role: 'user', content: 'tell me about faults' }], max_tokens: 6, stream: true, stream_options: { include_usage: true } });
 
+/**
+ * Sends a case on a connection of its own: a keep-alive socket that first carried one plain
+ * request, or (`newConnection`) a new one; so what the socket had done never depends on the rows before.
+ */
 async function send(c: FaultCase) {
+  const dispatcher = createDispatcher({ connections: 1, idleTimeoutS: 30 });
+  try {
+    if (c.client.newConnection !== true) {
+      const plain = await streamChatCompletion({ dispatcher, url: `${sim.url}/chat/completions`, headers: { 'content-type': 'application/json' }, body: BODY, requestIndex: 0, plannedContextTokens: 100, runStartNs: process.hrtime.bigint(), idleTimeoutS: 30 });
+      assert.equal(plain.ok, true, 'the request that opens the keep-alive socket');
+    }
+    return await sendOn(dispatcher, c);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function sendOn(dispatcher: Dispatcher, c: FaultCase) {
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${PLANTED_KEY}` };
   if (c.fault !== 'refused') headers['x-sim-fault'] = c.fault;
   const started = process.hrtime.bigint();
@@ -57,7 +71,8 @@ async function send(c: FaultCase) {
 describe('fault table: every row is what the client records', () => {
   for (const c of FAULT_CASES) {
     const e = c.expect;
-    it(`${c.fault}${caseFlags(c.client) === '' ? '' : ` (${caseFlags(c.client)})`} → ${e.errorType ?? 'completed'}`, async () => {
+    const flags = [caseFlags(c.client), c.client.newConnection === true ? 'new connection' : ''].filter((f) => f !== '').join(', ');
+    it(`${c.fault}${flags === '' ? '' : ` (${flags})`} → ${e.errorType ?? 'completed'}`, async () => {
       const { result, elapsedS } = await send(c);
       const text = JSON.stringify(result);
       assert.deepEqual(leakedForms(text, PLANTED_KEY), [], 'the API key leaked into the record');
@@ -78,13 +93,16 @@ describe('fault table: every row is what the client records', () => {
       if (error.bodyExcerpt !== null) assert.ok(error.bodyExcerpt.length <= 2048);
       assert.ok(error.atS >= 0 && error.atS <= elapsedS + 1e-6, `error_at ${error.atS} within the request's ${elapsedS} s`);
       assert.equal(result.connectionRetries ?? 0, e.connectionRetries ?? 0, text);
+      const resent = (result.attempts ?? []).filter((a) => a.kind === 'stale-connection');
+      const retried = (result.attempts ?? []).filter((a) => a.kind === 'retry');
+      assert.equal(resent.length, e.connectionRetries ?? 0, 'each transparent resend is an attempt of the request');
       if (e.redacted === true) {
         assert.ok(error.bodyExcerpt!.includes('[REDACTED]'), error.bodyExcerpt!);
         assert.match(error.bodyExcerpt!, /authorization/, 'the echo is there, only the key is gone');
       }
       if (e.retriedAttempts !== undefined) {
-        assert.equal(result.attempts?.length, e.retriedAttempts, text);
-        result.attempts!.forEach((a, i) => {
+        assert.equal(retried.length, e.retriedAttempts, text);
+        retried.forEach((a, i) => {
           assert.equal(a.attempt, i + 1);
           assert.equal(a.error.type, e.errorType);
           assert.equal(a.error.httpStatus, e.httpStatus);
@@ -93,7 +111,7 @@ describe('fault table: every row is what the client records', () => {
         });
         assert.ok(elapsedS >= 0.4, `two waits of 0.2 s, took ${elapsedS}`);
       } else {
-        assert.equal(result.attempts, undefined, 'no retries unless asked');
+        assert.deepEqual(retried, [], 'no retries unless asked');
       }
       // Deadlines and idle timeouts fire near their setting (undici's idle timers are coarse: up to ~1 s late).
       if (e.errorType === 'DeadlineExceeded') assert.ok(error.atS >= 0.99 && error.atS < 1.5, `deadline at ${error.atS}`);
