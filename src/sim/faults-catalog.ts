@@ -287,8 +287,8 @@ the line or JSON path, and the reason (exit 2): results (64 MiB), datasets (256 
 (256 MiB), manifests (4 MiB), sim configs (1 MiB), context-bucket files (1 MiB), journals for
 \`rebuild\` (500 MiB), tokenizer files (256 MiB), API key files (64 KiB). Non-regular files (FIFOs,
 devices, directories) are refused without blocking; text must be valid UTF-8. Output files are
+checked together before any request (writable parent, no two the same file, none an input), then
 written atomically through a temporary file and a rename, never through a symbolic link and never
-over a non-regular file; the journal is opened with \`O_NOFOLLOW\` and checked to be a regular file
-before it is truncated.
+over a non-regular file; the journal is always created new (\`O_EXCL\`), never over an existing file.
 `;
 }
