@@ -4,7 +4,7 @@ import { accuracyCheck, memoryCheck, raiseUntilSaturated, renderChecks, saturati
 import type { RunFigures } from '../../bench/timing-error.js';
 import type { SummaryTiming } from '../../bench/summarize.js';
 
-const run = (streams: number, p50: number, p99: number, saturated = false): RunFigures => ({ streams, p50, p99, saturated });
+const run = (streams: number, p50: number, p99: number, saturated = false): RunFigures => ({ streams, p50, p99, saturated, verdict: saturated ? 'saturated' : 'ok' });
 
 test('accuracy: p50 < 2 ms and p99 < 10 ms with the client not saturated; the bounds are strict', () => {
   assert.equal(accuracyCheck(run(256, 0.6, 5.5)).pass, true);

@@ -104,7 +104,8 @@ test('thread CPU counts only the calling thread: a busy worker does not show in 
 function check(overrides: Partial<ThreadSelfCheck>): ThreadSelfCheck {
   return {
     event_loop_delay_p50_ms: 1, event_loop_delay_p99_ms: 2, event_loop_delay_max_ms: 3, event_loop_stall_share: 0, first_tokens_after_stalls: 0, first_tokens_after_stalls_share: 0, cpu_fraction: 0.2, client_saturated: false, judged: true,
-    saturation_rule: 'rule', process_cpu_fraction: 0.7, chunk_processing_lag_ms_p50: 0.1, chunk_processing_lag_ms_p99: 0.5, chunk_processing_lag_ms_max: 2, ...overrides,
+    saturation_rule: 'rule', verdict: 'ok', verdict_rule: 'rule', late_turns: 0, late_turns_ms: 0, late_turns_cpu_share: null, late_turns_run_delay_share: null, run_delay_share: null, thread_times: 'schedstat',
+    process_cpu_fraction: 0.7, chunk_processing_lag_ms_p50: 0.1, chunk_processing_lag_ms_p99: 0.5, chunk_processing_lag_ms_max: 2, ...overrides,
   };
 }
 
