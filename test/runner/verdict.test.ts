@@ -90,6 +90,13 @@ test('the bound itself on made-up figures, at and beyond each limit', () => {
   assert.equal(breaksBound({ ...calm, event_loop_stall_share: 0.0101 }), true);
   assert.equal(breaksBound({ ...calm, first_tokens_after_stalls_share: 0.0101 }), true);
   assert.equal(breaksBound({ ...calm, cpu_fraction: 0.901 }), true);
+  // What a delay p99 cannot see: three 60 ms stalls in 1.2 s are 3 of ~1,100 samples (p99 about
+  // 1 ms) but 150 ms beyond the allowance, 12.5% of the run.
+  const quiet = { event_loop_delay_p99_ms: 1, event_loop_stall_share: 0, first_tokens_after_stalls_share: 0, cpu_fraction: 0.05 };
+  assert.equal(breaksBound({ ...quiet, event_loop_stall_share: 150 / 1200 }), true);
+  // Nor stall time: one 14 ms stall (4 ms beyond, 0.3% of the run) with 3 of 100 first tokens in it.
+  assert.equal(breaksBound({ ...quiet, event_loop_stall_share: 4 / 1200, first_tokens_after_stalls_share: 3 / 100 }), true);
+  assert.equal(breaksBound(quiet), false);
 });
 
 test('schedstat and stat are parsed as Linux writes them', () => {
