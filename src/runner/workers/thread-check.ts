@@ -60,7 +60,7 @@ function judgedOnThreadCpu(summary: ClientSelfCheck, threadCpu: number): ThreadS
 
 /** Keys that explain one thread's verdict: the merged block takes them all from the thread whose verdict it reports. */
 const VERDICT_KEYS = ['verdict', 'late_turns', 'late_turns_ms', 'late_turns_cpu_share', 'late_turns_run_delay_share', 'run_delay_share', 'thread_times'] as const;
-/** Worse last: a thread whose own work is too much outranks one kept off the CPU (more threads would not help it). */
+/** Higher is worse: a thread with too much work of its own (what more --workers can fix) outranks one kept off its CPU. */
 const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturated: 2 };
 
 /**
