@@ -39,7 +39,7 @@ export function accuracyCheck(run: RunFigures): Check {
   return {
     figure: `TTFT error at ${run.streams} streams`,
     target: `p50 < ${TARGETS.ttftErrorP50Ms} ms, p99 < ${TARGETS.ttftErrorP99Ms} ms, not saturated`,
-    measured: `p50 ${ms(run.p50)}, p99 ${ms(run.p99)}${run.saturated ? ', client_saturated' : ''}`,
+    measured: `p50 ${ms(run.p50)}, p99 ${ms(run.p99)}${run.saturated ? `, client_saturated (${run.verdict})` : ''}`,
     pass,
   };
 }
@@ -70,12 +70,15 @@ export async function raiseUntilSaturated(levels: readonly number[], measure: (s
  * (`calm`), true at some higher level of `raise`.
  */
 export function saturationCheck(calm: readonly RunFigures[], raise: LoadRaise): Check {
-  const flaggedCalm = calm.filter((r) => r.saturated).length;
-  const tried = raise.runs.map((r) => `${r.streams}${r.saturated ? ' (saturated)' : ''}`).join(', ');
+  const flagged = calm.filter((r) => r.saturated);
+  const flaggedCalm = flagged.length;
+  // A starved calm run says the machine was not quiet: the check fails, and says why.
+  const why = flaggedCalm === 0 ? '' : ` (${flagged.map((r) => r.verdict).join(', ')})`;
+  const tried = raise.runs.map((r) => `${r.streams}${r.saturated ? ` (client_saturated: ${r.verdict})` : ''}`).join(', ');
   return {
     figure: 'client_saturated as the load rises',
     target: `false at ${calm[0]?.streams ?? TARGETS.accuracyStreams} streams, true at some higher load`,
-    measured: `${flaggedCalm} of ${calm.length} runs flagged at ${calm[0]?.streams ?? '?'}; raised: ${tried === '' ? 'nothing' : tried}`,
+    measured: `${flaggedCalm} of ${calm.length} runs flagged at ${calm[0]?.streams ?? '?'}${why}; raised: ${tried === '' ? 'nothing' : tried}`,
     pass: calm.length > 0 && flaggedCalm === 0 && raise.saturatedAt !== null && raise.saturatedAt > (calm[0]?.streams ?? 0),
   };
 }

@@ -22,8 +22,9 @@ function pinned(core: number | null): string[] {
   return core !== null && CAN_PIN ? ['taskset', '-c', String(core)] : [];
 }
 
-function command(core: number | null, args: string[]): [string, string[]] {
-  const full = [...pinned(core), process.execPath, CLI_PATH, ...args];
+function command(core: number | null, args: string[], nice: number | null = null): [string, string[]] {
+  // taskset and nice each exec the next, so the pid is node's and both settings reach every thread.
+  const full = [...pinned(core), ...(nice === null ? [] : ['nice', '-n', String(nice)]), process.execPath, CLI_PATH, ...args];
   return [full[0]!, full.slice(1)];
 }
 
@@ -107,9 +108,9 @@ export interface ClientRun {
   wallMs: number;
 }
 
-/** Runs the servebench CLI (pinned to `core` when given), sampling its peak RSS while it runs. */
-export function runClient(args: string[], core: number | null): Promise<ClientRun> {
-  const [cmd, full] = command(core, args);
+/** Runs the servebench CLI (pinned to `core` when given, at `nice` when given), sampling its peak RSS while it runs. */
+export function runClient(args: string[], core: number | null, nice: number | null = null): Promise<ClientRun> {
+  const [cmd, full] = command(core, args, nice);
   const started = process.hrtime.bigint();
   const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -61,7 +61,7 @@ export async function measureStreamMemory(streams: number, options: MemoryOption
     const client = result.servebench.client;
     print(
       `${String(streams).padStart(6)} streams  peak RSS ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  ok ${result.completed}/${streams}  wall ${(run.wallMs / 1000).toFixed(1)} s  ` +
-        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms ` +
+        `client_saturated=${String(client['client_saturated'])} verdict=${String(client['verdict'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms ` +
           `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
           `cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
     );

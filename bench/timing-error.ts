@@ -86,8 +86,10 @@ export interface RunFigures {
   streams: number;
   p50: number;
   p99: number;
-  /** The client's own verdict on the run. */
+  /** The client's own verdict on the run: `client_saturated` (its figures may be wrong, whatever the cause)… */
   saturated: boolean;
+  /** …and why: "saturated" (its own work), "starved" (kept off the CPU), "ok". */
+  verdict: string;
 }
 
 /** Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and returns the headline ones. */
@@ -124,12 +126,13 @@ export async function measureTimingError(streams: number, options: TimingOptions
         `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
         `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
-        `client_saturated=${String(client['client_saturated'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
+        `client_saturated=${String(client['client_saturated'])} verdict=${String(client['verdict'])} ` +
+        `late ${Number(client['late_turns_ms']).toFixed(0)} ms (thread on CPU ${(Number(client['late_turns_cpu_share']) * 100).toFixed(0)}%, run delay ${(Number(client['late_turns_run_delay_share']) * 100).toFixed(0)}%) loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(2)} ms stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(2)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(2)}% cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%  ` +
         `chunk lag p50/p99 ${Number(client['chunk_processing_lag_ms_p50']).toFixed(2)}/${Number(client['chunk_processing_lag_ms_p99']).toFixed(2)} ms  ` +
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
     const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);
-    return { streams, p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true };
+    return { streams, p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true, verdict: String(client['verdict']) };
   } finally {
     await sim.stop();
   }

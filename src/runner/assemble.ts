@@ -8,6 +8,7 @@ import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
 import { runChecks } from './run-checks.js';
+import { clientWarning } from '../report/console.js';
 import type { ClientSelfCheck } from './self-check.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
 import { parseSlo } from '../metrics/slo.js';
@@ -89,13 +90,8 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   servebench['warnings'] = checks.warnings;
   if (end.client !== undefined) {
     servebench['client'] = end.client;
-    const client = end.client as Partial<ClientSelfCheck>;
-    if (client.client_saturated === true) {
-      checks.warnings.push(
-        `the client itself was saturated (${client.saturation_rule ?? ''}: loop delay p99 ${(client.event_loop_delay_p99_ms ?? 0).toFixed(1)} ms, ` +
-          `stalls ${((client.event_loop_stall_share ?? 0) * 100).toFixed(1)}% of the run, CPU ${((client.cpu_fraction ?? 0) * 100).toFixed(0)}%): timings may be inflated by the client, not the server`,
-      );
-    }
+    const warning = clientWarning(end.client as Record<string, unknown>);
+    if (warning !== null) checks.warnings.push(warning);
   }
   return { result, warnings: checks.warnings };
 }

@@ -250,6 +250,7 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
       results = workers === null ? await loop : await workers.whileAlive(loop);
     } catch (error) {
       journal?.close();
+      selfCheck.stop(); // its timer and the thread-times file it holds open
       // Typed errors keep their meaning (and exit code); anything else is the client failing.
       if (error instanceof UsageError || error instanceof InputFileError || error instanceof TokenizerCalibrationError) throw error;
       // Everything that finished is already journaled line by line: say where, not just what broke.

@@ -11,11 +11,18 @@
  * see, hit many first tokens at once when streams run in step); when more than 1% of the run was
  * spent in stalls beyond their first 10 ms; or when the client used more than 90% of one core.
  * Judged only for runs of a second or more.
+ *
+ * A client that breaks the bound is then told apart by why (`verdict`): saturated when its own
+ * work made it late (its thread was on a CPU for most of the late turns, or it used the core),
+ * starved when its thread was ready but off the CPU (another process, thread or the VM had the
+ * core: measured with the client at 4% CPU beside llama.cpp on a 2-core machine). Either way its
+ * figures may be wrong; `client_saturated` keeps meaning just that.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { watchChunkLag, type ChunkLagFigures } from '../client/chunk-lag.js';
 import type { RequestResult } from '../record/types.js';
-import { requestsAfterStalls, startStallMeter, STALL_ALLOWANCE_MS } from './stalls.js';
+import { LATE_TURN_MS, requestsAfterStalls, startStallMeter, STALL_ALLOWANCE_MS, type ThreadTimeSummary } from './stalls.js';
+import type { ThreadTimesSource } from '../util/thread-times.js';
 
 /** Loop delay p99 beyond which timings may be off by more than a few milliseconds. */
 export const SATURATION_LOOP_DELAY_P99_MS = 5;
@@ -25,6 +32,8 @@ export const SATURATION_CPU_FRACTION = 0.9;
 export const SATURATION_STALL_SHARE = 0.01;
 /** Share of requests whose first token may have been stamped late by a stall, above which the p99 bound may not hold. */
 export const SATURATION_STALLED_FIRST_TOKENS = 0.01;
+/** Share of its late turns the thread must have spent on a CPU for the lateness to be its own work's. */
+export const SATURATED_LATE_CPU_SHARE = 0.5;
 /** Shortest run (µs) whose self-check is judged. */
 const MIN_JUDGED_US = 1_000_000;
 
@@ -52,11 +61,31 @@ export interface ClientSelfCheck extends ChunkLagFigures {
   first_tokens_after_stalls: number;
   first_tokens_after_stalls_share: number;
   cpu_fraction: number;
+  /** The client's figures may be wrong: it broke the bound ({@link SATURATION_RULE}), whatever the cause (see `verdict`). */
   client_saturated: boolean;
   /** False for runs shorter than a second: too short to tell the client's load from its start-up. */
   judged: boolean;
   saturation_rule: string;
+  /**
+   * Why, when `client_saturated`: "saturated" (its own work: the thread was busy), "starved" (the
+   * thread was kept off the CPU); "ok" when not `client_saturated`. {@link VERDICT_RULE}.
+   */
+  verdict: ClientVerdict;
+  verdict_rule: string;
+  /** Event-loop turns more than {@link LATE_TURN_MS} late, and their total time (from the meter's tick before each to the one after), ms. */
+  late_turns: number;
+  late_turns_ms: number;
+  /** Share of {@link late_turns_ms} the thread spent on a CPU; null where its own CPU time cannot be read (not Linux). */
+  late_turns_cpu_share: number | null;
+  /** Share of {@link late_turns_ms} the thread was runnable but waiting for a CPU (its run delay); null without /proc/thread-self/schedstat. */
+  late_turns_run_delay_share: number | null;
+  /** The thread's run delay over the whole run, as a share of its wall time; null without schedstat. */
+  run_delay_share: number | null;
+  /** Where the thread's own times came from: /proc/thread-self/schedstat (ns, with run delay), /proc/thread-self/stat (10 ms ticks), or null. */
+  thread_times: ThreadTimesSource | null;
 }
+
+export type ClientVerdict = 'ok' | 'saturated' | 'starved';
 
 /** The requests whose first-token stamps a check judges, and the clock they are on. */
 export interface StampedRequests {
@@ -75,7 +104,7 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
   return {
     stop(requests) {
       histogram.disable();
-      const { excessMs, stalls } = meter.stop();
+      const { excessMs, stalls, thread } = meter.stop();
       const cpu = process.cpuUsage(cpuStart);
       const wallUs = Number(process.hrtime.bigint() - wallStart) / 1000;
       // monitorEventLoopDelay reports delay beyond the 1 ms sampling resolution, in nanoseconds.
@@ -97,7 +126,18 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
         first_tokens_after_stalls_share: afterStallsShare,
         cpu_fraction: cpuFraction,
       };
-      return { ...figures, ...chunkLag.stop(), client_saturated: judged && breaksBound(figures), judged, saturation_rule: SATURATION_RULE };
+      const saturated = judged && breaksBound(figures);
+      const times = lateTurnFigures(thread, wallUs / 1000);
+      return {
+        ...figures,
+        ...chunkLag.stop(),
+        client_saturated: saturated,
+        judged,
+        saturation_rule: SATURATION_RULE,
+        verdict: clientVerdict({ client_saturated: saturated, cpu_fraction: cpuFraction, late_turns_cpu_share: times.late_turns_cpu_share }),
+        verdict_rule: VERDICT_RULE,
+        ...times,
+      };
     },
   };
 }
@@ -111,6 +151,36 @@ export function breaksBound(figures: Pick<ClientSelfCheck, 'event_loop_delay_p99
     figures.cpu_fraction > SATURATION_CPU_FRACTION
   );
 }
+
+/** The late-turn figures of a check from the meter's thread times over `wallMs`. */
+export function lateTurnFigures(thread: ThreadTimeSummary | null, wallMs: number): Pick<ClientSelfCheck, 'late_turns' | 'late_turns_ms' | 'late_turns_cpu_share' | 'late_turns_run_delay_share' | 'run_delay_share' | 'thread_times'> {
+  if (thread === null) return { late_turns: 0, late_turns_ms: 0, late_turns_cpu_share: null, late_turns_run_delay_share: null, run_delay_share: null, thread_times: null };
+  const share = (part: number | null, whole: number): number | null => (part === null || whole <= 0 ? null : Math.min(1, part / whole));
+  return {
+    late_turns: thread.lateTurns,
+    late_turns_ms: thread.lateMs,
+    late_turns_cpu_share: share(thread.lateCpuMs, thread.lateMeasuredMs),
+    late_turns_run_delay_share: share(thread.lateRunDelayMs, thread.lateMeasuredMs),
+    run_delay_share: share(thread.runDelayMs, wallMs),
+    thread_times: thread.source,
+  };
+}
+
+/**
+ * {@link VERDICT_RULE}: why a client broke its bound. Without its thread's own CPU time in the
+ * late turns it cannot tell, and says saturated, the reading that blames the client.
+ */
+export function clientVerdict(figures: Pick<ClientSelfCheck, 'client_saturated' | 'cpu_fraction' | 'late_turns_cpu_share'>): ClientVerdict {
+  if (!figures.client_saturated) return 'ok';
+  if (figures.cpu_fraction > SATURATION_CPU_FRACTION) return 'saturated';
+  if (figures.late_turns_cpu_share === null) return 'saturated';
+  return figures.late_turns_cpu_share >= SATURATED_LATE_CPU_SHARE ? 'saturated' : 'starved';
+}
+
+/** How `verdict` is decided, as written into every result. */
+export const VERDICT_RULE =
+  `when client_saturated: "saturated" (the client's own work) if its CPU > ${SATURATION_CPU_FRACTION * 100}% of one core or its thread was on a CPU for >= ${SATURATED_LATE_CPU_SHARE * 100}% ` +
+  `of its event-loop turns more than ${LATE_TURN_MS} ms late (or its thread's CPU time cannot be read), else "starved" (the thread was kept off the CPU: waiting for one, see late_turns_run_delay_share, or blocked); "ok" otherwise`;
 
 /** The rule, as written into every result. */
 export const SATURATION_RULE =

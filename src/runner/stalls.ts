@@ -9,6 +9,7 @@
  * is known to within that millisecond: when it ended and how long it was.
  */
 import type { RequestResult } from '../record/types.js';
+import { openThreadTimes, type ThreadTimes, type ThreadTimesSource } from '../util/thread-times.js';
 
 /** The part of each stall that counts against the run: what lies beyond this many ms (the p99 bound). */
 export const STALL_ALLOWANCE_MS = 10;
@@ -17,8 +18,14 @@ export const STALL_ALLOWANCE_MS = 10;
  * arrived during it are read in the turns right after it (the meter's timer runs first).
  */
 export const STALL_AFTERMATH_MS = 2;
+/**
+ * A gap longer than this (the self-check's loop-delay bound, ms) is a late turn: every way the
+ * client can break its bound is made of such turns (or of a full core), so how the thread spent
+ * them says whether the client was busy or kept off the core.
+ */
+export const LATE_TURN_MS = 5;
 /** How often the meter looks at the clock, ms: a stall is measured to within this. */
-const STALL_TICK_MS = 1;
+export const STALL_TICK_MS = 1;
 /** At most this many stalls are kept (a client that stalls more often is saturated anyway). */
 const MAX_KEPT_STALLS = 100_000;
 
@@ -29,36 +36,115 @@ export interface Stall {
   lengthMs: number;
 }
 
+/**
+ * The watching thread's own times (util/thread-times.ts) over the late turns and over the whole
+ * meter's life; null where the platform keeps none.
+ */
+export interface ThreadTimeSummary {
+  source: ThreadTimesSource;
+  /** Turns later than {@link LATE_TURN_MS}: how many, and their total time from the tick before each to the tick that ended it, ms. */
+  lateTurns: number;
+  lateMs: number;
+  /** The part of {@link lateMs} whose thread times were read (all of it unless a read failed), ms. */
+  lateMeasuredMs: number;
+  /** CPU time of the thread during the measured late turns, ms. */
+  lateCpuMs: number;
+  /** Time the thread waited for a CPU during those turns, ms (null without schedstat). */
+  lateRunDelayMs: number | null;
+  /** The same two over the whole time the meter ran, ms. */
+  cpuMs: number;
+  runDelayMs: number | null;
+}
+
 export interface StallSummary {
   /** Σ max(0, stall − {@link STALL_ALLOWANCE_MS}), ms. */
   excessMs: number;
   /** The stalls longer than {@link STALL_ALLOWANCE_MS}, in order. */
   stalls: Stall[];
+  thread: ThreadTimeSummary | null;
 }
 
-/** Starts the meter; `stop()` returns every stall seen since. */
+/** Starts the meter on the calling thread; `stop()` returns every stall seen since. */
 export function startStallMeter(): { stop(): StallSummary } {
-  let last = nowMs();
-  let excessMs = 0;
-  const stalls: Stall[] = [];
-  const measure = (): void => {
-    const now = nowMs();
-    const gapMs = now - last - STALL_TICK_MS;
-    if (gapMs > STALL_ALLOWANCE_MS) {
-      excessMs += gapMs - STALL_ALLOWANCE_MS;
-      if (stalls.length < MAX_KEPT_STALLS) stalls.push({ endMs: now, lengthMs: gapMs });
-    }
-    last = now;
-  };
+  const times = openThreadTimes();
+  const ledger = new StallLedger(nowMs(), times?.read() ?? null, times?.source ?? null);
+  const measure = (): void => ledger.tick(nowMs(), times?.read() ?? null);
   const timer = setInterval(measure, STALL_TICK_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
       measure();
-      return { excessMs, stalls };
+      times?.close();
+      return ledger.summary();
     },
   };
+}
+
+/**
+ * The meter's arithmetic, apart from its timer so that it can be checked on made-up ticks: each
+ * tick gives the clock and the thread's times then (null if they could not be read).
+ */
+export class StallLedger {
+  private excessMs = 0;
+  private readonly stalls: Stall[] = [];
+  private readonly late = { turns: 0, ms: 0, measuredMs: 0, cpuNs: 0, runDelayNs: 0 };
+  /** The reading of the last tick: the start of a late turn that the next tick ends. */
+  private previous: ThreadTimes | null;
+  private latest: ThreadTimes | null;
+  private readonly first: ThreadTimes | null;
+
+  constructor(
+    private lastMs: number,
+    first: ThreadTimes | null,
+    private readonly source: ThreadTimesSource | null,
+  ) {
+    this.first = first;
+    this.previous = first;
+    this.latest = first;
+  }
+
+  tick(nowMs: number, reading: ThreadTimes | null): void {
+    const spanMs = nowMs - this.lastMs;
+    const gapMs = spanMs - STALL_TICK_MS;
+    if (gapMs > LATE_TURN_MS) {
+      // The thread's times were read at both ticks, so the turn counts from one tick to the next.
+      this.late.turns++;
+      this.late.ms += spanMs;
+      if (reading !== null && this.previous !== null) {
+        this.late.measuredMs += spanMs;
+        this.late.cpuNs += reading.cpuNs - this.previous.cpuNs;
+        this.late.runDelayNs += (reading.runDelayNs ?? 0) - (this.previous.runDelayNs ?? 0);
+      }
+    }
+    if (gapMs > STALL_ALLOWANCE_MS) {
+      this.excessMs += gapMs - STALL_ALLOWANCE_MS;
+      if (this.stalls.length < MAX_KEPT_STALLS) this.stalls.push({ endMs: nowMs, lengthMs: gapMs });
+    }
+    this.lastMs = nowMs;
+    this.previous = reading; // a failed read leaves the next turn unmeasured rather than measured over two turns
+    if (reading !== null) this.latest = reading;
+  }
+
+  summary(): StallSummary {
+    return { excessMs: this.excessMs, stalls: [...this.stalls], thread: this.threadSummary() };
+  }
+
+  private threadSummary(): ThreadTimeSummary | null {
+    const { first, latest: end, late, source } = this;
+    if (source === null || first === null || end === null) return null;
+    const delays = first.runDelayNs !== null && end.runDelayNs !== null;
+    return {
+      source,
+      lateTurns: late.turns,
+      lateMs: late.ms,
+      lateMeasuredMs: late.measuredMs,
+      lateCpuMs: late.cpuNs / 1e6,
+      lateRunDelayMs: delays ? late.runDelayNs / 1e6 : null,
+      cpuMs: (end.cpuNs - first.cpuNs) / 1e6,
+      runDelayMs: delays ? (end.runDelayNs! - first.runDelayNs!) / 1e6 : null,
+    };
+  }
 }
 
 /**

@@ -11,16 +11,21 @@
  */
 export const SLICE_NS = 100_000;
 
+/** A monotonic clock in ns; `process.hrtime.bigint` unless a test drives the queue on a clock of its own. */
+export type NsClock = () => bigint;
+
 export class SlicedQueue {
   private readonly queue: (() => void)[] = [];
   private head = 0;
   private scheduled = false;
   private startedNs = 0n;
 
+  constructor(private readonly now: NsClock = process.hrtime.bigint) {}
+
   /**
-   * When the work now running started, on `process.hrtime`: the clock reading that bounds the
-   * slice, taken anyway between two pieces of work (0n before any has run). Lets work time itself
-   * without reading the clock again.
+   * When the work now running started, on the queue's clock (`process.hrtime` by default): the
+   * clock reading that bounds the slice, taken anyway between two pieces of work (0n before any
+   * has run). Lets work time itself without reading the clock again.
    */
   get workStartNs(): bigint {
     return this.startedNs;
@@ -40,7 +45,7 @@ export class SlicedQueue {
   }
 
   private drain(): void {
-    const start = process.hrtime.bigint();
+    const start = this.now();
     this.startedNs = start;
     while (this.head < this.queue.length) {
       const work = this.queue[this.head]!;
@@ -53,7 +58,7 @@ export class SlicedQueue {
           throw err;
         });
       }
-      this.startedNs = process.hrtime.bigint(); // the next piece of work starts now, if the slice goes on
+      this.startedNs = this.now(); // the next piece of work starts now, if the slice goes on
       if (Number(this.startedNs - start) >= SLICE_NS) break;
     }
     if (this.head >= this.queue.length) {

@@ -4,7 +4,7 @@ import { accuracyCheck, memoryCheck, raiseUntilSaturated, renderChecks, saturati
 import type { RunFigures } from '../../bench/timing-error.js';
 import type { SummaryTiming } from '../../bench/summarize.js';
 
-const run = (streams: number, p50: number, p99: number, saturated = false): RunFigures => ({ streams, p50, p99, saturated });
+const run = (streams: number, p50: number, p99: number, saturated = false): RunFigures => ({ streams, p50, p99, saturated, verdict: saturated ? 'saturated' : 'ok' });
 
 test('accuracy: p50 < 2 ms and p99 < 10 ms with the client not saturated; the bounds are strict', () => {
   assert.equal(accuracyCheck(run(256, 0.6, 5.5)).pass, true);
@@ -14,7 +14,8 @@ test('accuracy: p50 < 2 ms and p99 < 10 ms with the client not saturated; the bo
   assert.equal(accuracyCheck(run(256, 0.5, 5, true)).pass, false, 'a saturated client cannot vouch for its figures');
   assert.equal(accuracyCheck(run(256, Number.NaN, 5)).pass, false, 'no figure is no pass');
   const failed = accuracyCheck(run(256, 0.75, 12.345, true));
-  assert.equal(failed.measured, 'p50 0.75 ms, p99 12.35 ms, client_saturated');
+  assert.equal(failed.measured, 'p50 0.75 ms, p99 12.35 ms, client_saturated (saturated)');
+  assert.equal(accuracyCheck({ ...run(256, 0.5, 5, true), verdict: 'starved' }).measured, 'p50 0.50 ms, p99 5.00 ms, client_saturated (starved)');
 });
 
 test('raising the load stops at the first flagged level and names it', async () => {
@@ -36,7 +37,10 @@ test('saturation: false at the calm load in every run, then true at a higher one
   const calm = [run(256, 0.5, 5), run(256, 0.7, 6)];
   const raised = { runs: [run(512, 1, 6), run(1024, 2, 12, true)], saturatedAt: 1024 };
   assert.equal(saturationCheck(calm, raised).pass, true);
-  assert.match(saturationCheck(calm, raised).measured, /0 of 2 runs flagged at 256; raised: 512, 1024 \(saturated\)/);
+  assert.match(saturationCheck(calm, raised).measured, /0 of 2 runs flagged at 256; raised: 512, 1024 \(client_saturated: saturated\)/);
+  const starvedCalm = saturationCheck([...calm, { ...run(256, 0.5, 5, true), verdict: 'starved' }], raised);
+  assert.equal(starvedCalm.pass, false, 'a starved calm run cannot show the flag is false at the calm load');
+  assert.match(starvedCalm.measured, /1 of 3 runs flagged at 256 \(starved\)/);
   assert.equal(saturationCheck(calm, { runs: raised.runs.slice(0, 1), saturatedAt: null }).pass, false, 'never flagged');
   assert.equal(saturationCheck([...calm, run(256, 0.5, 5, true)], raised).pass, false, 'flagged at the calm load');
   assert.equal(saturationCheck([], raised).pass, false, 'no calm run, nothing shown');

@@ -41,7 +41,7 @@ interface Result {
     interrupted: boolean;
     config: { workers: number };
     connections: { prewarmed: boolean; requested: number; succeeded: number };
-    client: { threads?: number; client_saturated: boolean; saturation_rule: string };
+    client: { threads?: number; client_saturated: boolean; saturation_rule: string; verdict: string; thread_verdicts?: Record<string, string> };
     workers?: { count: number; per_worker: WorkerEntry[] };
   };
 }
@@ -74,6 +74,11 @@ function assertWorkersBlock(result: Result, workers: number): void {
   assert.ok(block.per_worker.every((w) => w.client !== null && typeof w.client.cpu_fraction === 'number'));
   assert.equal(result.servebench.client.threads, workers + 1);
   assert.match(result.servebench.client.saturation_rule, /thread/);
+  // One verdict per thread, the merged one among them and consistent with the flag.
+  const { verdict, thread_verdicts: verdicts, client_saturated: saturated } = result.servebench.client;
+  assert.deepEqual(Object.keys(verdicts ?? {}), ['main', ...range(workers).map((i) => `worker ${i + 1}`)]);
+  assert.ok(Object.values(verdicts ?? {}).includes(verdict), JSON.stringify(result.servebench.client));
+  assert.equal(verdict === 'ok', !saturated, JSON.stringify(result.servebench.client));
 }
 
 test('--workers 2 and 3 run the same plan as one thread: each request once, same prompt set, valid results, counts that add up', async () => {

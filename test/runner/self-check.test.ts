@@ -1,27 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSelfCheck, type ClientSelfCheck } from '../../src/runner/self-check.js';
+import { startSelfCheck } from '../../src/runner/self-check.js';
 import { startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/stalls.js';
 import { sleep } from '../../src/runner/clock.js';
-import { withRetries } from '../helpers/retries.js';
 
-test('an idle client is not saturated', async () => {
-  // An idle process can still be stopped by the machine (a CI run once saw a 41 ms stall here, with
-  // the loop otherwise at 1.1 ms p99), and the check rightly reports that. Such a window is measured
-  // again, up to three times; a verdict for any other reason fails at once.
-  const idleWindow = async (): Promise<ClientSelfCheck> => {
-    const check = startSelfCheck();
-    await sleep(1100);
-    return check.stop();
-  };
-  const machineStall = (s: ClientSelfCheck): string | null =>
-    s.judged && s.client_saturated && s.cpu_fraction < 0.5 && s.event_loop_delay_max_ms > STALL_ALLOWANCE_MS && s.event_loop_delay_p99_ms < 5
-      ? `stalled: ${JSON.stringify(s)}`
-      : null;
-  const { value: summary } = await withRetries(3, idleWindow, machineStall);
+test('an idle client is never blamed for its own work: not flagged, or flagged as starved when the machine stops it', async () => {
+  // An idle process can still be kept off the CPU by the machine for tens of milliseconds (a CI
+  // run once saw a 41 ms stall here; a loaded 2-core VM, many), and the check rightly reports that,
+  // as starved: its thread, idle, cannot have been on a CPU through its late turns.
+  const check = startSelfCheck();
+  await sleep(1100);
+  const summary = check.stop();
+  const figures = JSON.stringify(summary);
   assert.equal(summary.judged, true);
-  assert.ok(summary.cpu_fraction < 0.5, JSON.stringify(summary));
-  assert.equal(summary.client_saturated, false, `saturated without a stall: ${JSON.stringify(summary)}`);
+  assert.ok(summary.cpu_fraction < 0.5, figures);
+  assert.equal(summary.verdict === 'ok', !summary.client_saturated, figures);
+  if (summary.thread_times !== null) assert.notEqual(summary.verdict, 'saturated', figures);
+  else assert.equal(process.platform === 'linux', false, 'Linux has /proc/thread-self');
 });
 
 test('a client whose event loop is blocked for 20 ms at a time reports saturation', async () => {
@@ -60,26 +55,26 @@ function block(ms: number): void {
   }
 }
 
-test('the stall meter sums the part of each stall beyond the allowance, computed by hand', async () => {
+test('the stall meter sees each stall made, at least as long as it was (the arithmetic by hand: verdict.test.ts)', async () => {
   const meter = startStallMeter();
   await sleep(5); // let its timer start
-  const stalls = [STALL_ALLOWANCE_MS + 30, STALL_ALLOWANCE_MS + 15, 4];
-  for (const ms of stalls) {
+  const made = [STALL_ALLOWANCE_MS + 30, STALL_ALLOWANCE_MS + 15];
+  for (const ms of made) {
     block(ms);
     await sleep(5);
   }
-  const { excessMs: excess, stalls: seen } = meter.stop();
-  assert.equal(seen.length, 2, `stalls seen: ${JSON.stringify(seen)}`);
-  assert.ok(Math.abs(seen[0]!.lengthMs - (STALL_ALLOWANCE_MS + 30)) < 4 && Math.abs(seen[1]!.lengthMs - (STALL_ALLOWANCE_MS + 15)) < 4, JSON.stringify(seen));
-  // By hand: 30 + 15 + 0 ms beyond the allowance; each stall is seen to within the 1 ms tick (plus timer slack).
-  const expected = 30 + 15;
-  assert.ok(excess >= expected - 2 && excess <= expected + 6, `excess ${excess} ms, expected about ${expected} ms`);
+  const { excessMs, stalls } = meter.stop();
+  // The machine can only add stalls and lengthen them: each made one is there, at least as long
+  // as it blocked less the meter's 1 ms tick, and so is its excess beyond the allowance.
+  const seen = JSON.stringify(stalls);
+  for (const ms of made) assert.ok(stalls.some((s) => s.lengthMs >= ms - 1), `a stall of ${ms} ms: ${seen}`);
+  assert.ok(excessMs >= 30 + 15 - 2, `excess ${excessMs} ms: ${seen}`);
 });
 
-test('rare long stalls that a delay p99 cannot see still make the client saturated', async () => {
+test('rare long stalls make the client saturated (that a delay p99 misses them: verdict.test.ts)', async () => {
   const check = startSelfCheck();
-  // 1.2 s of mostly idle loop with three 60 ms stalls: ~3 of ~1,100 delay samples are late (under 1%),
-  // but 3 × 50 ms = 150 ms of the run (~11%) is stall beyond the first 10 ms of each.
+  // 1.2 s of mostly idle loop with three 60 ms stalls: 3 × 50 ms = 150 ms beyond the allowance,
+  // 12% of the run if it takes no longer, and still above the 1% limit if the machine made it 10 s.
   for (let i = 0; i < 3; i++) {
     await sleep(300);
     block(60);
@@ -87,7 +82,7 @@ test('rare long stalls that a delay p99 cannot see still make the client saturat
   await sleep(300);
   const summary = check.stop();
   assert.equal(summary.judged, true);
-  assert.ok(summary.event_loop_delay_p99_ms < 5, `p99 ${summary.event_loop_delay_p99_ms} ms should not see the stalls`);
-  assert.ok(summary.event_loop_stall_share > 0.05 && summary.event_loop_stall_share < 0.2, `stall share ${summary.event_loop_stall_share}`);
+  assert.ok(summary.event_loop_stall_share > 0.01, `stall share ${summary.event_loop_stall_share}`);
   assert.equal(summary.client_saturated, true, JSON.stringify(summary));
+  assert.notEqual(summary.verdict, 'ok');
 });

@@ -104,7 +104,8 @@ test('thread CPU counts only the calling thread: a busy worker does not show in 
 function check(overrides: Partial<ThreadSelfCheck>): ThreadSelfCheck {
   return {
     event_loop_delay_p50_ms: 1, event_loop_delay_p99_ms: 2, event_loop_delay_max_ms: 3, event_loop_stall_share: 0, first_tokens_after_stalls: 0, first_tokens_after_stalls_share: 0, cpu_fraction: 0.2, client_saturated: false, judged: true,
-    saturation_rule: 'rule', process_cpu_fraction: 0.7, chunk_processing_lag_ms_p50: 0.1, chunk_processing_lag_ms_p99: 0.5, chunk_processing_lag_ms_max: 2, ...overrides,
+    saturation_rule: 'rule', verdict: 'ok', verdict_rule: 'rule', late_turns: 0, late_turns_ms: 0, late_turns_cpu_share: null, late_turns_run_delay_share: null, run_delay_share: null, thread_times: 'schedstat',
+    process_cpu_fraction: 0.7, chunk_processing_lag_ms_p50: 0.1, chunk_processing_lag_ms_p99: 0.5, chunk_processing_lag_ms_max: 2, ...overrides,
   };
 }
 
@@ -133,3 +134,24 @@ test('merged self-check: chunk lag is the workers\' when the main thread parsed 
   assert.equal(mergeThreadChecks(idle, [null])['chunk_processing_lag_ms_max'], null, 'no thread parsed a chunk');
 });
 
+
+test('merged self-check: the worst thread\'s verdict with that thread\'s late-turn figures, and every thread\'s verdict', () => {
+  const main = check({});
+  const starved = check({ client_saturated: true, verdict: 'starved', late_turns: 9, late_turns_ms: 300, late_turns_cpu_share: 0.04, late_turns_run_delay_share: 0.9, run_delay_share: 0.3 });
+  const saturated = check({ client_saturated: true, verdict: 'saturated', cpu_fraction: 0.95, late_turns: 4, late_turns_ms: 80, late_turns_cpu_share: 0.85, late_turns_run_delay_share: 0.1, run_delay_share: 0.02 });
+  const merged = mergeThreadChecks(main, [starved, saturated]);
+  // Saturated outranks starved: a thread with too much work of its own is what --workers can fix.
+  assert.equal(merged['verdict'], 'saturated');
+  assert.equal(merged['late_turns_ms'], 80, 'the figures behind the verdict are that thread\'s, not the largest of each');
+  assert.equal(merged['late_turns_cpu_share'], 0.85);
+  assert.equal(merged['run_delay_share'], 0.02);
+  assert.deepEqual(merged['thread_verdicts'], { main: 'ok', 'worker 1': 'starved', 'worker 2': 'saturated' });
+  assert.deepEqual(merged['saturated_threads'], ['worker 1', 'worker 2'], 'client_saturated keeps its meaning: the figures may be wrong');
+  // Of two starved threads, the one late the longest.
+  const worse = check({ ...starved, late_turns_ms: 900, late_turns_cpu_share: 0.02 });
+  const both = mergeThreadChecks(main, [starved, worse]);
+  assert.equal(both['verdict'], 'starved');
+  assert.equal(both['late_turns_ms'], 900);
+  assert.equal(both['late_turns_cpu_share'], 0.02);
+  assert.equal(mergeThreadChecks(main, [check({})])['verdict'], 'ok');
+});

@@ -6,7 +6,7 @@
  * thread) and is judged on it. The run's `client` block is then the worst thread's figures.
  */
 import { readFileSync } from 'node:fs';
-import { breaksBound, startSelfCheck, type ClientSelfCheck, type StampedRequests } from '../self-check.js';
+import { breaksBound, clientVerdict, startSelfCheck, type ClientSelfCheck, type ClientVerdict, type StampedRequests } from '../self-check.js';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux architecture Node runs on). */
 const CLOCK_TICKS_PER_S = 100;
@@ -47,19 +47,28 @@ export function startThreadSelfCheck(): { stop(requests?: StampedRequests): Thre
 
 /** The same rule as self-check.ts, with this thread's CPU in place of the process's. */
 function judgedOnThreadCpu(summary: ClientSelfCheck, threadCpu: number): ThreadSelfCheck {
+  const saturated = summary.judged && breaksBound({ ...summary, cpu_fraction: threadCpu });
   return {
     ...summary,
     cpu_fraction: threadCpu,
     process_cpu_fraction: summary.cpu_fraction,
-    client_saturated: summary.judged && breaksBound({ ...summary, cpu_fraction: threadCpu }),
+    client_saturated: saturated,
+    verdict: clientVerdict({ ...summary, client_saturated: saturated, cpu_fraction: threadCpu }),
     saturation_rule: `in any thread (main or stream worker): ${summary.saturation_rule.replace('client CPU', "that thread's own CPU (/proc/thread-self/stat)")}`,
   };
 }
+
+/** Keys that explain one thread's verdict: the merged block takes them all from the thread whose verdict it reports. */
+const VERDICT_KEYS = ['verdict', 'late_turns', 'late_turns_ms', 'late_turns_cpu_share', 'late_turns_run_delay_share', 'run_delay_share', 'thread_times'] as const;
+/** Higher is worse: a thread with too much work of its own (what more --workers can fix) outranks one kept off its CPU. */
+const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturated: 2 };
 
 /**
  * The run's `client` block from every thread's check: saturated if any thread was, every other
  * figure the worst thread's (largest delay, busiest thread's CPU), except the process's CPU,
  * which the main thread measured over the whole run. `saturated_threads` names the culprits.
+ * The verdict and the late-turn figures behind it are one thread's, the worst verdict's (of equal
+ * verdicts, the thread with the most late time), and `thread_verdicts` gives every thread's.
  */
 export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (ClientSelfCheck | null)[]): Record<string, unknown> {
   const named: [string, Record<string, unknown>][] = [['main', main as unknown as Record<string, unknown>]];
@@ -75,6 +84,10 @@ export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (Clie
     if ((typeof value === 'number' || value === null) && numbers.length > 0) merged[key] = Math.max(...numbers);
     else if (typeof value === 'boolean') merged[key] = values.some((v) => v === true);
   }
+  const rank = (check: Record<string, unknown>): number => VERDICT_RANK[check['verdict'] as ClientVerdict] ?? 0;
+  const worst = named.reduce((a, b) => (rank(b[1]) > rank(a[1]) || (rank(b[1]) === rank(a[1]) && Number(b[1]['late_turns_ms'] ?? 0) > Number(a[1]['late_turns_ms'] ?? 0)) ? b : a));
+  for (const key of VERDICT_KEYS) if (key in worst[1]) merged[key] = worst[1][key];
+  merged['thread_verdicts'] = Object.fromEntries(named.map(([name, check]) => [name, check['verdict'] ?? null]));
   merged['threads'] = named.length;
   merged['saturated_threads'] = named.filter(([, check]) => check['client_saturated'] === true).map(([name]) => name);
   return merged;
