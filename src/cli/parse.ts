@@ -48,15 +48,33 @@ function convert(flag: FlagSpec, value: string | boolean): FlagValue {
     }
     return text;
   }
+  const { min, max } = limits(flag);
+  const outOfRange = (): UsageError => new UsageError(`--${flag.name}: ${text} is out of range ${rangeText(flag, min, max)}`);
   const number = flag.type === 'int' ? parseInteger(text) : parseFloatStrict(text);
   if (number === null) {
+    // A number too large to hold exactly (an integer beyond 2^53, a float beyond a double) is a
+    // range problem, not a syntax one: say what the range is.
+    const magnitude = NUMBER_SYNTAX.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+    if (!Number.isNaN(magnitude) && (!Number.isFinite(magnitude) || magnitude < min || magnitude > max)) throw outOfRange();
     throw new UsageError(`--${flag.name}: expected ${flag.type === 'int' ? 'an integer' : 'a number'}, got '${text}'`);
   }
-  if ((flag.min !== undefined && number < flag.min) || (flag.max !== undefined && number > flag.max)) {
-    throw new UsageError(`--${flag.name}: ${text} is out of range ${formatRange(flag) ?? ''}`);
-  }
+  if (number < min || number > max) throw outOfRange();
   return number;
 }
+
+/** A flag's bounds; an integer flag never goes beyond the integers a double holds exactly. */
+function limits(flag: FlagSpec): { min: number; max: number } {
+  const min = flag.min ?? -Infinity;
+  const max = flag.max ?? Infinity;
+  return flag.type === 'int' ? { min: Math.max(min, -Number.MAX_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) } : { min, max };
+}
+
+/** The interval the value must lie in, written as the docs write it (options.ts formatRange). */
+function rangeText(flag: FlagSpec, min: number, max: number): string {
+  return formatRange({ ...flag, min: Number.isFinite(min) ? min : undefined, max: Number.isFinite(max) ? max : undefined } as FlagSpec) ?? '';
+}
+
+const NUMBER_SYNTAX = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 function parseInteger(text: string): number | null {
   if (!/^[+-]?\d+$/.test(text.trim())) return null;
@@ -66,7 +84,7 @@ function parseInteger(text: string): number | null {
 
 function parseFloatStrict(text: string): number | null {
   const trimmed = text.trim();
-  if (trimmed === '' || !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) return null;
+  if (!NUMBER_SYNTAX.test(trimmed)) return null;
   const value = Number(trimmed);
   return Number.isFinite(value) ? value : null;
 }

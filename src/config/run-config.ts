@@ -161,7 +161,7 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   }
   const minTokens = int('min-tokens');
   if (minTokens > maxTokens) throw new UsageError(`--min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
-  const load = resolveLoad(values, str, cwd, burst);
+  const load = resolveLoad(values, str, cwd, burst, given);
   if (load.kind === 'trace' && (dataset !== null || ctxTokens > 0 || bucketsText !== null)) {
     throw new UsageError('--trace brings its own context sizes; it cannot be combined with --dataset, --ctx-tokens or --context-buckets');
   }
@@ -223,9 +223,10 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   };
 }
 
-function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => string | null, cwd: string, burst: number): LoadConfig {
+function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => string | null, cwd: string, burst: number, given: ReadonlySet<string>): LoadConfig {
   const rate = typeof values['rate'] === 'number' ? values['rate'] : null;
   const trace = str('trace');
+  refuseIgnoredLoadFlags(given, rate !== null ? '--rate' : trace !== null ? '--trace' : null, str('arrival'));
   const durationS = typeof values['duration'] === 'number' ? values['duration'] : null;
   const maxConcurrency = typeof values['max-concurrency'] === 'number' ? values['max-concurrency'] : null;
   const rampS = typeof values['ramp'] === 'number' ? values['ramp'] : 0;
@@ -248,6 +249,21 @@ function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => s
   }
   if (maxConcurrency !== null) throw new UsageError('--max-concurrency caps an open loop; with a closed loop use --concurrency');
   return { kind: 'closed', concurrency: burst > 0 ? burst : (values['concurrency'] as number), rampS, durationS };
+}
+
+/**
+ * Flags the chosen load model would silently ignore (`given`: the flags actually typed). A run
+ * that is not what was asked for must not start.
+ */
+function refuseIgnoredLoadFlags(given: ReadonlySet<string>, open: '--rate' | '--trace' | null, arrival: string | null): void {
+  if (open !== null && given.has('concurrency')) {
+    throw new UsageError(`--concurrency sets a closed loop's workers; with ${open} use --max-concurrency N to cap the requests in flight`);
+  }
+  if (open !== '--rate' && (given.has('arrival') || given.has('burstiness'))) {
+    throw new UsageError(`--${given.has('arrival') ? 'arrival' : 'burstiness'} shapes open-loop arrivals; it needs --rate`);
+  }
+  if (given.has('burstiness') && arrival !== 'gamma') throw new UsageError('--burstiness is the shape of gamma arrivals; it needs --arrival gamma');
+  if (open === '--trace' && given.has('requests')) throw new UsageError('--requests does not apply to --trace: every line of the trace is one request');
 }
 
 /** `--warmup 10` (requests) or `--warmup 5s` (seconds). */

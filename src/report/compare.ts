@@ -5,7 +5,7 @@
  */
 
 import type { CompareReport, Comparison, MetricDelta } from '../result/compare.js';
-import { REFERENCE_GAP, showValue } from '../result/identity.js';
+import { REFERENCE_GAP, showValue, type IdentityCheck } from '../result/identity.js';
 
 const DASH = '–';
 
@@ -40,16 +40,32 @@ function metricRow(m: MetricDelta): string[] {
 function identityLines(c: Comparison): string[] {
   const total = c.identity.length;
   if (c.mismatches.length === 0) return [`workload identity: the same in all ${total} fields`];
+  // Fields a file does not record are not differences, but they cannot be shown equal either: they
+  // block like one (fail closed), and are listed apart so the count of differences stays true.
+  const counts = [
+    c.differing.length > 0 ? `${c.differing.length} of ${total} fields differ` : 'no field differs',
+    ...(c.not_recorded.length > 0 ? [`${c.not_recorded.length} of ${total} not recorded, so not shown equal`] : []),
+  ].join(', ');
   const head = c.compared
-    ? `workload identity: ${c.mismatches.length} of ${total} fields differ (allowed by --allow-mismatch): the figures below compare DIFFERENT workloads`
-    : `workload identity: ${c.mismatches.length} of ${total} fields differ: NOT COMPARABLE`;
-  const rows = c.identity.filter((f) => f.status !== 'same').map((f) => [`${f.field}${c.blocking.includes(f.field) ? '' : ' (allowed)'}`, showValue(f.a), showValue(f.b)]);
-  const lines = [head, ...table(['field', 'baseline (A)', 'candidate (B)'], rows, 'lll')];
+    ? `workload identity: ${counts} (allowed by --allow-mismatch): the figures below compare ${c.differing.length > 0 ? 'DIFFERENT workloads' : 'workloads not shown to be the same'}`
+    : `workload identity: ${counts}: NOT COMPARABLE`;
+  const name = (field: string): string => `${field}${c.blocking.includes(field) ? '' : ' (allowed)'}`;
+  const lines = [head];
+  const differs = c.identity.filter((f) => f.status === 'differs');
+  if (differs.length > 0) lines.push(...table(['field', 'baseline (A)', 'candidate (B)'], differs.map((f) => [name(f.field), showValue(f.a), showValue(f.b)]), 'lll'));
+  for (const f of c.identity.filter((check) => check.status === 'unknown')) lines.push(`  ${name(f.field)}: ${notRecorded(f)}`);
   if (c.identity.some((f) => [f.a, f.b].some((v) => !v.known && v.why === REFERENCE_GAP))) {
     lines.push('  reference harness files never record prompt_set_id or cache_policy, so they cannot prove two workloads equal; compare them with --allow-mismatch');
   }
   if (!c.compared) lines.push(`  figures not compared; to compare anyway pass --allow-mismatch (every field) or --allow-mismatch ${c.blocking.join(',')}`);
   return lines;
+}
+
+/** `not recorded in either; why`, or `not recorded in A; why; B: value`. */
+function notRecorded({ a, b }: IdentityCheck): string {
+  if (!a.known && !b.known) return a.why === b.why ? `not recorded in either; ${a.why}` : `not recorded in either; A: ${a.why}; B: ${b.why}`;
+  if (!a.known) return `not recorded in A; ${a.why}; B: ${showValue(b)}`;
+  return `not recorded in B; ${b.known ? '' : b.why}; A: ${showValue(a)}`;
 }
 
 function provenanceLines(c: Comparison): string[] {

@@ -48,8 +48,15 @@ export interface Comparison {
   baseline: string;
   candidate: string;
   identity: IdentityCheck[];
-  /** Identity fields that differ or are unknown. */
+  /** Identity fields that differ or are unknown: any of them keeps the pair from being comparable. */
   mismatches: string[];
+  /** Identity fields both files record, with different values. */
+  differing: string[];
+  /**
+   * Identity fields that one file or both do not record: not shown to differ, but not proven equal
+   * either, so they block like a difference (fail closed).
+   */
+  not_recorded: string[];
   /** Mismatches not tolerated by --allow-mismatch: any makes the pair fail. */
   blocking: string[];
   /** True when every identity field is the same. */
@@ -91,6 +98,8 @@ export function compareRuns(baseline: RunView, candidates: readonly RunView[], o
 function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: CompareOptions): Comparison {
   const identity = checkIdentity(a, b);
   const mismatches = identity.filter((c) => c.status !== 'same').map((c) => c.field);
+  const differing = identity.filter((c) => c.status === 'differs').map((c) => c.field);
+  const notRecorded = identity.filter((c) => c.status === 'unknown').map((c) => c.field);
   const blocking = options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
   const compared = blocking.length === 0;
   const provenance = PROVENANCE_FIELDS.map((p) => {
@@ -110,6 +119,8 @@ function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: Comp
     candidate: b.file,
     identity,
     mismatches,
+    differing,
+    not_recorded: notRecorded,
     blocking,
     comparable: mismatches.length === 0,
     compared,

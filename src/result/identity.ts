@@ -43,7 +43,10 @@ export interface IdentityCheck {
 const known = (value: unknown): FieldValue => ({ known: true, value });
 const unknown = (why: string): FieldValue => ({ known: false, why });
 /** Why reference harness files cannot prove workload identity. */
-export const REFERENCE_GAP = 'not recorded by the reference harness (anvil spec §6.6)';
+export const REFERENCE_GAP = 'the reference harness never records it (anvil spec §6.6)';
+
+/** Why files before capacity-v2 cannot tell their context plan. */
+const PRE_V2_GAP = 'files before capacity-v2 do not record it';
 
 /** A top-level key: absent means the writer did not record it. */
 const topLevel = (key: string, why = REFERENCE_GAP) => (view: RunView): FieldValue =>
@@ -69,14 +72,33 @@ function tokenizerMode(view: RunView): FieldValue {
   return known(mode !== null && mode.startsWith('hf:') ? `hf:${path.basename(mode.slice(3))}` : mode);
 }
 
+/**
+ * Where each request's clock starts (t0): `write`, when the request is written to its socket
+ * (servebench's default), or `hand-over`, just before it is handed to the HTTP stack, so connect
+ * and client queueing count in TTFT (the reference harness; servebench with --cold-connections).
+ * Recorded as `servebench.clock.t0`; a file without it is read by its producer: a reference
+ * harness file, or a servebench file older than the write clock (no `servebench.clock`), is
+ * `hand-over`; a servebench file with `servebench.clock` but no `t0` used the write clock unless
+ * its connections were not opened ahead (`servebench.connections.prewarmed` false: --cold-connections).
+ */
+function clockOrigin(view: RunView): FieldValue {
+  if (view.servebench === null) return known('hand-over');
+  const clock = get(view.servebench, 'clock');
+  if (clock === undefined) return known('hand-over');
+  const t0 = str(get(clock, 't0'));
+  if (t0 !== null) return known(t0);
+  const prewarmed = get(view.servebench, 'connections', 'prewarmed');
+  return typeof prewarmed === 'boolean' ? known(prewarmed ? 'write' : 'hand-over') : unknown('this servebench file records neither servebench.clock.t0 nor servebench.connections');
+}
+
 /** Every identity field, in the order they are reported. */
 export const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
   { name: 'model', reason: 'servebench compares deployments of one model', read: (v) => known(v.doc['model']) },
   { name: 'measurement_protocol', reason: 'figures are defined differently across protocols and emitters', read: (v) => known(protocolLabel(v)) },
   { name: 'context_tokens', reason: 'fixed context per request (null: sampled plan)', read: topLevel('context_tokens') },
-  { name: 'context_distribution', reason: 'the realized context sizes', read: topLevel('context_distribution', 'not recorded before capacity-v2') },
+  { name: 'context_distribution', reason: 'the realized context sizes', read: topLevel('context_distribution', PRE_V2_GAP) },
   { name: 'context_seed', reason: 'seed of a sampled plan (compared only when both plans are sampled)',
-    read: topLevel('context_seed', 'not recorded before capacity-v2'), applies: (a, b) => isSampled(a) && isSampled(b) },
+    read: topLevel('context_seed', PRE_V2_GAP), applies: (a, b) => isSampled(a) && isSampled(b) },
   { name: 'prompt_set_id', reason: 'hash of the exact prompt bytes', read: topLevel('prompt_set_id') },
   { name: 'cache_policy', reason: 'prefix layout and cache busting: cold and warm runs differ sharply', read: topLevel('cache_policy') },
   { name: 'max_tokens', reason: 'completion cap', read: topLevel('max_tokens') },
@@ -105,6 +127,8 @@ export const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
   { name: 'ignore_eos', reason: 'outputs forced to max_tokens', read: setting((sb) => get(sb, 'config', 'ignore_eos') ?? false, false) },
   { name: 'min_tokens', reason: 'minimum output length', read: setting((sb) => get(sb, 'config', 'min_tokens') ?? 0, 0) },
   { name: 'warmup', reason: 'requests excluded from every figure', read: setting((sb) => get(sb, 'config', 'warmup') ?? null, null) },
+  { name: 'clock_origin', reason: 'where each request\'s clock starts: `write` to the socket, or `hand-over` to the HTTP stack (connect and client queueing in TTFT; the reference harness, --cold-connections); servebench.clock.t0, else derived from the producer',
+    read: clockOrigin },
 ];
 
 /** Names accepted by `--allow-mismatch NAME[,NAME]`. */
@@ -133,7 +157,7 @@ export function checkIdentity(a: RunView, b: RunView): IdentityCheck[] {
 
 /** A field value as one line of text: JSON for objects, `(not recorded: why)` for gaps. */
 export function showValue(v: FieldValue): string {
-  if (!v.known) return `(${v.why})`;
+  if (!v.known) return `(not recorded: ${v.why})`;
   return typeof v.value === 'string' ? v.value : canonical(v.value);
 }
 

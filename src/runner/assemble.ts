@@ -42,6 +42,8 @@ export interface RunEnd {
   rebuiltFromJournal?: { wallEstimated: boolean };
 }
 
+const connectionRetries = (results: readonly RequestResult[]): number => results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
+
 /** Assembles the result and returns it with the warnings it carries. */
 export function assembleResult(header: RunHeader, results: readonly RequestResult[], end: RunEnd): { result: CapacityResult; warnings: string[] } {
   const measured = results.filter((r) => r.warmup !== true);
@@ -53,10 +55,12 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
     requests_sent: results.length,
     warmup_requests: warmupCount,
     prompt_set_id: promptSetId,
-    // Requests resent once without --retries because the server had closed their reused keep-alive
-    // socket as they went out (client/stale-connection.ts); each lists that attempt in its row.
-    connection_retries: results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0),
+    // Measured requests resent once without --retries because the server had closed their reused
+    // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
+    // row); warm-up requests' resends are counted apart, like the requests themselves.
+    connection_retries: connectionRetries(measured),
   };
+  if (warmupCount > 0) servebench['warmup_connection_retries'] = connectionRetries(results.filter((r) => r.warmup === true));
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
   const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
   const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);

@@ -22,7 +22,7 @@ import { probeModels, promptCap, type ModelsProbe } from './window.js';
 import { createSizer } from './sizing.js';
 import { assembleResult, type RunHeader } from './assemble.js';
 import { servebenchBlock } from './servebench-block.js';
-import { createRequestSender } from './send.js';
+import { clockOrigin, createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
 import { startSelfCheck } from './self-check.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
@@ -175,7 +175,8 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     // CLOCK_MONOTONIC is shared by every process on the host: with this origin, a server's own
     // log (or the simulator's ground truth) can be placed on the run's timeline. A decimal string,
     // since the value passes 2^53 ns after 104 days of uptime.
-    header.servebench['clock'] = { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs) };
+    // `t0`: where every request's clock starts (compare refuses to mix the two origins).
+    header.servebench['clock'] = { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs), t0: clockOrigin(config) };
     const journalPath = options.journalPathFor?.(runId) ?? null;
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
     // A journal that cannot be written is said once, when it happens; the run goes on.

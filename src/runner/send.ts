@@ -35,6 +35,18 @@ export interface SenderOptions {
 /** The client's bounds on one request, from the configuration: the same in whichever thread it streams. */
 export type StreamBounds = Pick<StreamRequest, 'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'>;
 
+/**
+ * Where each request's clock starts (t0), recorded as `servebench.clock.t0`: `write`, when undici
+ * writes the request to its socket (servebench's default), or `hand-over`, just before the request
+ * is handed to the HTTP stack (`--cold-connections`; the reference harness's clock). Connect and
+ * client queueing count in TTFT only with `hand-over`, so compare treats the two as different workloads.
+ */
+export type ClockOrigin = 'write' | 'hand-over';
+
+export function clockOrigin(config: Pick<RunConfig, 'coldConnections'>): ClockOrigin {
+  return config.coldConnections ? 'hand-over' : 'write';
+}
+
 export function streamBounds(config: RunConfig): StreamBounds {
   return {
     idleTimeoutS: config.timeoutS,
@@ -42,7 +54,7 @@ export function streamBounds(config: RunConfig): StreamBounds {
     maxResponseBytes: config.maxResponseBytes,
     maxLineBytes: config.maxLineBytes,
     // --cold-connections keeps the reference's clock: connect and client queueing count in TTFT.
-    timeFrom: config.coldConnections ? 'dispatch' : 'write',
+    timeFrom: clockOrigin(config) === 'write' ? 'write' : 'dispatch',
     ...(config.retries > 0 ? { retry: { retries: config.retries, maxWaitS: config.retryMaxWaitS } } : {}),
   };
 }

@@ -65,6 +65,7 @@ export function servebenchBlock(input: BlockInput): Record<string, unknown> {
       slo: config.slo,
       on_interrupt: config.onInterrupt,
       workers: config.workers,
+      cold_connections: config.coldConnections,
       window_tokens: input.window,
     },
   };

@@ -73,6 +73,36 @@ for (const [args, message] of rejects) {
   });
 }
 
+/** As the CLI resolves: with the set of flags actually typed (defaults are not "given"). */
+const resolveTyped = (args: string[]) => {
+  const parsed = parseFlags(args, RUN_FLAGS);
+  return resolveRunConfig(parsed.values, {}, cwd, parsed.given);
+};
+
+const ignoredByLoad: [string[], RegExp][] = [
+  [['--rate', '5', '--concurrency', '8'], /^--concurrency sets a closed loop's workers; with --rate use --max-concurrency N to cap the requests in flight$/],
+  [['--trace', 't.jsonl', '--concurrency', '8'], /^--concurrency sets a closed loop's workers; with --trace use --max-concurrency N/],
+  [['--arrival', 'constant'], /^--arrival shapes open-loop arrivals; it needs --rate$/],
+  [['--trace', 't.jsonl', '--burstiness', '0.5'], /^--burstiness shapes open-loop arrivals; it needs --rate$/],
+  [['--rate', '5', '--burstiness', '0.5'], /^--burstiness is the shape of gamma arrivals; it needs --arrival gamma$/],
+  [['--trace', 't.jsonl', '--requests', '10'], /^--requests does not apply to --trace: every line of the trace is one request$/],
+];
+
+for (const [args, message] of ignoredByLoad) {
+  test(`a flag the load model would ignore is refused: ${args.join(' ')}`, () => {
+    assert.throws(() => resolveTyped(args), (error: unknown) => error instanceof UsageError && message.test(error.message));
+  });
+}
+
+test('the load flags that do apply are accepted', () => {
+  const open = resolveTyped(['--rate', '5', '--max-concurrency', '8', '--arrival', 'gamma', '--burstiness', '0.5', '--requests', '10']);
+  assert.deepEqual(open.load, { kind: 'open', rate: 5, arrival: 'gamma', burstiness: 0.5, maxConcurrency: 8, rampS: 0, durationS: null });
+  assert.equal(resolveTyped(['--concurrency', '8', '--requests', '10']).load.kind, 'closed');
+  // Input files are read while the configuration is resolved: the trace must exist.
+  writeFileSync(join(cwd, 't.jsonl'), '{"timestamp": 0, "input_length": 100, "output_length": 10}\n');
+  assert.equal(resolveTyped(['--trace', 't.jsonl', '--max-concurrency', '4']).load.kind, 'trace');
+});
+
 test('family rules accept allowed efforts', () => {
   assert.equal(resolveArgs(['--model', 'qwen3.8-35b', '--reasoning-effort', 'xhigh']).thinking.reasoningEffort, 'xhigh');
   assert.equal(resolveArgs(['--model', 'glm-5', '--reasoning-effort', 'low']).thinking.mechanism, 'reasoning_effort');

@@ -42,10 +42,35 @@ test('a bad embedded simulator configuration fails before any thread starts, nam
   await assert.rejects(startEmbeddedSimulator({ decode_step_ms: -1 }), /decode_step_ms/);
 });
 
-test('closing twice is harmless', async () => {
-  const sim = await startEmbeddedSimulator(null);
-  await Promise.all([sim.close(), sim.close()]);
-  await sim.close();
+/** `connected`, or the error code of a connect to the port (ECONNREFUSED once nothing listens). */
+function tryConnect(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+  });
+}
+
+test('closing twice is harmless: every close resolves, the port is closed afterwards, nothing rejects unhandled', async () => {
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', record);
+  try {
+    const sim = await startEmbeddedSimulator(null);
+    assert.equal(await tryConnect(sim.baseUrl), 'connected', 'precondition: the simulator listens');
+    assert.deepEqual(await Promise.all([sim.close(), sim.close()]), [undefined, undefined], 'two concurrent closes both resolve');
+    assert.equal(await sim.close(), undefined, 'a close after the close resolves too');
+    assert.equal(await tryConnect(sim.baseUrl), 'ECONNREFUSED', 'nothing listens on the port any more');
+    // An unhandled rejection is reported after the microtask queue drains: give it a turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', record);
+  }
 });
 
 test('a signal while the simulator thread starts stops it: the start rejects with InterruptedError (issue 16 §4)', async () => {

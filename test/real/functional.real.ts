@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { startLlamaServer, scrapeMetrics, type LlamaServer } from '../../scripts/real-engine/engine.js';
 import { ensureModel } from '../../scripts/real-engine/make-model.js';
 import { bench, printTable, sum, type Row } from './helpers.js';
+import { startTcpCounter } from './tcp-counter.js';
 
 const SLOT_CTX = 2048;
 let server: LlamaServer;
@@ -110,20 +111,36 @@ test('a calibrated --ctx-tokens run lands within ±1% or ±8 tokens of the plan,
   }
 });
 
-test('no request is lost when llama-server closes a connection after a streamed response', async () => {
+test('no request is lost when llama-server closes a connection after a streamed response, and exactly the resent ones are counted', async () => {
   // llama-server (cpp-httplib) announces `Keep-Alive: timeout=5, max=100` but closes the connection
   // after every streamed response. A client that puts the next request on that socket sees it closed
   // at once (RemoteDisconnected within ~1 ms, nothing reaches the server). At concurrency 1 that is
   // every second request. The reference harness opened one connection per request and never saw it.
   // The client resends such a request once (src/client/stale-connection.ts: a reused socket, closed
   // with no response byte right after the write), counts it and lists the discarded attempt in its row.
-  const { result } = await bench(server.baseUrl, ['--requests', '20', '--concurrency', '1', '--ctx-tokens', '256', '--max-tokens', '8'], null);
+  // A TCP counter between the two (tcp-counter.ts, which passes the server's closes on) sees every
+  // request servebench writes, so the count can be checked: each request is written once, plus once
+  // per resend. --tokenizer chars:3.0: no calibration probes, so every chat request is a run request.
+  const counter = await startTcpCounter(server.origin);
+  const m0 = await scrapeMetrics(server.origin);
+  let outcome;
+  try {
+    outcome = await bench(counter.baseUrl, ['--requests', '20', '--concurrency', '1', '--ctx-tokens', '256', '--max-tokens', '8', '--tokenizer', 'chars:3.0'], null);
+  } finally {
+    await counter.close();
+  }
+  const { result } = outcome;
+  const m1 = await scrapeMetrics(server.origin);
+  const predicted = (m1.get('llamacpp:tokens_predicted_total') ?? NaN) - (m0.get('llamacpp:tokens_predicted_total') ?? NaN);
   const lost = result.failures.filter((f) => f.error_type === 'RemoteDisconnected');
   printTable('requests lost to closed keep-alive connections (concurrency 1)', ['requests', 'completed', 'RemoteDisconnected'], [[result.requests, result.completed, lost.length]]);
   assert.equal(result.failed, 0, `failures: ${JSON.stringify(result.failures.map((f) => [f.request_index, f.error_type, f.error_at_ms]))}`);
   const retries = (result as unknown as { servebench: { connection_retries: number } }).servebench.connection_retries;
-  printTable('transparent resends', ['requests', 'connection_retries'], [[result.requests, retries]]);
-  assert.ok(retries <= result.requests, 'at most one resend per request');
+  const written = counter.chatRequests();
+  printTable('fresh-connection resends', ['requests', 'connection_retries', 'chat requests written', 'tokens generated'], [[result.requests, retries, written, predicted]]);
+  assert.equal(written, result.requests + retries, 'every request written once, plus once per counted resend');
+  // A resend is only safe for a request the server never processed: none was generated twice.
+  assert.equal(predicted, result.completed * 8, 'the server generated each request exactly once (8 tokens each)');
   const resentRows = result.request_timings.filter((row) => (row['attempts'] as { kind: string }[] | undefined)?.some((a) => a.kind === 'stale-connection') === true);
   assert.equal(resentRows.length, retries, 'every resend is listed in its row');
 });

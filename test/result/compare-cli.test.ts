@@ -21,11 +21,12 @@ const dir = mkdtempSync(join(tmpdir(), 'servebench-compare-'));
 const A = join(dir, 'a.json');
 const B = join(dir, 'b.json');
 let sim: SimHandle;
+let flags: string[];
 
 before(async () => {
   sim = await startSim({ max_model_len: 8192, prefill_tok_s: 400000, decode_step_ms: 2, max_num_seqs: 4, output_tokens: { kind: 'uniform', min_tokens: 4, max_tokens: 24 } });
   // A sampled plan (small buckets), so the context seed is part of the identity.
-  const flags = ['--base-url', sim.url, '--requests', '24', '--concurrency', '4', '--context-buckets', '256:0.5,512:1.0', '--max-tokens', '24', '--quiet'];
+  flags = ['--base-url', sim.url, '--requests', '24', '--concurrency', '4', '--context-buckets', '256:0.5,512:1.0', '--max-tokens', '24', '--quiet'];
   for (const output of [A, B]) {
     const run = await runCli(['run', ...flags, '--output', output]);
     assert.equal(run.code, 0, run.stderr);
@@ -89,6 +90,7 @@ const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => voi
   { field: 'ignore_eos', change: (d) => (d['servebench']['config']['ignore_eos'] = true) },
   { field: 'min_tokens', change: (d) => (d['servebench']['config']['min_tokens'] = 8) },
   { field: 'warmup', change: (d) => (d['servebench']['config']['warmup'] = '5') },
+  { field: 'clock_origin', change: (d) => (d['servebench']['clock']['t0'] = 'hand-over') },
 ];
 
 test('the cases below cover every identity field', () => {
@@ -182,7 +184,7 @@ test('reference files: the same file twice is blocked because prompt_set_id and 
   const withRows = files.find((f) => f.includes('deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-r3'))!;
   const blocked = await runCli(['compare', withRows, withRows]);
   assert.equal(blocked.code, 1);
-  assert.match(blocked.stdout, /prompt_set_id\s+\(not recorded by the reference harness/);
+  assert.match(blocked.stdout, /\n  prompt_set_id: not recorded in either; the reference harness never records it/);
   assert.match(blocked.stdout, /reference harness files never record prompt_set_id or cache_policy/);
   const allowed = await compareJson(['--allow-mismatch', withRows, withRows]);
   assert.equal(allowed.code, 0);
@@ -200,4 +202,51 @@ test('reference files: the same file twice is blocked because prompt_set_id and 
   const mixed = await compareJson(['--allow-mismatch', A, withRows]);
   assert.equal(mixed.code, 0);
   assert.ok(mixed.report['comparisons'][0]['mismatches'].includes('prompt_set_id'));
+});
+
+test('two reference files: prompt_set_id and cache_policy are "not recorded in either", not differences, and still block (fail closed)', async () => {
+  const [r1, r3] = ['r1', 'r3'].map((r) => fixtureFiles().find((f) => f.endsWith(`deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-${r}.json`))!);
+  const text = await runCli(['compare', r1!, r3!]);
+  assert.equal(text.code, 1, text.stdout + text.stderr);
+  assert.match(text.stdout, /workload identity: no field differs, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE\n/);
+  assert.doesNotMatch(text.stdout, /fields differ/);
+  assert.match(text.stdout, /\n  prompt_set_id: not recorded in either; the reference harness never records it \(anvil spec §6\.6\)\n/);
+  assert.match(text.stdout, /\n  cache_policy: not recorded in either; /);
+  const { code, report } = await compareJson([r1!, r3!]);
+  assert.equal(code, 1);
+  const c = report['comparisons'][0];
+  assert.deepEqual(c['differing'], []);
+  assert.deepEqual(c['not_recorded'], ['prompt_set_id', 'cache_policy']);
+  assert.deepEqual(c['mismatches'], ['prompt_set_id', 'cache_policy'], 'unknown fields still keep the pair from being comparable');
+  assert.equal(c['comparable'], false);
+  // Against a servebench result, the one side that records the field is shown with its value.
+  const mixed = await runCli(['compare', '--bootstrap', '50', A, r1!]);
+  assert.match(mixed.stdout, /\n  prompt_set_id: not recorded in B; the reference harness never records it \(anvil spec §6\.6\); A: sha256:[0-9a-f]{64}\n/);
+  assert.match(mixed.stdout, /\d+ of \d+ fields differ, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE/);
+});
+
+test('--cold-connections starts the clock elsewhere (clock_origin): blocked against a default run, the same as a reference file', async () => {
+  const cold = join(dir, 'cold.json');
+  const run = await runCli(['run', ...flags, '--cold-connections', '--output', cold]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(read(cold)['servebench']['clock']['t0'], 'hand-over');
+  assert.equal(read(A)['servebench']['clock']['t0'], 'write');
+  const text = await runCli(['compare', '--bootstrap', '50', A, cold]);
+  assert.equal(text.code, 1, text.stdout);
+  assert.match(text.stdout, /1 of \d+ fields differ: NOT COMPARABLE\n.*\n  clock_origin\s+write\s+hand-over\n/);
+  const { report } = await compareJson(['--bootstrap', '50', A, cold]);
+  assert.deepEqual(report['comparisons'][0]['mismatches'], ['clock_origin']);
+  // A reference file used the hand-over clock by definition: it differs from a default run, matches a cold one.
+  const reference = fixtureFiles().find((f) => f.includes('deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-r3'))!;
+  const origin = async (a: string, b: string): Promise<Json> =>
+    (await compareJson(['--allow-mismatch', '--bootstrap', '50', a, b])).report['comparisons'][0]['identity'].find((f: Json) => f['field'] === 'clock_origin');
+  const vsDefault = await origin(reference, A);
+  assert.equal(vsDefault['status'], 'differs');
+  assert.deepEqual([vsDefault['a']['value'], vsDefault['b']['value']], ['hand-over', 'write']);
+  assert.equal((await origin(reference, cold))['status'], 'same');
+  // A servebench file without servebench.clock.t0: the write clock unless its connections were cold; without servebench.clock, older than the write clock.
+  const withoutT0 = (file: string): string => copyWith(read(file), (d) => delete d['servebench']['clock']['t0']);
+  assert.equal((await origin(withoutT0(A), A))['status'], 'same');
+  assert.equal((await origin(withoutT0(cold), cold))['status'], 'same');
+  assert.equal((await origin(copyWith(read(A), (d) => delete d['servebench']['clock']), cold))['status'], 'same');
 });

@@ -3,6 +3,7 @@
  * crash or a kill. Without the journal's end line the wall time is estimated as the latest
  * request end, and the result says so (`servebench.rebuilt_from_journal.wall_estimated`).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { REBUILD_FLAGS, commandSpec } from '../command-flags.js';
@@ -17,6 +18,7 @@ import { assembleResult, type RunHeader } from '../../runner/assemble.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
+import { SCHEMA_ID } from '../../result/schema.js';
 import { formatSummary } from '../../report/console.js';
 
 /** Largest journal read: under V8's longest string (a 1,000,000-request journal is about 400 MB). */
@@ -40,6 +42,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   try {
     journal = parseJournal(text);
   } catch (error) {
+    if (isResultFile(text)) throw new InputFileError(file, `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalBeside(file)})`);
     throw new InputFileError(file, (error as Error).message);
   }
   const header = journal.run as unknown as RunHeader;
@@ -78,6 +81,22 @@ export const rebuildCommand: Command = async (argv, io) => {
   io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
   return EXIT.ok;
 };
+
+/** A whole `anvil-serving.benchmark/v1` document (one line or pretty-printed): given by mistake for its journal. */
+function isResultFile(text: string): boolean {
+  try {
+    const doc = JSON.parse(text) as unknown;
+    return typeof doc === 'object' && doc !== null && (doc as Record<string, unknown>)['schema'] === SCHEMA_ID;
+  } catch {
+    return false;
+  }
+}
+
+/** `: RESULT.journal.jsonl` when the journal a run writes beside this result exists, else nothing. */
+function journalBeside(resultFile: string): string {
+  const journal = resultFile.replace(/\.json$/i, '') + '.journal.jsonl';
+  return journal !== resultFile && existsSync(journal) ? `: ${journal}` : '';
+}
 
 /** Seconds from run start to the latest request end (or failure) seen in the journal. */
 function latestEndS(results: readonly RequestResult[]): number {
