@@ -123,7 +123,9 @@ test('every input file is read and checked before anything is sent', async (t) =
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const { run, proxy, output } = await runThroughProxy(['--requests', '2', ...c.args]);
+      // A trace sets the number of requests itself (--requests with --trace is refused).
+      const count = c.args[0] === '--trace' ? [] : ['--requests', '2'];
+      const { run, proxy, output } = await runThroughProxy([...count, ...c.args]);
       refusedWithOneLine(run, output, c.line);
       assert.deepEqual(proxy.seen, [], 'no request at all');
     });
