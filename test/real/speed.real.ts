@@ -18,9 +18,13 @@
  * 1. TTFO ≥ prompt_ms for every request: the client cannot see a token before the prefill that
  *    produced it ended (a client that stamped the response headers, which llama-server sends
  *    before prefill, would fail this). TTFO − prompt_ms is the HTTP, template, tokenization and
- *    first-token overhead: measured 13–21 ms at concurrency 1. Allowed: ≤ 250 ms per request and
- *    a median ≤ 60 ms, room for a loaded 2-core CI machine while still catching a clock started
- *    at the wrong moment (e.g. at run start: request k would be k × ~0.75 s late).
+ *    first-token overhead: measured 13–21 ms at concurrency 1 on one machine, and a median of
+ *    61–64 ms on another (the same llama.cpp commit built there; the same figure from the code
+ *    before and after issue 16, so it is the machine's: the first request 8 ms, the later ones
+ *    57–80 ms while their TTFO stayed flat and prompt_ms fell by 40 ms, i.e. time the server spends
+ *    outside prompt_ms). Allowed: ≤ 250 ms per request and a median ≤ 120 ms, room for such
+ *    machines while still catching a clock started at the wrong moment (e.g. at run start:
+ *    request k would be k × about a second late, the E2E of each request before it).
  * 2. Decode rate within 6% of predicted_per_second per request, median within 3%. Both sides
  *    time the same decode steps; they differ only by how much later the first and the last chunk
  *    reach the client (loopback, concurrency 1: a few ms over a ~0.5 s generation window; measured
@@ -42,7 +46,7 @@ import { bench, median, printTable } from './helpers.js';
 import { startTapProxy, type TapProxy } from './tap-proxy.js';
 
 const TTFO_OVERHEAD_MAX_MS = 250;
-const TTFO_OVERHEAD_MEDIAN_MAX_MS = 60;
+const TTFO_OVERHEAD_MEDIAN_MAX_MS = 120;
 const DECODE_TOLERANCE = 0.06;
 const DECODE_MEDIAN_TOLERANCE = 0.03;
 const MAX_TOKENS = 128;
