@@ -179,11 +179,13 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
     header.servebench['clock'] = { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs), t0: clockOrigin(config) };
     const journalPath = options.journalPathFor?.(runId) ?? null;
     const journal = journalPath === null ? null : new JournalWriter(journalPath);
-    // A journal that cannot be written is said once, when it happens; the run goes on.
+    // A journal that cannot be written is said once, when it happens; the run goes on. A line that
+    // comes after the journal was closed (a client failure ends the run while other streams still
+    // finish) is no write failure: those requests are simply not in it, and the failure says so.
     const journalLine = (line: JournalLine): void => {
       if (journal === null) return;
       const wasWriting = journal.error === null;
-      if (!journal.append(line) && wasWriting) options.onEvent?.({ kind: 'warning', text: `the journal ${journal.path} could not be written (${journal.error ?? ''}); the run goes on without it` });
+      if (!journal.append(line) && wasWriting && journal.error !== null) options.onEvent?.({ kind: 'warning', text: `the journal ${journal.path} could not be written (${journal.error}); the run goes on without it` });
     };
     journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
     options.onEvent?.({
