@@ -16,6 +16,7 @@ import { parseJournal } from '../../record/journal.js';
 import type { RequestResult } from '../../record/types.js';
 import { assembleResult, type RunHeader } from '../../runner/assemble.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
+import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { SCHEMA_ID } from '../../result/schema.js';
@@ -42,7 +43,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   try {
     journal = parseJournal(text);
   } catch (error) {
-    if (isResultFile(text)) throw new InputFileError(file, `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalBeside(file)})`);
+    if (isResultFile(text)) throw new InputFileError(file, `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalHint(file)})`);
     throw new InputFileError(file, (error as Error).message);
   }
   const header = journal.run as unknown as RunHeader;
@@ -93,9 +94,9 @@ function isResultFile(text: string): boolean {
 }
 
 /** `: RESULT.journal.jsonl` when the journal a run writes beside this result exists, else nothing. */
-function journalBeside(resultFile: string): string {
-  const journal = resultFile.replace(/\.json$/i, '') + '.journal.jsonl';
-  return journal !== resultFile && existsSync(journal) ? `: ${journal}` : '';
+function journalHint(resultFile: string): string {
+  const journal = journalBeside(resultFile);
+  return existsSync(journal) ? `: ${journal}` : '';
 }
 
 /** Seconds from run start to the latest request end (or failure) seen in the journal. */
