@@ -8,8 +8,11 @@
 
 import type { RequestResult } from '../record/types.js';
 import { contextDistribution, summarize } from '../metrics/summarize.js';
-import type { FailureRecord, MeasurementProtocol, Metrics, WrittenRow } from '../metrics/types.js';
 import { SCHEMA_ID } from './schema.js';
+import type { CapacityResult, ServeFlags } from './result-schema.js';
+import type { ServebenchBlock } from './servebench-schema.js';
+
+export type { CapacityResult, ServeFlags } from './result-schema.js';
 
 /**
  * `timing_methodology`, verbatim from the current reference emitter (spec §5.3). The `clock`
@@ -30,48 +33,43 @@ export const TIMING_METHODOLOGY: Readonly<Record<string, string>> = Object.freez
     'client-observed generation time divided by completion tokens after the first token; not a raw per-token timestamp trace',
 });
 
-/** `serve_flags` (spec §5.2). */
-export interface ServeFlags {
-  shared_prefix_burst: boolean;
-  no_thinking: boolean;
-  thinking_mode: 'default' | 'enabled' | 'disabled' | 'unsupported';
-  reasoning_effort: string | null;
-}
-
-/** Everything about a run that is not a request outcome. Names mirror the file keys in camelCase. */
+/**
+ * Everything about a run that is not a request outcome. Names mirror the file keys in camelCase
+ * (it is also the journal header's `run.meta`); each field's type is its key's in {@link CapacityResult}.
+ */
 export interface RunMeta {
   /** e.g. `benchmark-20260829T235833Z` (see {@link referenceRunId}). */
-  runId: string;
+  runId: CapacityResult['run_id'];
   /** UTC, seconds truncated: `YYYY-MM-DDTHH:MM:SSZ` (see {@link utcSeconds}). */
-  startedAt: string;
-  finishedAt: string;
+  startedAt: CapacityResult['started_at'];
+  finishedAt: CapacityResult['finished_at'];
   /**
    * Monotonic run wall time in SECONDS (spec §2.7). `wall_clock_ms` is written as
    * wallSeconds × 1000.0 and throughput divides by wallSeconds, exactly like the reference,
    * so `validate` can reproduce both bit for bit.
    */
   wallSeconds: number;
-  baseUrl: string;
-  model: string;
-  engine: string | null;
-  gpu: string | null;
-  tier: string | null;
-  manifest: string | null;
-  sourceRecipe: string | null;
+  baseUrl: CapacityResult['base_url'];
+  model: CapacityResult['model'];
+  engine: CapacityResult['engine'];
+  gpu: CapacityResult['gpu'];
+  tier: CapacityResult['tier'];
+  manifest: CapacityResult['manifest'];
+  sourceRecipe: CapacityResult['source_recipe'];
   /** n: should equal the number of RequestResults passed (validate checks completed + failed = requests). */
   requests: number;
-  concurrency: number;
+  concurrency: CapacityResult['concurrency'];
   /** The fixed context target as given (pre-clamp); null when sampling. */
-  contextTokens: number | null;
-  contextSeed: number;
+  contextTokens: CapacityResult['context_tokens'];
+  contextSeed: CapacityResult['context_seed'];
   /** Context window from flag or /models; null if unknown. */
-  maxContextTokens: number | null;
-  maxTokens: number;
+  maxContextTokens: CapacityResult['max_context_tokens'];
+  maxTokens: CapacityResult['max_tokens'];
   serveFlags: ServeFlags;
   /** Identifies the prompt set, so compare tools can refuse mixing prompt sets. */
-  promptSetId: string;
+  promptSetId: CapacityResult['prompt_set_id'];
   /** e.g. `cold` / `warm`: published so cold and warm rows are never merged (spec §8 item 10). */
-  cachePolicy: string;
+  cachePolicy: CapacityResult['cache_policy'];
   /**
    * Planned (clamped) context size of every request of the run, in index order. When given it
    * is what `context_distribution` counts (spec §2.4: all n planned requests); when absent the
@@ -80,42 +78,8 @@ export interface RunMeta {
   contextPlan?: readonly number[];
 }
 
-/**
- * The result object servebench writes (current emitter keys + extensions). A type alias rather
- * than an interface so it stays assignable to `Record<string, unknown>`.
- */
-export type CapacityResult = {
-  schema: typeof SCHEMA_ID;
-  measurement_protocol: MeasurementProtocol;
-  run_id: string;
-  started_at: string;
-  finished_at: string;
-  wall_clock_ms: number;
-  base_url: string;
-  model: string;
-  engine: string | null;
-  gpu: string | null;
-  tier: string | null;
-  manifest: string | null;
-  source_recipe: string | null;
-  requests: number;
-  completed: number;
-  failed: number;
-  failures: FailureRecord[];
-  concurrency: number;
-  context_tokens: number | null;
-  context_seed: number;
-  context_distribution: Record<string, number>;
-  max_context_tokens: number | null;
-  max_tokens: number;
-  serve_flags: ServeFlags;
-  timing_methodology: Record<string, string>;
-  request_timings: WrittenRow[];
-  metrics: Metrics;
-  prompt_set_id: string;
-  cache_policy: string;
-  servebench: Record<string, unknown>;
-};
+/** The result without its `servebench` block: the reference keys and the two identity keys. */
+export type ReferenceKeys = Omit<CapacityResult, 'servebench'>;
 
 /** `YYYY-MM-DDTHH:MM:SSZ` in UTC with the seconds truncated, like the reference's timestamps. */
 export function utcSeconds(date: Date): string {
@@ -128,13 +92,11 @@ export function referenceRunId(startedAt: Date): string {
 }
 
 /**
- * Build the result of a run from its metadata, every request's outcome (successes and
- * failures, any order) and servebench's own extension object, which is written as given under
- * the top-level `servebench` key — name its float-valued keys by the float key rule
- * (result/pyjson.ts), e.g. `timeout_seconds`, `warmup_ms`.
- * @example await writeResultFile(outPath, buildResult(meta, results, { version: '0.1.0' }));
+ * The reference keys of a run's result (and `prompt_set_id`, `cache_policy`) from its metadata and
+ * every request's outcome (successes and failures, any order): everything but the `servebench`
+ * block, which is built from these rows.
  */
-export function buildResult(meta: RunMeta, results: readonly RequestResult[], servebench: Record<string, unknown>): CapacityResult {
+export function buildReferenceKeys(meta: RunMeta, results: readonly RequestResult[]): ReferenceKeys {
   const s = summarize(results, meta.wallSeconds);
   const distribution = meta.contextPlan === undefined ? s.context_distribution : contextDistribution(meta.contextPlan);
   return {
@@ -167,6 +129,14 @@ export function buildResult(meta: RunMeta, results: readonly RequestResult[], se
     metrics: s.metrics,
     prompt_set_id: meta.promptSetId,
     cache_policy: meta.cachePolicy,
-    servebench,
   };
+}
+
+/**
+ * Build the result of a run from its metadata, every request's outcome and servebench's own block
+ * (result/servebench-schema.ts), written as given under the top-level `servebench` key.
+ * @example await writeResultFile(outPath, buildResult(meta, results, servebench));
+ */
+export function buildResult(meta: RunMeta, results: readonly RequestResult[], servebench: ServebenchBlock): CapacityResult {
+  return { ...buildReferenceKeys(meta, results), servebench };
 }

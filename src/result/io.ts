@@ -11,7 +11,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { InputFileError } from '../util/errors.js';
 import { checkWriteTargets } from '../util/write-targets.js';
-import { serializeResult } from './pyjson.js';
+import { serializeJson } from './pyjson.js';
+import type { CapacityResult } from './result-schema.js';
 import { checkResult, type ResultDocument } from './schema.js';
 import { fileProblem } from '../util/read-file.js';
 
@@ -174,11 +175,16 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Serialize a result the reference's way (serializeResult, spec §5.6: final newline included) and
- * write it atomically. Serialization happens first, so a non-finite number throws before the
- * filesystem is touched.
+ * Serialize any JSON value the reference's way (serializeJson, spec §5.6: final newline included)
+ * and write it atomically: a result of any era as read, written back. Serialization happens first,
+ * so a non-finite number throws before the filesystem is touched.
  */
-export async function writeResultFile(file: string, doc: unknown): Promise<void> {
-  const text = serializeResult(doc);
+export async function writeJsonFile(file: string, value: unknown): Promise<void> {
+  const text = serializeJson(value);
   await writeFileAtomic(file, text);
+}
+
+/** Write the result servebench built (the typed value) atomically, as {@link writeJsonFile} does. */
+export async function writeResultFile(file: string, result: CapacityResult): Promise<void> {
+  await writeJsonFile(file, result);
 }

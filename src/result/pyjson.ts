@@ -19,6 +19,8 @@
  * written and differs only in whitespace (test/result/roundtrip.test.ts).
  */
 
+import type { CapacityResult } from './result-schema.js';
+
 /** Key endings whose numbers are always written as Python floats (see the module comment). */
 export const FLOAT_KEY_SUFFIXES: readonly string[] = [
   '_ms', '_s', '_avg', '_ratio', '_fraction', '_seconds', '_p50', '_p90', '_p95', '_p99', '_p999',
@@ -163,9 +165,14 @@ export function toPyJson(value: unknown, options: PyJsonOptions = {}): string {
 }
 
 /**
- * A complete result file's text: {@link toPyJson} plus the final newline the reference writes
- * (spec §5.6). What `writeResultFile` puts on disk, and what `--json` should print.
+ * A file's text in the result format: {@link toPyJson} plus the final newline the reference writes
+ * (spec §5.6), for any JSON value — a result of any era as read, written back.
  */
-export function serializeResult(value: unknown): string {
+export function serializeJson(value: unknown): string {
   return `${toPyJson(value)}\n`;
+}
+
+/** The text of the result servebench writes (the typed value): what `writeResultFile` puts on disk, and what `--json` prints. */
+export function serializeResult(result: CapacityResult): string {
+  return serializeJson(result);
 }

@@ -17,7 +17,8 @@ const int = z.int();
 const num = z.number();
 const str = z.string();
 
-const serveFlags = z.looseObject({
+/** `serve_flags` as readers accept it (spec §5.2). */
+export const serveFlags = z.looseObject({
   shared_prefix_burst: z.boolean(),
   no_thinking: z.boolean(),
   thinking_mode: str,
@@ -58,7 +59,8 @@ const v2Metrics = preV2Metrics.extend({
 });
 
 // Message fields arrived with the 2026-08-01 fix; older v3 and three v4 files lack them (§5.5).
-const failure = z.looseObject({
+/** One `failures[]` entry as readers accept it. */
+export const failure = z.looseObject({
   request_index: int,
   error_type: str,
   error_message: str.optional(),
@@ -94,7 +96,8 @@ const legacyRow = z.looseObject({
   mean_inter_token_latency_ms: num.nullable(),
 });
 
-const legacyMetrics = v2Metrics.extend({
+/** The 24 run-level metrics of the older capacity-v3 emitter. */
+export const legacyMetrics = v2Metrics.extend({
   decode_tok_s_p50: num.nullable(),
   decode_tok_s_p95: num.nullable(),
   effective_prefill_tok_s_p50: num.nullable(),
@@ -120,7 +123,8 @@ export const v3LegacyResultSchema = v2ResultSchema.extend({
   metrics: legacyMetrics,
 });
 
-const currentRow = legacyRow.extend({
+/** One `request_timings[]` row of the current emitter. */
+export const currentRow = legacyRow.extend({
   time_to_first_output_ms: num,
   visible_generation_ms: num,
   reasoning_chunks: int,
@@ -130,15 +134,18 @@ const currentRow = legacyRow.extend({
   reasoning_tokens: int.nullable().optional(),
 });
 
+/** The 26 run-level metrics of the current emitter (spec §4.3, §5.4). */
+export const currentMetrics = legacyMetrics.extend({
+  reasoning_chunks: int,
+  time_to_first_output_p50_ms: num.nullable(),
+  time_to_first_output_p95_ms: num.nullable(),
+});
+
 /** The current emitter (spec §5.1–§5.4), which servebench also writes. */
 export const currentResultSchema = v3LegacyResultSchema.extend({
   measurement_protocol: z.enum(['capacity-v3', 'capacity-v4-reasoning']),
   request_timings: z.array(currentRow),
-  metrics: legacyMetrics.extend({
-    reasoning_chunks: int,
-    time_to_first_output_p50_ms: num.nullable(),
-    time_to_first_output_p95_ms: num.nullable(),
-  }),
+  metrics: currentMetrics,
 });
 
 /** A file of the pre-v2 era. */
@@ -185,7 +192,8 @@ const SCHEMAS = {
   current: currentResultSchema,
 } as const;
 
-function formatPath(path: readonly PropertyKey[]): string {
+/** A zod issue path as readers write it: `request_timings[3].e2e_ms`. */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out === '' ? '' : '.'}${String(p)}`;
   return out === '' ? '(top level)' : out;

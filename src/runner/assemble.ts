@@ -6,10 +6,10 @@
  */
 import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
-import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
+import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
+import type { ClientBlock, ServebenchBlock, ServebenchStart, WorkersBlock } from '../result/servebench-schema.js';
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../report/console.js';
-import type { ClientSelfCheck } from './self-check.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
 import { parseSlo } from '../metrics/slo.js';
 import { retrySummary } from './retries.js';
@@ -17,8 +17,8 @@ import { retrySummary } from './retries.js';
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
 export interface RunHeader {
   meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & { promptSetId: string | null };
-  /** The `servebench` object as known at the start. */
-  servebench: Record<string, unknown>;
+  /** The `servebench` block as known at the start. */
+  servebench: ServebenchStart;
   promptMethod: string;
   enforceCalibration: boolean;
   /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
@@ -33,9 +33,9 @@ export interface RunEnd {
   /** The prompt-set id when it is only known at the end (prompts sized during the run). */
   promptSetId?: string;
   /** The client's self-check (src/runner/self-check.ts), when known. */
-  client?: ClientSelfCheck | Record<string, unknown>;
+  client?: ClientBlock;
   /** `--workers N`: what each stream worker did (`servebench.workers`). */
-  workers?: Record<string, unknown>;
+  workers?: WorkersBlock;
   /** How the run's journal was written (`servebench.journal`); absent in a result rebuilt from one. */
   journal?: JournalStatus;
   /** Set by `rebuild` when the journal had no end line. */
@@ -49,26 +49,7 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   const measured = results.filter((r) => r.warmup !== true);
   const warmupCount = results.length - measured.length;
   const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
-  const servebench: Record<string, unknown> = {
-    ...header.servebench,
-    interrupted: end.interrupted,
-    requests_sent: results.length,
-    warmup_requests: warmupCount,
-    prompt_set_id: promptSetId,
-    // Measured requests resent once without --retries because the server had closed their reused
-    // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
-    // row); warm-up requests' resends are counted apart, like the requests themselves.
-    connection_retries: connectionRetries(measured),
-  };
-  if (warmupCount > 0) servebench['warmup_connection_retries'] = connectionRetries(results.filter((r) => r.warmup === true));
-  // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
-  const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
-  const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);
-  if (retries !== null) servebench['retries'] = retries;
-  if (end.workers !== undefined) servebench['workers'] = end.workers;
-  if (end.journal !== undefined) servebench['journal'] = end.journal;
-  if (end.rebuiltFromJournal) servebench['rebuilt_from_journal'] = { wall_estimated: end.rebuiltFromJournal.wallEstimated };
-  const result = buildResult(
+  const reference = buildReferenceKeys(
     {
       ...header.meta,
       finishedAt: end.finishedAt,
@@ -78,24 +59,42 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
       promptSetId,
     },
     measured,
-    servebench,
   );
-  servebench['metrics'] = computeExtendedMetrics(results, {
-    mode: header.shape.mode,
-    targetConcurrency: header.shape.targetConcurrency,
-    targetRate: header.shape.targetRate,
-    rampEndMs: header.shape.rampEndMs,
-    wallSeconds: end.wallSeconds,
-    slo: header.shape.slo === null ? null : parseSlo(header.shape.slo),
-  });
-  const checks = runChecks(result.request_timings, measured, header.promptMethod, header.enforceCalibration);
-  servebench['calibration'] = checks.calibration;
-  servebench['early_stops'] = checks.early_stops;
-  servebench['warnings'] = checks.warnings;
+  // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
+  const { config } = header.servebench;
+  const retries = retrySummary(results, config.retries, config.retry_max_wait_s);
+  const checks = runChecks(reference.request_timings, measured, header.promptMethod, header.enforceCalibration);
   if (end.client !== undefined) {
-    servebench['client'] = end.client;
-    const warning = clientWarning(end.client as Record<string, unknown>);
+    const warning = clientWarning(end.client);
     if (warning !== null) checks.warnings.push(warning);
   }
-  return { result, warnings: checks.warnings };
+  const servebench: ServebenchBlock = {
+    ...header.servebench,
+    interrupted: end.interrupted,
+    requests_sent: results.length,
+    warmup_requests: warmupCount,
+    prompt_set_id: promptSetId,
+    // Measured requests resent once without --retries because the server had closed their reused
+    // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
+    // row); warm-up requests' resends are counted apart, like the requests themselves.
+    connection_retries: connectionRetries(measured),
+    ...(warmupCount > 0 ? { warmup_connection_retries: connectionRetries(results.filter((r) => r.warmup === true)) } : {}),
+    ...(retries !== null ? { retries } : {}),
+    ...(end.workers !== undefined ? { workers: end.workers } : {}),
+    ...(end.journal !== undefined ? { journal: end.journal } : {}),
+    ...(end.rebuiltFromJournal ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } } : {}),
+    metrics: computeExtendedMetrics(results, {
+      mode: header.shape.mode,
+      targetConcurrency: header.shape.targetConcurrency,
+      targetRate: header.shape.targetRate,
+      rampEndMs: header.shape.rampEndMs,
+      wallSeconds: end.wallSeconds,
+      slo: header.shape.slo === null ? null : parseSlo(header.shape.slo),
+    }),
+    calibration: checks.calibration,
+    early_stops: checks.early_stops,
+    warnings: checks.warnings,
+    ...(end.client !== undefined ? { client: end.client } : {}),
+  };
+  return { result: { ...reference, servebench }, warnings: checks.warnings };
 }

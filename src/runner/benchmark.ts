@@ -15,7 +15,7 @@ import { planLoad, workloadInput } from './load-plan.js';
 import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
 import { subscribeAbort } from '../client/abort.js';
 import { MAX_AGGREGATE_PROMPT_TOKENS } from '../config/run-config.js';
-import { referenceRunId, utcSeconds } from '../result/build.js';
+import { referenceRunId, utcSeconds, type CapacityResult } from '../result/build.js';
 import { runClosedLoop } from './closed-loop.js';
 import { runOpenLoop } from './open-loop.js';
 import { probeModels, promptCap, type ModelsProbe } from './window.js';
@@ -66,7 +66,7 @@ export interface BenchmarkOptions {
 
 /** The run's outcome: the result document (ready to serialise) and the raw request results. */
 export interface BenchmarkOutcome {
-  result: Record<string, unknown>;
+  result: CapacityResult;
   results: RequestResult[];
   interrupted: boolean;
   warnings: string[];

@@ -3,6 +3,7 @@
  * for a trace — and the workload input built from it. Shared by the run and its dry run, so
  * both plan the same requests.
  */
+import type { LoadBlock } from '../result/servebench-schema.js';
 import type { RunConfig } from '../config/run-config.js';
 import { planArrivals } from '../schedule/arrivals.js';
 import type { ChatMessage } from '../workload/dataset.js';
@@ -21,7 +22,7 @@ export interface LoadPlan {
   lazy: boolean;
   plannedTokens?: number[];
   maxTokensPlan?: number[];
-  summary: Record<string, unknown>;
+  summary: LoadBlock;
 }
 
 export function planLoad(config: RunConfig): LoadPlan {

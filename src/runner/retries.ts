@@ -4,6 +4,7 @@
  * is listed here by request index, so nothing that happened on the wire is lost. With retries off
  * and no attempts the key is absent, so the result is exactly what it was without the feature.
  */
+import type { RetriesBlock } from '../result/servebench-schema.js';
 import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { attemptRecord } from '../metrics/rows.js';
 
@@ -19,7 +20,7 @@ function retryAttempts(r: RequestResult): RequestAttempt[] {
  * The summary, or null when retries were off and nothing was retried.
  * Float-valued keys end in `_s`/`_ms` (the result writer's float key rule).
  */
-export function retrySummary(results: readonly RequestResult[], allowed: number, maxWaitS: number): Record<string, unknown> | null {
+export function retrySummary(results: readonly RequestResult[], allowed: number, maxWaitS: number): RetriesBlock | null {
   const retried = results.filter((r) => retryAttempts(r).length > 0).sort((a, b) => a.requestIndex - b.requestIndex);
   if (allowed <= 0 && retried.length === 0) return null;
   return {

@@ -5,6 +5,7 @@ import type { Workload } from '../workload/workload.js';
 import { formatContextBuckets } from '../workload/buckets.js';
 import { TOOL_VERSION } from '../util/version.js';
 import type { ModelsProbe } from './window.js';
+import type { LoadBlock, ServebenchStart, SizingBlock } from '../result/servebench-schema.js';
 
 export interface BlockInput {
   config: RunConfig;
@@ -13,12 +14,12 @@ export interface BlockInput {
   window: number | null;
   cap: number | null;
   workload: Workload;
-  sizingInfo: Record<string, unknown>;
-  load: Record<string, unknown>;
+  sizingInfo: SizingBlock;
+  load: LoadBlock;
 }
 
 /** Keys follow the result's rules: snake_case, float-valued keys end in a unit suffix. */
-export function servebenchBlock(input: BlockInput): Record<string, unknown> {
+export function servebenchBlock(input: BlockInput): ServebenchStart {
   const { config, workload } = input;
   return {
     tool_version: TOOL_VERSION,

@@ -3,6 +3,7 @@
  * reference's exact bytes at 3.0, no counting); every other mode counts tokens the way the
  * server will (src/workload/tokenizer) and solves each prompt's length to its planned context.
  */
+import type { SizingBlock } from '../result/servebench-schema.js';
 import type { Dispatcher } from 'undici';
 import type { RunConfig } from '../config/run-config.js';
 import { fixedRatioSizer, type PromptSizer } from '../workload/workload.js';
@@ -24,7 +25,7 @@ export interface Sizing {
   sizer: PromptSizer;
   countMessages?: (messages: ChatMessage[]) => Promise<number>;
   /** What sizing did, recorded as `servebench.sizing`; call after the workload is built (probe and count totals grow while sizing). */
-  info(): Record<string, unknown>;
+  info(): SizingBlock;
 }
 
 /** Creates the sizer for the configured mode. */
@@ -59,7 +60,7 @@ export async function createSizer(config: RunConfig, context: SizingContext): Pr
           },
         }
       : {}),
-    info: () => snakeKeys({ ...counter.info(), ...sizer.stats() }) as Record<string, unknown>,
+    info: () => snakeKeys({ ...counter.info(), ...sizer.stats() }) as SizingBlock,
   };
 }
 

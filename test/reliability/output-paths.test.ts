@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalWriter, JOURNAL_SCHEMA, formatIndexRanges, journalGapWarning, parseJournal, type JournalWrite } from '../../src/record/journal.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { writeResultFile } from '../../src/result/io.js';
+import { writeJsonFile } from '../../src/result/io.js';
 import { UsageError } from '../../src/util/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-outputs-'));
@@ -131,13 +131,13 @@ test('missing request indices are shown as ranges, bounded', () => {
 test('the result refuses a FIFO and a symlink, leaving both as they were', async () => {
   const fifo = join(dir, 'fifo.json');
   execFileSync('mkfifo', [fifo]);
-  await assert.rejects(writeResultFile(fifo, { a: 1 }), (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message));
+  await assert.rejects(writeJsonFile(fifo, { a: 1 }), (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message));
   assert.ok(lstatSync(fifo).isFIFO());
   const target = join(dir, 'elsewhere.json');
   writeFileSync(target, 'original');
   const link = join(dir, 'result-link.json');
   symlinkSync(target, link);
-  await assert.rejects(writeResultFile(link, { a: 1 }), (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message));
+  await assert.rejects(writeJsonFile(link, { a: 1 }), (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message));
   assert.equal(readFileSync(target, 'utf8'), 'original');
   assert.ok(lstatSync(link).isSymbolicLink());
 });

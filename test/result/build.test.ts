@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { RequestResult } from '../../src/record/types.js';
 import { buildResult, referenceRunId, type RunMeta, TIMING_METHODOLOGY, utcSeconds } from '../../src/result/build.js';
+import type { ServebenchBlock } from '../../src/result/servebench-schema.js';
 import { parseResultText } from '../../src/result/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import { validateResult } from '../../src/result/validate.js';
@@ -32,7 +33,9 @@ const META: RunMeta = {
   promptSetId: 'anvil-filler-v1',
   cachePolicy: 'cold',
 };
-const SERVEBENCH = { version: '0.1.0', timeout_seconds: 900, shared_prefix_tokens: 8000 };
+// Placeholder blocks: these tests are about the reference keys; the block is passed through as given.
+const placeholder = (block: object): ServebenchBlock => block as ServebenchBlock;
+const SERVEBENCH = placeholder({ version: '0.1.0', timeout_seconds: 900, shared_prefix_tokens: 8000 });
 
 const RESULTS: RequestResult[] = [
   ok({ requestIndex: 0, reasoningChunks: 2, timeToFirstOutputS: 0.1, ttftS: 0.3, e2eS: 2.7,
@@ -80,7 +83,7 @@ describe('buildResult', () => {
   });
 
   it('counts context_distribution from contextPlan when given (e.g. requests that never ran)', () => {
-    const planned = buildResult({ ...META, contextPlan: [4096, 4096, 8192, 8192] }, RESULTS, {});
+    const planned = buildResult({ ...META, contextPlan: [4096, 4096, 8192, 8192] }, RESULTS, placeholder({}));
     assert.deepEqual(planned.context_distribution, { '4096': 2, '8192': 2 });
     assert.deepEqual(planned.servebench, {});
   });
@@ -125,7 +128,7 @@ describe('property: whatever servebench writes, validate finds consistent', () =
         // 0 (no rates) or a plausible wall; a subnormal wall would overflow rates to Infinity, which the writer refuses.
         fc.oneof(fc.constant(0), fc.double({ min: 1e-3, max: 5000, noNaN: true }))));
     fc.assert(fc.property(run, ([results, wall]) => {
-      const built = buildResult({ ...META, requests: results.length, wallSeconds: wall }, results, {});
+      const built = buildResult({ ...META, requests: results.length, wallSeconds: wall }, results, placeholder({}));
       const text = `${toPyJson(built)}\n`;
       const loaded = parseResultText('random.json', text);
       assert.equal(`${toPyJson(loaded.raw)}\n`, text);

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MAX_RESULT_BYTES, parseResultText, readResultFile, writeFileAtomic, writeResultFile } from '../../src/result/io.js';
+import { MAX_RESULT_BYTES, parseResultText, readResultFile, writeFileAtomic, writeJsonFile } from '../../src/result/io.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
 import { seedFile } from './fixtures.js';
 
@@ -83,9 +83,9 @@ describe('atomic writes', () => {
   it('writes the text plus a newline and leaves no temp file', async () => {
     const target = at('out/result.json');
     mkdirSync(at('out'));
-    await writeResultFile(target, { b_ms: 1, a: 'é' });
+    await writeJsonFile(target, { b_ms: 1, a: 'é' });
     assert.equal(readFileSync(target, 'utf8'), '{\n  "a": "\\u00e9",\n  "b_ms": 1.0\n}\n');
-    await writeResultFile(target, { a: 2 }); // replaces an existing regular file
+    await writeJsonFile(target, { a: 2 }); // replaces an existing regular file
     assert.equal(readFileSync(target, 'utf8'), '{\n  "a": 2\n}\n');
     assert.deepEqual(readdirSync(at('out')), ['result.json']);
   });
@@ -103,7 +103,7 @@ describe('atomic writes', () => {
   it('a non-finite number aborts before the filesystem is touched', async () => {
     mkdirSync(at('nan'));
     writeFileSync(at('nan/r.json'), 'previous');
-    await assert.rejects(writeResultFile(at('nan/r.json'), { wall_clock_ms: Number.NaN }), RangeError);
+    await assert.rejects(writeJsonFile(at('nan/r.json'), { wall_clock_ms: Number.NaN }), RangeError);
     assert.equal(readFileSync(at('nan/r.json'), 'utf8'), 'previous');
     assert.deepEqual(readdirSync(at('nan')), ['r.json']);
   });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readResultFile, writeResultFile } from '../../src/result/io.js';
+import { readResultFile, writeJsonFile } from '../../src/result/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import { fixtureFiles, MANGLED_FIXTURE, seedFile } from './fixtures.js';
 
@@ -19,7 +19,7 @@ describe('byte round trip of real result files', () => {
   it('the seed: identical except the final newline the writer adds', async () => {
     const loaded = await readResultFile(seedFile());
     const out = path.join(dir, 'seed.json');
-    await writeResultFile(out, loaded.raw);
+    await writeJsonFile(out, loaded.raw);
     const original = readFileSync(seedFile(), 'utf8');
     assert.equal(original.endsWith('\n'), false);
     assert.equal(readFileSync(out, 'utf8'), `${original}\n`);

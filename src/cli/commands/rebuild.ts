@@ -3,6 +3,7 @@
  * crash or a kill. Without the journal's end line the wall time is estimated as the latest
  * request end, and the result says so (`servebench.rebuilt_from_journal.wall_estimated`).
  */
+import type { ClientBlock, WorkersBlock } from '../../result/servebench-schema.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
@@ -66,8 +67,9 @@ export const rebuildCommand: Command = async (argv, io) => {
       finishedAt,
       interrupted: journal.end?.interrupted ?? true,
       rebuiltFromJournal: { wallEstimated: journal.end === null },
-      ...(journal.end?.client ? { client: journal.end.client } : {}),
-      ...(journal.end?.workers ? { workers: journal.end.workers } : {}),
+      // The end line holds what the run wrote there: the blocks the result takes as they are.
+      ...(journal.end?.client ? { client: journal.end.client as ClientBlock } : {}),
+      ...(journal.end?.workers ? { workers: journal.end.workers as WorkersBlock } : {}),
     });
   } catch (error) {
     // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.

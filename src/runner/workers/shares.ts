@@ -4,6 +4,7 @@
  * merging: every result lands in the main thread's one list, so every metric is computed once
  * from all records.
  */
+import type { ClientBlock, WorkersBlock } from '../../result/servebench-schema.js';
 import type { RunConfig } from '../../config/run-config.js';
 import type { ConnectionWarmup } from '../connections.js';
 import type { StreamWorkerSettings } from './protocol.js';
@@ -33,7 +34,7 @@ export function openStreamWorkers(input: ShareInput, warn: (text: string) => voi
 }
 
 /** Ends the workers' part of the run: the merged `servebench.client` and the `servebench.workers` block. */
-export async function finishStreamWorkers(pool: StreamWorkerPool, main: ClientSelfCheck): Promise<{ client: Record<string, unknown>; workers: Record<string, unknown> }> {
+export async function finishStreamWorkers(pool: StreamWorkerPool, main: ClientSelfCheck): Promise<{ client: ClientBlock; workers: WorkersBlock }> {
   const reports = await pool.finish();
   return { client: mergeThreadChecks(main, reports.map((r) => r.client)), workers: workersBlock(reports, main) };
 }
@@ -72,7 +73,7 @@ export function combinedWarmup(warmups: readonly (ConnectionWarmup | null)[]): C
 }
 
 /** `servebench.workers`: what each thread did; the requests column sums to the requests sent. */
-export function workersBlock(reports: readonly WorkerReport[], main: ClientSelfCheck): Record<string, unknown> {
+export function workersBlock(reports: readonly WorkerReport[], main: ClientSelfCheck): WorkersBlock {
   return {
     count: reports.length,
     assignment: 'each request to the worker with the fewest in flight, ties to the lowest id',

@@ -5,6 +5,7 @@
  * CPU time in /proc/thread-self/stat; each thread reads it (synchronously, so from that very
  * thread) and is judged on it. The run's `client` block is then the worst thread's figures.
  */
+import type { ClientBlock } from '../../result/servebench-schema.js';
 import { readFileSync } from 'node:fs';
 import { breaksBound, clientVerdict, startSelfCheck, type ClientSelfCheck, type ClientVerdict, type StampedRequests } from '../self-check.js';
 
@@ -70,7 +71,7 @@ const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturat
  * The verdict and the late-turn figures behind it are one thread's, the worst verdict's (of equal
  * verdicts, the thread with the most late time), and `thread_verdicts` gives every thread's.
  */
-export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (ClientSelfCheck | null)[]): Record<string, unknown> {
+export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (ClientSelfCheck | null)[]): ClientBlock {
   const named: [string, Record<string, unknown>][] = [['main', main as unknown as Record<string, unknown>]];
   workers.forEach((check, i) => {
     if (check !== null) named.push([`worker ${i + 1}`, check as unknown as Record<string, unknown>]);
@@ -90,5 +91,6 @@ export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (Clie
   merged['thread_verdicts'] = Object.fromEntries(named.map(([name, check]) => [name, check['verdict'] ?? null]));
   merged['threads'] = named.length;
   merged['saturated_threads'] = named.filter(([, check]) => check['client_saturated'] === true).map(([name]) => name);
-  return merged;
+  // Built key by key from the threads' own blocks, which have that type: the merge keeps every key's type.
+  return merged as ClientBlock;
 }
