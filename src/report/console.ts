@@ -4,63 +4,58 @@
  * console and the file never disagree.
  */
 
-type Metrics = Record<string, unknown>;
+import type { CapacityResult } from '../result/result-schema.js';
+import { finiteOrNull } from '../result/numbers.js';
 
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-
-function ms(value: unknown): string {
-  const v = num(value);
+function ms(v: number | null): string {
   if (v === null) return '-';
   return v >= 10000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(1)} ms`;
 }
 
-function rate(value: unknown): string {
-  const v = num(value);
+function rate(v: number | null): string {
   return v === null ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(2);
 }
 
-/** Formats the summary of a result document (any era: missing keys print as '-'). */
-export function formatSummary(result: Record<string, unknown>): string {
-  const metrics = (result['metrics'] ?? {}) as Metrics;
+/** Formats the summary of the result of a run. */
+export function formatSummary(result: CapacityResult): string {
+  const metrics = result.metrics;
   const lines: string[] = [];
-  const completed = Number(result['completed'] ?? 0);
-  const requests = Number(result['requests'] ?? 0);
-  lines.push(`${String(result['measurement_protocol'] ?? 'unlabelled')}  model=${String(result['model'])}  completed ${completed}/${requests}  failed ${String(result['failed'] ?? 0)}`);
+  lines.push(`${result.measurement_protocol}  model=${result.model}  completed ${result.completed}/${result.requests}  failed ${result.failed}`);
   const rows: [string, string, string, string][] = [['metric', 'p50', 'p95', 'definition']];
-  const reasoning = Number(metrics['reasoning_chunks'] ?? 0) > 0;
-  if (reasoning) rows.push(['time to first output', ms(metrics['time_to_first_output_p50_ms']), ms(metrics['time_to_first_output_p95_ms']), 'first reasoning or content delta']);
-  rows.push(['time to first token', ms(metrics['ttft_p50_ms']), ms(metrics['ttft_p95_ms']), 'first visible content delta']);
-  rows.push(['generation', ms(metrics['generation_p50_ms']), ms(metrics['generation_p95_ms']), 'E2E − time to first output']);
-  rows.push(['end to end', ms(metrics['e2e_p50_ms']), ms(metrics['e2e_p95_ms']), 'request start to end of stream']);
-  rows.push(['effective prefill tok/s', rate(metrics['effective_prefill_tok_s_p50']), rate(metrics['effective_prefill_tok_s_p95']), 'prompt tokens / time to first output']);
-  rows.push(['decode tok/s', rate(metrics['decode_tok_s_p50']), rate(metrics['decode_tok_s_p95']), '(completion − 1) / generation']);
-  rows.push(['inter-token latency', ms(metrics['mean_inter_token_latency_ms_p50']), ms(metrics['mean_inter_token_latency_ms_p95']), 'generation / (completion − 1)']);
-  rows.push(['prompt tokens', rate(metrics['prompt_tokens_p50']), rate(metrics['prompt_tokens_p95']), 'usage.prompt_tokens as the server counted']);
+  const reasoning = metrics.reasoning_chunks > 0;
+  if (reasoning) rows.push(['time to first output', ms(metrics.time_to_first_output_p50_ms), ms(metrics.time_to_first_output_p95_ms), 'first reasoning or content delta']);
+  rows.push(['time to first token', ms(metrics.ttft_p50_ms), ms(metrics.ttft_p95_ms), 'first visible content delta']);
+  rows.push(['generation', ms(metrics.generation_p50_ms), ms(metrics.generation_p95_ms), 'E2E − time to first output']);
+  rows.push(['end to end', ms(metrics.e2e_p50_ms), ms(metrics.e2e_p95_ms), 'request start to end of stream']);
+  rows.push(['effective prefill tok/s', rate(metrics.effective_prefill_tok_s_p50), rate(metrics.effective_prefill_tok_s_p95), 'prompt tokens / time to first output']);
+  rows.push(['decode tok/s', rate(metrics.decode_tok_s_p50), rate(metrics.decode_tok_s_p95), '(completion − 1) / generation']);
+  rows.push(['inter-token latency', ms(metrics.mean_inter_token_latency_ms_p50), ms(metrics.mean_inter_token_latency_ms_p95), 'generation / (completion − 1)']);
+  rows.push(['prompt tokens', rate(metrics.prompt_tokens_p50), rate(metrics.prompt_tokens_p95), 'usage.prompt_tokens as the server counted']);
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const row of rows) lines.push(`  ${row[0].padEnd(widths[0]!)}  ${row[1].padStart(widths[1]!)}  ${row[2].padStart(widths[2]!)}  ${row[3]}`);
-  const throughput = num(metrics['throughput_tok_s']);
+  const throughput = metrics.throughput_tok_s;
   lines.push(
-    `  throughput: ${throughput === null ? 'unavailable (no usage counts)' : `${throughput.toFixed(2)} output tok/s`} over ${ms(result['wall_clock_ms'])} wall (includes ramp-up and drain)`,
+    `  throughput: ${throughput === null ? 'unavailable (no usage counts)' : `${throughput.toFixed(2)} output tok/s`} over ${ms(result.wall_clock_ms)} wall (includes ramp-up and drain)`,
   );
-  const hit = num(metrics['prefix_cache_hit_avg']);
+  const hit = metrics.prefix_cache_hit_avg;
   lines.push(`  prefix cache hit: ${hit === null ? 'not reported by the server (no cached_tokens)' : `${(hit * 100).toFixed(1)}%`}`);
   return lines.join('\n');
 }
 
 /**
- * The console's warning about the client's own figures (`servebench.client`), or null when they
- * hold: which it was, saturated (its own work) or starved (kept off the CPU), with the figures that
+ * The console's warning about the client's own figures (`servebench.client`, of a block of any age:
+ * a figure it lacks reads as 0), or null when they hold: which it was, saturated (its own work) or starved (kept off the CPU), with the figures that
  * say so. A block written before `verdict` existed reads as saturated, as it was then reported.
  */
-export function clientWarning(client: Record<string, unknown>): string | null {
+export function clientWarning(client: Readonly<Record<string, unknown>>): string | null {
   if (client['client_saturated'] !== true) return null;
-  const pct = (value: unknown): string => `${((num(value) ?? 0) * 100).toFixed(0)}%`;
+  const pct = (value: unknown): string => `${((finiteOrNull(value) ?? 0) * 100).toFixed(0)}%`;
   const bound =
-    `loop delay p99 ${(num(client['event_loop_delay_p99_ms']) ?? 0).toFixed(1)} ms, stalls ${((num(client['event_loop_stall_share']) ?? 0) * 100).toFixed(1)}% of the run, ` +
+    `loop delay p99 ${(finiteOrNull(client['event_loop_delay_p99_ms']) ?? 0).toFixed(1)} ms, stalls ${((finiteOrNull(client['event_loop_stall_share']) ?? 0) * 100).toFixed(1)}% of the run, ` +
     `first tokens after stalls ${pct(client['first_tokens_after_stalls_share'])}, CPU ${pct(client['cpu_fraction'])}`;
-  const lateMs = num(client['late_turns_ms']);
-  const cpuShare = num(client['late_turns_cpu_share']);
-  const delayShare = num(client['late_turns_run_delay_share']);
+  const lateMs = finiteOrNull(client['late_turns_ms']);
+  const cpuShare = finiteOrNull(client['late_turns_cpu_share']);
+  const delayShare = finiteOrNull(client['late_turns_run_delay_share']);
   const late = lateMs === null || lateMs === 0 || cpuShare === null ? '' : `its event loop was late ${lateMs.toFixed(0)} ms in all while its thread ran ${pct(cpuShare)} of that time${delayShare === null ? '' : ` (run delay ${(delayShare * lateMs).toFixed(0)} ms)`}`;
   if (client['verdict'] === 'starved') {
     // Off the CPU but not waiting for one: blocked (the disk, memory) or the VM kept the vCPU.

@@ -35,6 +35,8 @@ const summary = z.looseObject({
   schema: z.literal('servebench.sweep/v1'),
   swept: z.enum(['concurrency', 'rate']),
   slo: z.string().nullable(),
+  // Summaries written before the clauses were recorded have none: their charts draw no threshold line.
+  slo_clauses: z.array(z.looseObject({ clause: z.string(), metric: z.string(), percentile: z.string(), threshold: z.number() })).optional().default([]),
   points: z.array(point),
   knee_load: n,
   knee_rule: z.string(),

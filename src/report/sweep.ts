@@ -13,12 +13,15 @@
  * if a lower point failed while a higher one passed, the summary says the curve is not monotonic.
  */
 
+import type { CapacityResult } from '../result/result-schema.js';
+import type { GoodputBlock } from '../result/extended-schema.js';
+
 /** What a sweep summary needs of one point's result. */
 export interface SweepPointInput {
   /** The swept load value: concurrency or requests/s. */
   load: number;
   file: string;
-  result: Record<string, unknown>;
+  result: CapacityResult;
 }
 
 export interface SweepPoint {
@@ -43,10 +46,23 @@ export interface SweepPoint {
   scaling_efficiency_ratio: number | null;
 }
 
+/** One `--slo` clause as the points' goodput blocks state it (parsed once, by the run): a sweep chart's threshold line. */
+export interface SweepSloClause {
+  /** Canonical text, e.g. `ttft_p95<=2000`. */
+  clause: string;
+  metric: string;
+  /** `p50` … `p99.9`. */
+  percentile: string;
+  /** In the metric's unit: ms, or tok/s for `decode`. */
+  threshold: number;
+}
+
 export interface SweepSummary {
   schema: 'servebench.sweep/v1';
   swept: 'concurrency' | 'rate';
   slo: string | null;
+  /** The SLO's clauses (empty without one). */
+  slo_clauses: SweepSloClause[];
   points: SweepPoint[];
   knee_load: number | null;
   knee_rule: string;
@@ -56,12 +72,8 @@ export interface SweepSummary {
 
 const KNEE_EFFICIENCY = 0.5;
 
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-
-function get(object: unknown, ...path: string[]): unknown {
-  let value = object;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return value;
+function sloClauses(goodput: GoodputBlock): SweepSloClause[] {
+  return goodput.clauses.map((c) => ({ clause: c.clause, metric: c.metric, percentile: c.percentile, threshold: c.threshold_ms ?? c.threshold_tok_s ?? 0 }));
 }
 
 /** Builds the summary from the points' results (any order; sorted by load). */
@@ -69,30 +81,30 @@ export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null
   const points: SweepPoint[] = [...inputs]
     .sort((a, b) => a.load - b.load)
     .map(({ load, file, result }) => {
-      const metrics = get(result, 'servebench', 'metrics');
-      const dist = (key: string): number | null => num(get(metrics, 'distributions', key));
-      const goodput = get(metrics, 'goodput');
+      const metrics = result.servebench.metrics;
+      const dist = metrics.distributions;
       return {
         load,
         file,
-        requests: Number(result['requests'] ?? 0),
-        completed: Number(result['completed'] ?? 0),
-        failed: Number(result['failed'] ?? 0),
-        output_tok_s: num(get(metrics, 'throughput', 'output_tok_s')) ?? num(get(result, 'metrics', 'throughput_tok_s')),
-        steady_output_tok_s: num(get(metrics, 'steady_state', 'output_tok_s')),
-        completions_per_s: num(get(metrics, 'throughput', 'completions_per_s')),
-        ttft_ms_p50: dist('ttft_ms_p50'),
-        ttft_ms_p95: dist('ttft_ms_p95'),
-        ttft_ms_p99: dist('ttft_ms_p99'),
-        mean_itl_ms_p50: dist('mean_itl_ms_p50'),
-        mean_itl_ms_p95: dist('mean_itl_ms_p95'),
-        e2e_ms_p50: dist('e2e_ms_p50'),
-        e2e_ms_p95: dist('e2e_ms_p95'),
-        goodput_req_s: num(get(goodput, 'goodput_req_s')),
-        slo_met: typeof get(goodput, 'slo_met') === 'boolean' ? (get(goodput, 'slo_met') as boolean) : null,
+        requests: result.requests,
+        completed: result.completed,
+        failed: result.failed,
+        output_tok_s: metrics.throughput.output_tok_s ?? result.metrics.throughput_tok_s,
+        steady_output_tok_s: metrics.steady_state?.output_tok_s ?? null,
+        completions_per_s: metrics.throughput.completions_per_s,
+        ttft_ms_p50: dist.ttft_ms_p50,
+        ttft_ms_p95: dist.ttft_ms_p95,
+        ttft_ms_p99: dist.ttft_ms_p99,
+        mean_itl_ms_p50: dist.mean_itl_ms_p50,
+        mean_itl_ms_p95: dist.mean_itl_ms_p95,
+        e2e_ms_p50: dist.e2e_ms_p50,
+        e2e_ms_p95: dist.e2e_ms_p95,
+        goodput_req_s: metrics.goodput?.goodput_req_s ?? null,
+        slo_met: metrics.goodput?.slo_met ?? null,
         scaling_efficiency_ratio: null,
       };
     });
+  const goodput = inputs.map((i) => i.result.servebench.metrics.goodput).find((g) => g !== null);
   let knee: number | null = points[0]?.load ?? null;
   let kneeBroken = false;
   for (let i = 1; i < points.length; i++) {
@@ -117,6 +129,7 @@ export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null
     schema: 'servebench.sweep/v1',
     swept,
     slo,
+    slo_clauses: slo === null || goodput === undefined ? [] : sloClauses(goodput),
     points,
     knee_load: points.length === 0 ? null : knee,
     knee_rule: `last point before the first step whose throughput scaling efficiency falls below ${KNEE_EFFICIENCY}`,

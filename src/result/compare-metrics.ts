@@ -5,7 +5,8 @@
 
 import { percentileSorted, sortNumbers } from '../metrics/percentile.js';
 import type { StatSpec } from './bootstrap.js';
-import { num, type RunView } from './run-view.js';
+import { type RunView } from './run-view.js';
+import { finiteOrNull } from './numbers.js';
 
 /** One compared figure. */
 export interface CompareMetric {
@@ -60,16 +61,16 @@ export function runFigures(view: RunView): RunFigures {
   for (const metric of COMPARE_METRICS) {
     if (metric.field !== null && metric.q !== null) {
       if (!view.hasRows) {
-        values.set(metric.id, num(metrics[metric.stored]));
+        values.set(metric.id, finiteOrNull(metrics[metric.stored]));
         continue;
       }
-      const column = rows.map((r) => num(r[metric.field as string]));
+      const column = rows.map((r) => finiteOrNull(r[metric.field as string]));
       const present = column.filter((v): v is number => v !== null);
       values.set(metric.id, percentileSorted(sortNumbers(present), metric.q));
       if (present.length > 0) specs.set(metric.id, { kind: 'percentile', values: column, q: metric.q });
       continue;
     }
-    const stored = num(metrics[metric.stored]);
+    const stored = finiteOrNull(metrics[metric.stored]);
     values.set(metric.id, stored);
     const spec = throughputSpec(view, stored);
     if (spec !== null) specs.set(metric.id, spec);
@@ -87,8 +88,8 @@ function throughputSpec(view: RunView, stored: number | null): StatSpec | null {
   const out: number[] = [];
   const e2e: number[] = [];
   for (const row of view.rows) {
-    const o = num(row['output_tokens']);
-    const t = num(row['e2e_ms']);
+    const o = finiteOrNull(row['output_tokens']);
+    const t = finiteOrNull(row['e2e_ms']);
     if (o === null || t === null) return null;
     out.push(o);
     e2e.push(t);

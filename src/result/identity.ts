@@ -18,7 +18,8 @@
  */
 
 import path from 'node:path';
-import { asDoc, get, num, protocolLabel, str, type Doc, type RunView } from './run-view.js';
+import { asDoc, get, protocolLabel, str, type Doc, type RunView } from './run-view.js';
+import { finiteOrNull } from './numbers.js';
 
 /** What one run says about one identity field. */
 export type FieldValue = { known: true; value: unknown } | { known: false; why: string };
@@ -61,7 +62,7 @@ const setting = (read: (sb: Doc) => unknown, reference: unknown) => (view: RunVi
 
 const loadOf = (view: RunView) => asDoc(get(view.servebench, 'load'));
 const isSampled = (view: RunView): boolean => view.doc['context_tokens'] === null;
-const isTimeBound = (view: RunView): boolean => num(loadOf(view)['duration_s']) !== null;
+const isTimeBound = (view: RunView): boolean => finiteOrNull(loadOf(view)['duration_s']) !== null;
 /** Machine-local paths differ between hosts; their base name identifies the file (the prompts' hash checks its content). */
 const baseName = (v: unknown): string | null => (typeof v === 'string' ? path.basename(v) : null);
 

@@ -10,7 +10,8 @@ import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { InputFileError } from '../util/errors.js';
 import { MAX_RESULT_BYTES, readBoundedText } from './io.js';
-import { contextLabel, get, loadLabel, num, runView, type RunView } from './run-view.js';
+import { contextLabel, get, loadLabel, runView, type RunView } from './run-view.js';
+import { finiteOrNull } from './numbers.js';
 import { checkResult } from './schema.js';
 
 /** Why a file was not listed. */
@@ -64,14 +65,14 @@ export function listedRun(relPath: string, view: RunView): ListedRun {
     model: view.model,
     protocol: view.protocol,
     era: view.era,
-    load: `n=${num(view.doc['requests']) ?? '?'} ${loadLabel(view)}`,
-    requests: num(view.doc['requests']),
-    completed: num(view.doc['completed']),
-    failed: num(view.doc['failed']),
+    load: `n=${finiteOrNull(view.doc['requests']) ?? '?'} ${loadLabel(view)}`,
+    requests: finiteOrNull(view.doc['requests']),
+    completed: finiteOrNull(view.doc['completed']),
+    failed: finiteOrNull(view.doc['failed']),
     context: contextLabel(view),
-    ttft_p50_ms: num(m['ttft_p50_ms']),
-    ttft_p95_ms: num(m['ttft_p95_ms']),
-    throughput_tok_s: num(m['throughput_tok_s']),
+    ttft_p50_ms: finiteOrNull(m['ttft_p50_ms']),
+    ttft_p95_ms: finiteOrNull(m['ttft_p95_ms']),
+    throughput_tok_s: finiteOrNull(m['throughput_tok_s']),
     engine: typeof get(view.doc, 'engine') === 'string' ? (view.doc['engine'] as string) : null,
   };
 }

@@ -6,6 +6,7 @@
 
 import path from 'node:path';
 import type { Era, ResultDocument } from './schema.js';
+import { finiteOrNull } from './numbers.js';
 
 /** A JSON object as read (never mutated). */
 export type Doc = Readonly<Record<string, unknown>>;
@@ -38,8 +39,6 @@ export interface RunView {
 
 /** A plain object, or an empty one for anything else, so lookups never throw. */
 export const asDoc = (v: unknown): Doc => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc) : {});
-/** A finite number, else null. */
-export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 /** A string, else null. */
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -75,7 +74,7 @@ export function runView(file: string, parsed: ResultDocument): RunView {
     runDate: str(doc['started_at']) ?? dateFromRunId(str(doc['run_id']) ?? ''),
     rows,
     hasRows: parsed.era === 'current' || parsed.era === 'v3-legacy',
-    wallMs: num(doc['wall_clock_ms']),
+    wallMs: finiteOrNull(doc['wall_clock_ms']),
     servebench,
     extended,
     warnings: runWarnings(doc),
@@ -102,21 +101,21 @@ export function loadLabel(view: RunView): string {
   const load = asDoc(get(view.servebench, 'load'));
   const mode = str(load['mode']);
   if (mode === 'open') {
-    const cap = num(load['max_concurrency']);
-    return `rate=${num(load['rate']) ?? '?'}/s ${str(load['arrival']) ?? ''}${cap !== null ? ` c<=${cap}` : ''}`.trim();
+    const cap = finiteOrNull(load['max_concurrency']);
+    return `rate=${finiteOrNull(load['rate']) ?? '?'}/s ${str(load['arrival']) ?? ''}${cap !== null ? ` c<=${cap}` : ''}`.trim();
   }
-  if (mode === 'trace') return `trace${num(load['max_concurrency']) !== null ? ` c<=${num(load['max_concurrency'])}` : ''}`;
+  if (mode === 'trace') return `trace${finiteOrNull(load['max_concurrency']) !== null ? ` c<=${finiteOrNull(load['max_concurrency'])}` : ''}`;
   const burst = get(view.doc, 'serve_flags', 'shared_prefix_burst') === true ? ' burst' : '';
-  return `c=${num(view.doc['concurrency']) ?? '?'}${burst}`;
+  return `c=${finiteOrNull(view.doc['concurrency']) ?? '?'}${burst}`;
 }
 
 /** Context plan as one short phrase: `8192`, `sampled(seed 0)`, `dataset`. */
 export function contextLabel(view: RunView): string {
-  const fixed = num(view.doc['context_tokens']);
+  const fixed = finiteOrNull(view.doc['context_tokens']);
   if (fixed !== null) return String(fixed);
   const source = str(get(view.servebench, 'context_source'));
   if (source === 'dataset' || source === 'trace') return source;
-  const seed = num(view.doc['context_seed']);
+  const seed = finiteOrNull(view.doc['context_seed']);
   return seed === null ? 'sampled' : `sampled(seed ${seed})`;
 }
 
@@ -124,7 +123,7 @@ export function contextLabel(view: RunView): string {
 export function rowValues(view: RunView, field: string): number[] {
   const out: number[] = [];
   for (const row of view.rows) {
-    const v = num(row[field]);
+    const v = finiteOrNull(row[field]);
     if (v !== null) out.push(v);
   }
   return out;

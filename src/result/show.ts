@@ -6,8 +6,8 @@
 
 import type { ResultDocument } from './schema.js';
 import { asDoc, runWarnings, type Doc } from './run-view.js';
+import { finiteOrNull } from './numbers.js';
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const DASH = '–';
 
 const ERA_LABEL: Readonly<Record<ResultDocument['era'], string>> = {
@@ -64,14 +64,14 @@ function distribution(doc: Doc): string {
 }
 
 function cacheHit(m: Doc): string {
-  const v = num(m['prefix_cache_hit_avg']);
+  const v = finiteOrNull(m['prefix_cache_hit_avg']);
   return v === null ? `${DASH} (no cached_tokens reported)` : `${(v * 100).toFixed(1)} %`;
 }
 
 function throughput(m: Doc): string {
-  const t = num(m['throughput_tok_s']);
+  const t = finiteOrNull(m['throughput_tok_s']);
   if (t !== null) return `${formatRate(t, 'tok/s')} (${text(m['output_tokens'])} output tokens)`;
-  const chunks = num(m['content_chunks_s']);
+  const chunks = finiteOrNull(m['content_chunks_s']);
   return chunks !== null ? `${DASH} (no usage counts; ${formatRate(chunks, 'content chunks/s')})` : DASH;
 }
 
@@ -101,9 +101,9 @@ export function renderShow(parsed: ResultDocument, label: string): string {
   const doc = parsed.doc as Doc;
   const m = asDoc(doc['metrics']);
   const flags = asDoc(doc['serve_flags']);
-  const failed = num(doc['failed']);
+  const failed = finiteOrNull(doc['failed']);
   const protocol = typeof doc['measurement_protocol'] === 'string' ? doc['measurement_protocol'] : 'none';
-  const wall = num(doc['wall_clock_ms']);
+  const wall = finiteOrNull(doc['wall_clock_ms']);
   const head = pairs([
     ['file', label],
     ['model', text(doc['model'])],
@@ -120,7 +120,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
       ? `${text(doc['completed'])} completed of ${text(doc['requests'])}`
       : `${text(doc['completed'])} completed, ${failed} failed of ${text(doc['requests'])}`],
   ]);
-  const p = (key: string): number | null => num(m[key]);
+  const p = (key: string): number | null => finiteOrNull(m[key]);
   const latency: string[][] = [];
   if ('time_to_first_output_p50_ms' in m) latency.push(['TTFO', formatDuration(p('time_to_first_output_p50_ms')), formatDuration(p('time_to_first_output_p95_ms'))]);
   latency.push(['TTFT', formatDuration(p('ttft_p50_ms')), formatDuration(p('ttft_p95_ms'))]);

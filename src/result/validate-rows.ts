@@ -17,6 +17,7 @@ import { ROW_FIELDS } from '../metrics/definitions.js';
 import { emptyRowInput } from '../metrics/rows.js';
 import { nextDown, nextUp } from '../metrics/float-bits.js';
 import type { RowInput, TimingRow } from '../metrics/types.js';
+import { numberOrNull } from './numbers.js';
 
 /** One figure that does not match its recomputation. */
 export interface Disagreement {
@@ -47,7 +48,6 @@ const CHECKED_KEYS = (Object.keys(ROW_FIELDS) as (keyof TimingRow)[]).filter(
   (k) => ROW_FIELDS[k].derived || k === 'output_tokens',
 );
 
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /** Equality of stored and recomputed figures: `===` for numbers (bit-exact up to ±0), null ≡ null. */
 export function sameFigure(stored: unknown, recomputed: unknown): boolean {
@@ -64,23 +64,23 @@ function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: n
   // Only the reference keys matter for recomputation; the extension fields keep their placeholders.
   return {
     ...emptyRowInput(),
-    requestIndex: num(row['request_index']) ?? -1,
-    plannedContextTokens: num(row['planned_context_tokens']) ?? 0,
+    requestIndex: numberOrNull(row['request_index']) ?? -1,
+    plannedContextTokens: numberOrNull(row['planned_context_tokens']) ?? 0,
     tfoS,
     ttftS,
     e2eS,
-    promptTokens: num(row['prompt_tokens']),
+    promptTokens: numberOrNull(row['prompt_tokens']),
     // Spec §4.1: the count is exact when the source is `usage` or absent, never for content_chunks.
-    exactOutputTokens: source === 'content_chunks' ? null : num(row['output_tokens']),
+    exactOutputTokens: source === 'content_chunks' ? null : numberOrNull(row['output_tokens']),
     source,
-    reasoningChunks: num(row['reasoning_chunks']) ?? 0,
-    contentChunks: num(row['content_chunks']) ?? 0,
+    reasoningChunks: numberOrNull(row['reasoning_chunks']) ?? 0,
+    contentChunks: numberOrNull(row['content_chunks']) ?? 0,
   };
 }
 
 /** Candidate seconds behind a stored ms figure; ms / 1000 alone when no double maps onto it exactly. */
 function candidatesOrSelf(ms: unknown): number[] {
-  const value = num(ms) ?? NaN;
+  const value = numberOrNull(ms) ?? NaN;
   const found = secondsCandidates(value);
   return found.length > 0 ? found : [value / 1000];
 }

@@ -14,6 +14,7 @@ import { computeMetrics, protocolLabel } from '../metrics/summarize.js';
 import type { CoreTimingRow, Metrics, SuccessFacts } from '../metrics/types.js';
 import type { Era, ResultDocument } from './schema.js';
 import { checkRow, type Disagreement, sameFigure, secondsCandidates } from './validate-rows.js';
+import { numberOrNull } from './numbers.js';
 
 export type { Disagreement } from './validate-rows.js';
 
@@ -42,7 +43,6 @@ export interface ValidationReport {
 
 type Doc = Readonly<Record<string, unknown>>;
 const asRecord = (v: unknown): Doc => (typeof v === 'object' && v !== null ? (v as Doc) : {});
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 class Checker {
   readonly disagreements: Disagreement[] = [];
@@ -61,8 +61,8 @@ class Checker {
 }
 
 function checkCounts(doc: Doc, c: Checker): void {
-  const requests = num(doc['requests']) ?? 0;
-  const completed = num(doc['completed']) ?? 0;
+  const requests = numberOrNull(doc['requests']) ?? 0;
+  const completed = numberOrNull(doc['completed']) ?? 0;
   if (Array.isArray(doc['failures'])) {
     const failures = doc['failures'].length;
     c.compare('failed', doc['failed'], failures);
@@ -72,7 +72,7 @@ function checkCounts(doc: Doc, c: Checker): void {
   }
   const distribution = doc['context_distribution'];
   if (distribution !== undefined) {
-    const total = Object.values(asRecord(distribution)).reduce<number>((a, b) => a + (num(b) ?? 0), 0);
+    const total = Object.values(asRecord(distribution)).reduce<number>((a, b) => a + (numberOrNull(b) ?? 0), 0);
     c.compare('context_distribution (sum of counts)', total, requests);
   }
 }
@@ -81,14 +81,14 @@ function checkCounts(doc: Doc, c: Checker): void {
 function checkWithoutRows(doc: Doc, era: Era, c: Checker): void {
   const m = asRecord(doc['metrics']);
   for (const base of ['ttft', 'e2e']) {
-    const p50 = num(m[`${base}_p50_ms`]);
-    const p95 = num(m[`${base}_p95_ms`]);
+    const p50 = numberOrNull(m[`${base}_p50_ms`]);
+    const p95 = numberOrNull(m[`${base}_p95_ms`]);
     c.expect(`metrics.${base}_p50_ms`, m[`${base}_p50_ms`], (p50 === null) === (p95 === null) && (p50 === null || p95 === null || p50 <= p95),
       `≤ ${base}_p95_ms (${String(p95)}), both null or both set`);
   }
   if (era !== 'v2') return;
   c.compare('metrics.ttft_samples', m['ttft_samples'], doc['completed']);
-  const sources = Object.values(asRecord(m['output_token_sources'])).reduce<number>((a, b) => a + (num(b) ?? 0), 0);
+  const sources = Object.values(asRecord(m['output_token_sources'])).reduce<number>((a, b) => a + (numberOrNull(b) ?? 0), 0);
   c.compare('metrics.output_token_sources (sum of counts)', sources, doc['completed']);
   const haveTokens = m['output_tokens'] !== null;
   c.expect('metrics.content_chunks_s', m['content_chunks_s'], (m['content_chunks_s'] === null) === haveTokens,
@@ -99,12 +99,12 @@ function checkWithoutRows(doc: Doc, era: Era, c: Checker): void {
 }
 
 function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
-  const requests = num(doc['requests']) ?? 0;
+  const requests = numberOrNull(doc['requests']) ?? 0;
   const seen = new Set<number>();
   const walk = (list: readonly Doc[], name: string): void => {
     let previous = -1;
     list.forEach((item, i) => {
-      const idx = num(item['request_index']) ?? -1;
+      const idx = numberOrNull(item['request_index']) ?? -1;
       const ok = idx > previous && idx < requests && !seen.has(idx);
       c.expect(`${name}[${i}].request_index`, idx, ok, `unique, ascending, below requests (${requests})`);
       seen.add(idx);
@@ -117,35 +117,35 @@ function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
   for (const r of rows) planned.set(String(r['planned_context_tokens']), (planned.get(String(r['planned_context_tokens'])) ?? 0) + 1);
   const distribution = asRecord(doc['context_distribution']);
   for (const [size, count] of planned) {
-    c.expect(`context_distribution.${size}`, distribution[size] ?? null, (num(distribution[size]) ?? 0) >= count,
+    c.expect(`context_distribution.${size}`, distribution[size] ?? null, (numberOrNull(distribution[size]) ?? 0) >= count,
       `≥ ${count} (rows planned at ${size})`);
   }
 }
 
 function coreRow(r: Doc): CoreTimingRow {
-  const ttft = num(r['ttft_ms']) ?? NaN;
+  const ttft = numberOrNull(r['ttft_ms']) ?? NaN;
   return {
-    request_index: num(r['request_index']) ?? -1,
-    planned_context_tokens: num(r['planned_context_tokens']) ?? 0,
-    prompt_tokens: num(r['prompt_tokens']),
-    output_tokens: num(r['output_tokens']),
+    request_index: numberOrNull(r['request_index']) ?? -1,
+    planned_context_tokens: numberOrNull(r['planned_context_tokens']) ?? 0,
+    prompt_tokens: numberOrNull(r['prompt_tokens']),
+    output_tokens: numberOrNull(r['output_tokens']),
     output_token_source: String(r['output_token_source']),
-    time_to_first_output_ms: num(r['time_to_first_output_ms']) ?? ttft, // older v3: TTFT boundary
+    time_to_first_output_ms: numberOrNull(r['time_to_first_output_ms']) ?? ttft, // older v3: TTFT boundary
     ttft_ms: ttft,
-    generation_ms: num(r['generation_ms']) ?? NaN,
-    visible_generation_ms: num(r['visible_generation_ms']) ?? NaN,
-    e2e_ms: num(r['e2e_ms']) ?? NaN,
-    effective_prefill_tok_s: num(r['effective_prefill_tok_s']),
-    decode_tok_s: num(r['decode_tok_s']),
-    mean_inter_token_latency_ms: num(r['mean_inter_token_latency_ms']),
-    reasoning_chunks: num(r['reasoning_chunks']) ?? 0,
-    content_chunks: num(r['content_chunks']) ?? 0,
+    generation_ms: numberOrNull(r['generation_ms']) ?? NaN,
+    visible_generation_ms: numberOrNull(r['visible_generation_ms']) ?? NaN,
+    e2e_ms: numberOrNull(r['e2e_ms']) ?? NaN,
+    effective_prefill_tok_s: numberOrNull(r['effective_prefill_tok_s']),
+    decode_tok_s: numberOrNull(r['decode_tok_s']),
+    mean_inter_token_latency_ms: numberOrNull(r['mean_inter_token_latency_ms']),
+    reasoning_chunks: numberOrNull(r['reasoning_chunks']) ?? 0,
+    content_chunks: numberOrNull(r['content_chunks']) ?? 0,
   };
 }
 
 function successFromRow(r: CoreTimingRow, raw: Doc): SuccessFacts {
   // servebench rows carry cached_tokens; the ratio then follows spec §4.3 (prompt count truthy).
-  const cached = num(raw['cached_tokens']);
+  const cached = numberOrNull(raw['cached_tokens']);
   const prompt = r.prompt_tokens;
   return {
     outToks: r.output_token_source === 'content_chunks' ? r.content_chunks : (r.output_tokens ?? 0),
@@ -159,7 +159,7 @@ function successFromRow(r: CoreTimingRow, raw: Doc): SuccessFacts {
 /** Keys whose inputs the rows cannot supply, with the reason (reported as notes). */
 function unrecomputable(doc: Doc, rows: readonly Doc[], recomputed: Metrics): Map<keyof Metrics, string> {
   const skip = new Map<keyof Metrics, string>();
-  if (num(doc['completed']) !== rows.length) {
+  if (numberOrNull(doc['completed']) !== rows.length) {
     const why = `completed (${String(doc['completed'])}) ≠ rows (${rows.length}): success-level sums need every success's row`;
     for (const k of ['output_tokens', 'content_chunks', 'reasoning_chunks', 'output_token_sources',
       'prefix_cache_hit_avg', 'throughput_tok_s', 'content_chunks_s'] as const) skip.set(k, why);
@@ -184,7 +184,7 @@ function compareWallRate(path: string, stored: unknown, numerator: number | null
   }
   if (secondsCandidates(wallMs).some((s) => numerator / s === stored)) return;
   const simple = numerator / (wallMs / 1000);
-  const s = num(stored);
+  const s = numberOrNull(stored);
   if (s === null || ulpDistance(s, simple) > WALL_RATE_ULP_TOLERANCE) c.disagreements.push({ path, stored, recomputed: simple });
   else c.notes.push(`${path} agrees with output / (wall_clock_ms / 1000) within ${ulpDistance(s, simple)} ulp`);
 }
@@ -199,7 +199,7 @@ function checkWithRows(doc: Doc, era: Era, c: Checker): number {
   checkIndexes(doc, rawRows, c);
   const rows = rawRows.map(coreRow);
   const successes = rows.map((r, i) => successFromRow(r, rawRows[i] ?? {}));
-  const wallMs = num(doc['wall_clock_ms']) ?? NaN;
+  const wallMs = numberOrNull(doc['wall_clock_ms']) ?? NaN;
   const recomputed = computeMetrics({ rows, successes, wallSeconds: wallMs / 1000 });
   const skip = unrecomputable(doc, rawRows, recomputed);
   const stored = asRecord(doc['metrics']);
@@ -213,7 +213,7 @@ function checkWithRows(doc: Doc, era: Era, c: Checker): number {
     } else c.compare(`metrics.${key}`, stored[key], recomputed[key]);
   }
   if (era === 'current') {
-    const reasoning = skip.has('reasoning_chunks') ? num(stored['reasoning_chunks']) ?? 0 : recomputed.reasoning_chunks;
+    const reasoning = skip.has('reasoning_chunks') ? numberOrNull(stored['reasoning_chunks']) ?? 0 : recomputed.reasoning_chunks;
     c.compare('measurement_protocol', doc['measurement_protocol'], protocolLabel(reasoning));
   }
   return rawRows.length;

@@ -6,8 +6,8 @@
  * the first 1,500 requests by start time (the page says so).
  */
 
-import { parseSlo } from '../../metrics/slo.js';
-import { asDoc, get, num, rowValues, type RunView } from '../../result/run-view.js';
+import { asDoc, get, rowValues, type RunView } from '../../result/run-view.js';
+import { finiteOrNull } from '../../result/numbers.js';
 import type { SweepSummary } from '../sweep.js';
 
 const CDF_POINTS = 1000;
@@ -56,44 +56,44 @@ function cdf(values: number[]): [number, number][] {
 }
 
 function timeline(view: RunView): RunChartData['timeline'] {
-  const rows = view.rows.filter((r) => num(r['start_offset_ms']) !== null && num(r['e2e_ms']) !== null);
+  const rows = view.rows.filter((r) => finiteOrNull(r['start_offset_ms']) !== null && finiteOrNull(r['e2e_ms']) !== null);
   if (rows.length === 0) return null; // reference rows carry no start offsets
-  rows.sort((a, b) => num(a['start_offset_ms'])! - num(b['start_offset_ms'])!);
+  rows.sort((a, b) => finiteOrNull(a['start_offset_ms'])! - finiteOrNull(b['start_offset_ms'])!);
   const bars = rows.slice(0, MAX_DRAWN_REQUESTS).map((r): [number, number, number, number, number] => {
-    const start = num(r['start_offset_ms'])!;
-    const ttft = num(r['ttft_ms']) ?? 0;
-    const ttfo = num(r['time_to_first_output_ms']) ?? ttft;
-    return [num(r['request_index']) ?? 0, r3(start), r3(start + ttfo), r3(start + Math.max(ttft, ttfo)), r3(start + num(r['e2e_ms'])!)];
+    const start = finiteOrNull(r['start_offset_ms'])!;
+    const ttft = finiteOrNull(r['ttft_ms']) ?? 0;
+    const ttfo = finiteOrNull(r['time_to_first_output_ms']) ?? ttft;
+    return [finiteOrNull(r['request_index']) ?? 0, r3(start), r3(start + ttfo), r3(start + Math.max(ttft, ttfo)), r3(start + finiteOrNull(r['e2e_ms'])!)];
   });
   const failures = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : []).map(asDoc)
-    .filter((f) => num(f['start_offset_ms']) !== null)
+    .filter((f) => finiteOrNull(f['start_offset_ms']) !== null)
     .slice(0, MAX_DRAWN_REQUESTS)
-    .map((f): [number, number, number] => [num(f['request_index']) ?? 0, r3(num(f['start_offset_ms'])!), r3(num(f['start_offset_ms'])! + (num(f['error_at_ms']) ?? 0))]);
+    .map((f): [number, number, number] => [finiteOrNull(f['request_index']) ?? 0, r3(finiteOrNull(f['start_offset_ms'])!), r3(finiteOrNull(f['start_offset_ms'])! + (finiteOrNull(f['error_at_ms']) ?? 0))]);
   return { total: rows.length, bars, failures };
 }
 
 function series(view: RunView): RunChartData['series'] {
   const ts = asDoc(get(view.extended, 'time_series'));
-  const t = Array.isArray(ts['t_s']) ? (ts['t_s'] as unknown[]).map((v) => num(v) ?? 0) : [];
+  const t = Array.isArray(ts['t_s']) ? (ts['t_s'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
   if (t.length === 0) return null;
-  const column = (key: string): number[] => (Array.isArray(ts[key]) ? (ts[key] as unknown[]).map((v) => r3(num(v) ?? 0)) : t.map(() => 0));
+  const column = (key: string): number[] => (Array.isArray(ts[key]) ? (ts[key] as unknown[]).map((v) => r3(finiteOrNull(v) ?? 0)) : t.map(() => 0));
   return { t, inFlight: column('in_flight_avg'), tokS: column('output_tok_s') };
 }
 
 /** Chart data of one run. */
 export function runChartData(view: RunView): RunChartData {
   const hist = asDoc(get(view.extended, 'inter_chunk', 'histogram'));
-  const edges = Array.isArray(hist['edges_ms']) ? (hist['edges_ms'] as unknown[]).map((v) => num(v) ?? 0) : [];
-  const counts = Array.isArray(hist['counts']) ? (hist['counts'] as unknown[]).map((v) => num(v) ?? 0) : [];
+  const edges = Array.isArray(hist['edges_ms']) ? (hist['edges_ms'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
+  const counts = Array.isArray(hist['counts']) ? (hist['counts'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
   const scatter: [number, number][] = [];
   for (const row of view.rows) {
-    const p = num(row['prompt_tokens']);
-    const t = num(row['ttft_ms']);
+    const p = finiteOrNull(row['prompt_tokens']);
+    const t = finiteOrNull(row['ttft_ms']);
     if (p !== null && t !== null && scatter.length < MAX_DRAWN_REQUESTS) scatter.push([p, r3(t)]);
   }
   return {
     label: view.label,
-    reasons: view.rows.some((r) => (num(r['time_to_first_output_ms']) ?? Infinity) < (num(r['ttft_ms']) ?? -Infinity)),
+    reasons: view.rows.some((r) => (finiteOrNull(r['time_to_first_output_ms']) ?? Infinity) < (finiteOrNull(r['ttft_ms']) ?? -Infinity)),
     cdf: { ttfo: cdf(rowValues(view, 'time_to_first_output_ms')), ttft: cdf(rowValues(view, 'ttft_ms')), e2e: cdf(rowValues(view, 'e2e_ms')) },
     timeline: timeline(view),
     series: series(view),
@@ -109,15 +109,10 @@ const SWEEP_KEYS: Readonly<Record<string, string>> = {
 /** Sweep curves: p95 latencies (and each SLO clause's own percentile) against output throughput. */
 export function sweepChartData(summary: SweepSummary): SweepChartData {
   const curves = new Map<string, { key: string; label: string; threshold: number | null }>();
-  let clauses: { metric: string; percentile: number; threshold: number; text: string }[] = [];
-  try {
-    clauses = summary.slo === null ? [] : parseSlo(summary.slo).clauses;
-  } catch {
-    clauses = []; // a hand-edited SLO we cannot read: draw the curves without its line
-  }
-  for (const c of clauses) {
-    const key = SWEEP_KEYS[`${c.metric}_p${c.percentile}`];
-    if (key !== undefined) curves.set(key, { key, label: `${c.metric.toUpperCase()} p${c.percentile}`, threshold: c.threshold });
+  // The clauses as the runs parsed them (their goodput blocks); a summary without them draws no threshold line.
+  for (const c of summary.slo_clauses) {
+    const key = SWEEP_KEYS[`${c.metric}_${c.percentile}`];
+    if (key !== undefined) curves.set(key, { key, label: `${c.metric.toUpperCase()} ${c.percentile}`, threshold: c.threshold });
   }
   for (const [key, label] of [['ttft_ms_p95', 'TTFT p95'], ['e2e_ms_p95', 'E2E p95']] as const) if (!curves.has(key)) curves.set(key, { key, label, threshold: null });
   return {
@@ -125,7 +120,7 @@ export function sweepChartData(summary: SweepSummary): SweepChartData {
     points: summary.points.map((p) => ({
       load: p.load,
       tokS: p.output_tok_s,
-      series: Object.fromEntries([...curves.keys()].map((k) => [k, num((p as unknown as Record<string, unknown>)[k])])),
+      series: Object.fromEntries([...curves.keys()].map((k) => [k, finiteOrNull((p as unknown as Record<string, unknown>)[k])])),
       sloMet: p.slo_met,
     })),
     curves: [...curves.values()],

@@ -8,7 +8,8 @@
 import { RUN_METRICS, ROW_FIELDS } from '../../metrics/definitions.js';
 import { ENTRIES, FAMILIES, familyKeys } from '../../metrics/extended-definitions.js';
 import { checkIdentity, showValue } from '../../result/identity.js';
-import { asDoc, contextLabel, get, loadLabel, num, protocolLabel, str, type RunView } from '../../result/run-view.js';
+import { asDoc, contextLabel, get, loadLabel, protocolLabel, str, type RunView } from '../../result/run-view.js';
+import { finiteOrNull } from '../../result/numbers.js';
 import { escapeHtml as esc, richText } from './escape.js';
 
 /** A number shown with precision for its size; non-numbers escaped as text. */
@@ -100,12 +101,12 @@ interface Card {
   show?: (v: RunView) => string;
 }
 
-const metric = (key: string) => (v: RunView): number | null => num(get(v.doc, 'metrics', key));
+const metric = (key: string) => (v: RunView): number | null => finiteOrNull(get(v.doc, 'metrics', key));
 
 /** Headline cards; with several runs each card lists every run and its change from the first. */
 export function cards(runs: readonly RunView[]): string {
   const list: Card[] = [
-    { title: 'completed', unit: '', better: null, read: (v) => num(v.doc['completed']),
+    { title: 'completed', unit: '', better: null, read: (v) => finiteOrNull(v.doc['completed']),
       show: (v) => `${fmt(v.doc['completed'])}<span class="of"> / ${fmt(v.doc['requests'])}</span>` },
     ...(runs.some((r) => r.protocol === 'capacity-v4-reasoning') ? [{ title: 'TTFO p50', unit: 'ms', better: 'lower' as const, read: metric('time_to_first_output_p50_ms') }] : []),
     { title: 'TTFT p50', unit: 'ms', better: 'lower', read: metric('ttft_p50_ms') },
@@ -115,11 +116,11 @@ export function cards(runs: readonly RunView[]): string {
     { title: 'decode p50', unit: 'tok/s', better: 'higher', read: metric('decode_tok_s_p50') },
     { title: 'throughput', unit: 'tok/s', better: 'higher', read: metric('throughput_tok_s') },
   ];
-  if (runs.some((r) => num(get(r.extended, 'steady_state', 'output_tok_s')) !== null)) {
-    list.push({ title: 'steady state', unit: 'tok/s', better: 'higher', read: (v) => num(get(v.extended, 'steady_state', 'output_tok_s')) });
+  if (runs.some((r) => finiteOrNull(get(r.extended, 'steady_state', 'output_tok_s')) !== null)) {
+    list.push({ title: 'steady state', unit: 'tok/s', better: 'higher', read: (v) => finiteOrNull(get(v.extended, 'steady_state', 'output_tok_s')) });
   }
   if (runs.some((r) => get(r.extended, 'goodput') !== null && get(r.extended, 'goodput') !== undefined)) {
-    list.push({ title: 'goodput', unit: 'req/s', better: 'higher', read: (v) => num(get(v.extended, 'goodput', 'goodput_req_s')) });
+    list.push({ title: 'goodput', unit: 'req/s', better: 'higher', read: (v) => finiteOrNull(get(v.extended, 'goodput', 'goodput_req_s')) });
   }
   const html = list.map((card) => {
     const base = card.read(runs[0]!);

@@ -1,0 +1,114 @@
+/**
+ * The result is typed once: the reader's era schemas accept every real file, the schema of what
+ * servebench writes (result/result-schema.ts) accepts fresh runs of each load model — strict, so
+ * a key the runner writes but the schema does not name fails here — and the typed value parsed
+ * from a file writes back to the same bytes.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSim, type SimHandle } from '../../src/sim/index.js';
+import { checkResult } from '../../src/result/schema.js';
+import { checkCapacityResult, type CapacityResult } from '../../src/result/result-schema.js';
+import { parseResultText } from '../../src/result/io.js';
+import { serializeJson, serializeResult } from '../../src/result/pyjson.js';
+import { InputFileError } from '../../src/util/errors.js';
+import { runCli } from '../helpers/cli.js';
+import { fixtureFiles, seedFile } from './fixtures.js';
+
+let sim: SimHandle;
+const dir = mkdtempSync(join(tmpdir(), 'servebench-result-schema-'));
+const SMALL = ['--requests', '12', '--max-tokens', '8', '--ctx-tokens', '1024', '--shared-prefix-tokens', '0', '--quiet'];
+
+before(async () => {
+  sim = await startSim({ max_num_seqs: 8, prefill_tok_s: 200000, decode_step_ms: 2, decode_batch_slowdown: 0 });
+});
+
+after(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs servebench on the simulator and returns the result file's text. */
+async function freshRun(name: string, extra: string[]): Promise<string> {
+  const output = join(dir, `${name}.json`);
+  const run = await runCli(['run', '--base-url', sim.url, ...SMALL, '--output', output, ...extra]);
+  assert.equal(run.code, 0, run.stderr);
+  return readFileSync(output, 'utf8');
+}
+
+function typed(text: string): CapacityResult {
+  const checked = checkCapacityResult(JSON.parse(text));
+  assert.ok(checked.ok, checked.ok ? '' : checked.problem);
+  return checked.result;
+}
+
+test('the reader accepts the seed and every real result file of every era', () => {
+  for (const file of [seedFile(), ...fixtureFiles()]) {
+    const checked = checkResult(JSON.parse(readFileSync(file, 'utf8')));
+    assert.ok(checked.ok, `${file}: ${checked.ok ? '' : checked.problems.join('; ')}`);
+  }
+});
+
+test('the seed parsed by its era schema writes back byte for byte', () => {
+  const text = readFileSync(seedFile(), 'utf8');
+  const checked = checkResult(JSON.parse(text));
+  assert.ok(checked.ok);
+  assert.equal(serializeJson(checked.result.doc), `${text}\n`);
+});
+
+test('fresh runs of every load model match the written-result schema, and their typed values write back the same bytes', async () => {
+  const runs = {
+    closed: await freshRun('closed', ['--concurrency', '3', '--slo', 'ttft_p95<=5000,decode_p50>=1tok/s', '--warmup', '2', '--retries', '1']),
+    open: await freshRun('open', ['--rate', '40', '--max-concurrency', '4', '--workers', '2', '--tokenizer', 'chars:4']),
+    cold: await freshRun('cold', ['--concurrency', '2', '--cold-connections']),
+  };
+  for (const [name, text] of Object.entries(runs)) {
+    const result = typed(text);
+    assert.equal(serializeResult(result), text, `${name}: read → typed → written is byte-identical`);
+    // The reader's view of the same file agrees.
+    assert.equal(parseResultText(`${name}.json`, text).result.era, 'current');
+  }
+  assert.equal(typed(runs.closed).servebench.metrics.goodput?.clauses.length, 2, 'the SLO clauses are in the goodput block');
+  assert.equal(typed(runs.open).servebench.workers?.count, 2);
+});
+
+test('a result rebuilt from its journal matches the schema too', async () => {
+  const output = join(dir, 'journaled.json');
+  const run = await runCli(['run', '--base-url', sim.url, ...SMALL, '--concurrency', '2', '--output', output]);
+  assert.equal(run.code, 0, run.stderr);
+  const rebuilt = join(dir, 'rebuilt.json');
+  const rebuild = await runCli(['rebuild', `${output.replace(/\.json$/, '')}.journal.jsonl`, '--output', rebuilt]);
+  assert.equal(rebuild.code, 0, rebuild.stderr);
+  const result = typed(readFileSync(rebuilt, 'utf8'));
+  assert.deepEqual(result.servebench.rebuilt_from_journal, { wall_estimated: false });
+});
+
+test('a result missing a required key is refused in one line that names the key', async () => {
+  const text = await freshRun('missing', ['--concurrency', '2']);
+  const withoutBlock = JSON.parse(text) as Record<string, Record<string, unknown>>;
+  delete withoutBlock['servebench']!['metrics'];
+  const checked = checkCapacityResult(withoutBlock);
+  assert.equal(checked.ok, false);
+  if (checked.ok) return;
+  assert.doesNotMatch(checked.problem, /\n/);
+  assert.match(checked.problem, /^servebench\.metrics: /);
+
+  const withoutRows = JSON.parse(text) as Record<string, unknown>;
+  delete withoutRows['request_timings'];
+  assert.throws(
+    () => parseResultText('missing.json', JSON.stringify(withoutRows)),
+    (e: unknown) => e instanceof InputFileError && !e.message.includes('\n') && /missing\.json: .*request_timings/.test(e.message),
+  );
+});
+
+test('a key the schema does not name is refused, naming it', async () => {
+  const text = await freshRun('extra', ['--concurrency', '2']);
+  const doc = JSON.parse(text) as Record<string, Record<string, unknown>>;
+  doc['servebench']!['undescribed_key'] = 1;
+  const checked = checkCapacityResult(doc);
+  assert.equal(checked.ok, false);
+  if (!checked.ok) assert.match(checked.problem, /undescribed_key/);
+});
