@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
@@ -19,24 +19,35 @@ import { runCli } from '../helpers/cli.js';
 import { fixtureFiles, seedFile } from './fixtures.js';
 
 let sim: SimHandle;
+let faulty: SimHandle;
 const dir = mkdtempSync(join(tmpdir(), 'servebench-result-schema-'));
 const SMALL = ['--requests', '12', '--max-tokens', '8', '--ctx-tokens', '1024', '--shared-prefix-tokens', '0', '--quiet'];
 
 before(async () => {
-  sim = await startSim({ max_num_seqs: 8, prefill_tok_s: 200000, decode_step_ms: 2, decode_batch_slowdown: 0 });
+  const fast = { max_num_seqs: 8, prefill_tok_s: 200000, decode_step_ms: 2, decode_batch_slowdown: 0 };
+  sim = await startSim(fast);
+  // Failures of several kinds, some retried: rows and failures with `attempts`, `servebench.retries`.
+  faulty = await startSim({ ...fast, seed: 3, faults: 'rate=0.5:mix=429,reset_mid' });
 });
 
 after(async () => {
   await sim.close();
+  await faulty.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs servebench on the simulator and returns the result file's text. */
-async function freshRun(name: string, extra: string[]): Promise<string> {
+async function freshRun(name: string, extra: string[], target: SimHandle = sim): Promise<string> {
   const output = join(dir, `${name}.json`);
-  const run = await runCli(['run', '--base-url', sim.url, ...SMALL, '--output', output, ...extra]);
-  assert.equal(run.code, 0, run.stderr);
+  const run = await runCli(['run', '--base-url', target.url, ...SMALL, '--output', output, ...extra]);
+  assert.ok(run.code === 0 || (target === faulty && run.code === 1), run.stderr);
   return readFileSync(output, 'utf8');
+}
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
 }
 
 function typed(text: string): CapacityResult {
@@ -64,6 +75,9 @@ test('fresh runs of every load model match the written-result schema, and their 
     closed: await freshRun('closed', ['--concurrency', '3', '--slo', 'ttft_p95<=5000,decode_p50>=1tok/s', '--warmup', '2', '--retries', '1']),
     open: await freshRun('open', ['--rate', '40', '--max-concurrency', '4', '--workers', '2', '--tokenizer', 'chars:4']),
     cold: await freshRun('cold', ['--concurrency', '2', '--cold-connections']),
+    trace: await freshRun('trace', ['--trace', write('trace.jsonl', '{"timestamp": 1000, "input_length": 300, "output_length": 4}\n{"timestamp": 1050, "input_length": 900, "output_length": 6}\n')]),
+    dataset: await freshRun('dataset', ['--concurrency', '2', '--dataset', write('data.jsonl', '{"prompt": "hello there"}\n{"prompt": "tell me a story"}\n')]),
+    failures: await freshRun('failures', ['--concurrency', '2', '--retries', '2', '--retry-max-wait', '0.05'], faulty),
   };
   for (const [name, text] of Object.entries(runs)) {
     const result = typed(text);
@@ -73,6 +87,7 @@ test('fresh runs of every load model match the written-result schema, and their 
   }
   assert.equal(typed(runs.closed).servebench.metrics.goodput?.clauses.length, 2, 'the SLO clauses are in the goodput block');
   assert.equal(typed(runs.open).servebench.workers?.count, 2);
+  assert.ok(typed(runs.failures).failed > 0, 'the faulty run has failures');
 });
 
 test('a result rebuilt from its journal matches the schema too', async () => {
