@@ -21,7 +21,9 @@ import { fixtureFiles, seedFile } from './fixtures.js';
 let sim: SimHandle;
 let faulty: SimHandle;
 const dir = mkdtempSync(join(tmpdir(), 'servebench-result-schema-'));
-const SMALL = ['--requests', '12', '--max-tokens', '8', '--ctx-tokens', '1024', '--shared-prefix-tokens', '0', '--quiet'];
+const SMALL = ['--max-tokens', '8', '--shared-prefix-tokens', '0', '--quiet'];
+/** Twelve synthetic prompts of 1,024 tokens. */
+const N = ['--requests', '12', '--ctx-tokens', '1024'];
 
 before(async () => {
   const fast = { max_num_seqs: 8, prefill_tok_s: 200000, decode_step_ms: 2, decode_batch_slowdown: 0 };
@@ -72,12 +74,12 @@ test('the seed parsed by its era schema writes back byte for byte', () => {
 
 test('fresh runs of every load model match the written-result schema, and their typed values write back the same bytes', async () => {
   const runs = {
-    closed: await freshRun('closed', ['--concurrency', '3', '--slo', 'ttft_p95<=5000,decode_p50>=1tok/s', '--warmup', '2', '--retries', '1']),
-    open: await freshRun('open', ['--rate', '40', '--max-concurrency', '4', '--workers', '2', '--tokenizer', 'chars:4']),
-    cold: await freshRun('cold', ['--concurrency', '2', '--cold-connections']),
+    closed: await freshRun('closed', [...N, '--concurrency', '3', '--slo', 'ttft_p95<=5000,decode_p50>=1tok/s', '--warmup', '2', '--retries', '1']),
+    open: await freshRun('open', [...N, '--rate', '40', '--max-concurrency', '4', '--workers', '2', '--tokenizer', 'chars:4']),
+    cold: await freshRun('cold', [...N, '--concurrency', '2', '--cold-connections']),
     trace: await freshRun('trace', ['--trace', write('trace.jsonl', '{"timestamp": 1000, "input_length": 300, "output_length": 4}\n{"timestamp": 1050, "input_length": 900, "output_length": 6}\n')]),
-    dataset: await freshRun('dataset', ['--concurrency', '2', '--dataset', write('data.jsonl', '{"prompt": "hello there"}\n{"prompt": "tell me a story"}\n')]),
-    failures: await freshRun('failures', ['--concurrency', '2', '--retries', '2', '--retry-max-wait', '0.05'], faulty),
+    dataset: await freshRun('dataset', ['--requests', '4', '--concurrency', '2', '--dataset', write('data.jsonl', '{"prompt": "hello there"}\n{"prompt": "tell me a story"}\n')]),
+    failures: await freshRun('failures', [...N, '--concurrency', '2', '--retries', '2', '--retry-max-wait', '0.05'], faulty),
   };
   for (const [name, text] of Object.entries(runs)) {
     const result = typed(text);
@@ -92,7 +94,7 @@ test('fresh runs of every load model match the written-result schema, and their 
 
 test('a result rebuilt from its journal matches the schema too', async () => {
   const output = join(dir, 'journaled.json');
-  const run = await runCli(['run', '--base-url', sim.url, ...SMALL, '--concurrency', '2', '--output', output]);
+  const run = await runCli(['run', '--base-url', sim.url, ...SMALL, ...N, '--concurrency', '2', '--output', output]);
   assert.equal(run.code, 0, run.stderr);
   const rebuilt = join(dir, 'rebuilt.json');
   const rebuild = await runCli(['rebuild', `${output.replace(/\.json$/, '')}.journal.jsonl`, '--output', rebuilt]);
@@ -102,7 +104,7 @@ test('a result rebuilt from its journal matches the schema too', async () => {
 });
 
 test('a result missing a required key is refused in one line that names the key', async () => {
-  const text = await freshRun('missing', ['--concurrency', '2']);
+  const text = await freshRun('missing', [...N, '--concurrency', '2']);
   const withoutBlock = JSON.parse(text) as Record<string, Record<string, unknown>>;
   delete withoutBlock['servebench']!['metrics'];
   const checked = checkCapacityResult(withoutBlock);
@@ -120,7 +122,7 @@ test('a result missing a required key is refused in one line that names the key'
 });
 
 test('a key the schema does not name is refused, naming it', async () => {
-  const text = await freshRun('extra', ['--concurrency', '2']);
+  const text = await freshRun('extra', [...N, '--concurrency', '2']);
   const doc = JSON.parse(text) as Record<string, Record<string, unknown>>;
   doc['servebench']!['undescribed_key'] = 1;
   const checked = checkCapacityResult(doc);
