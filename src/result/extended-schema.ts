@@ -12,12 +12,14 @@ const int = z.int();
 const num = z.number();
 const str = z.string();
 const nullableNum = num.nullable();
+const nullableInt = int.nullable();
 
-type Shape<T> = { [K in keyof T]: null extends T[K] ? typeof nullableNum : typeof int };
+type Shape<T> = { [K in keyof T]: null extends T[K] ? typeof nullableNum | typeof nullableInt : typeof int };
 
 function family<T>(base: string, unit: FamilyUnit): Shape<T> {
   const keys = familyKeys(base, unit);
-  const shape: Record<string, z.ZodType> = { [keys.samples]: int, [keys.mean]: nullableNum, [keys.max]: nullableNum };
+  // A token family's largest value is a token count, an integer; every other value may be a fraction.
+  const shape: Record<string, z.ZodType> = { [keys.samples]: int, [keys.mean]: nullableNum, [keys.max]: unit === 'tokens' ? nullableInt : nullableNum };
   for (const key of keys.percentiles) shape[key] = nullableNum;
   return shape as Shape<T>;
 }

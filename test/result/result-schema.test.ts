@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { checkResult } from '../../src/result/schema.js';
-import { checkCapacityResult, type CapacityResult } from '../../src/result/result-schema.js';
+import { capacityResultSchema, checkCapacityResult, type CapacityResult } from '../../src/result/result-schema.js';
 import { parseResultText } from '../../src/result/io.js';
-import { serializeJson, serializeResult } from '../../src/result/pyjson.js';
+import { isFloatKey, serializeJson, serializeResult } from '../../src/result/pyjson.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { fixtureFiles, seedFile } from './fixtures.js';
@@ -129,3 +129,57 @@ test('a key the schema does not name is refused, naming it', async () => {
   assert.equal(checked.ok, false);
   if (!checked.ok) assert.match(checked.problem, /undescribed_key/);
 });
+
+/** Every number the schema types, by the key it is written under (an array's numbers take the array's key). */
+function numberKeys(schema: unknown, key: string, out: { key: string; int: boolean }[]): void {
+  const def = (schema as { _zod: { def: Record<string, unknown> & { type: string } } })._zod.def;
+  switch (def.type) {
+    case 'number':
+      out.push({ key, int: def['format'] === 'safeint' });
+      return;
+    case 'optional':
+    case 'nullable':
+      return numberKeys(def['innerType'], key, out);
+    case 'array':
+      return numberKeys(def['element'], key, out);
+    case 'record':
+      return numberKeys(def['valueType'], key, out);
+    case 'union':
+      for (const option of def['options'] as unknown[]) numberKeys(option, key, out);
+      return;
+    case 'object':
+      for (const [k, v] of Object.entries(def['shape'] as Record<string, unknown>)) numberKeys(v, k, out);
+      return;
+    default:
+  }
+}
+
+test('the typed schema and the float key rule agree: no integer is named like a float, every non-integer key is one', () => {
+  const keys: { key: string; int: boolean }[] = [];
+  numberKeys(capacityResultSchema, '', keys);
+  assert.ok(keys.length > 300, `found ${keys.length} number keys`);
+  // An integer under a float key would be written as 2.0; a float under an int key, if integral, as 2.
+  const intsNamedAsFloats = keys.filter((k) => k.int && isFloatKey(k.key)).map((k) => k.key);
+  assert.deepEqual(intsNamedAsFloats, []);
+  // Non-integers whose key has no float suffix: written as ints whenever the value happens to be integral.
+  const floatsWithoutSuffix = [...new Set(keys.filter((k) => !k.int && !isFloatKey(k.key)).map((k) => k.key))].sort();
+  assert.deepEqual(floatsWithoutSuffix, FLOATS_WITHOUT_SUFFIX);
+});
+
+/**
+ * Numbers typed as any number whose keys carry no float suffix: the writer prints them as ints when
+ * integral (a share of 0, a rate of 4), as it always has — renaming them would change the bytes.
+ * Listed so that a new one is a decision, not an accident: a new float key takes a float suffix.
+ */
+const FLOATS_WITHOUT_SUFFIX: string[] = [
+  'burstiness', // servebench.load (open loop)
+  'chunk_processing_lag_ms_max', // servebench.client
+  'event_loop_stall_share',
+  'first_tokens_after_stalls_share',
+  'late_turns_cpu_share',
+  'late_turns_run_delay_share',
+  'rate', // servebench.load (open loop)
+  'run_delay_share',
+  'seconds', // servebench.config.warmup
+  'tokens_per_char', // servebench.sizing.fits[]
+];
