@@ -78,7 +78,9 @@ function stageRules(stage, levels) {
   }));
   return {
     files: [`src/${stage}/${'*/'.repeat(levels - 1)}*.ts`],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, ...commonPatterns(levels)] }] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, ...commonPatterns(levels)] }],
+    },
   };
 }
 
@@ -96,7 +98,11 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': [
         'error',
         // node:test's test()/describe() return a promise the runner itself awaits.
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       // An async function without await is how a synchronous check rejects instead of throwing.

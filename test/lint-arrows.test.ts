@@ -38,9 +38,12 @@ async function restricted(filePath: string, text: string): Promise<string[]> {
 }
 
 test('a planted import of client/ in workload/ is an error, with the allowed arrows in the message', async () => {
-  const errors = await restricted('src/workload/__planted.ts', "import { sendChat } from '../client/transport.js';\nvoid sendChat;\n");
+  const errors = await restricted(
+    'src/workload/__planted.ts',
+    "import { sendChat } from '../client/transport.js';\nvoid sendChat;\n",
+  );
   assert.deepEqual(errors, [
-    "1: '../client/transport.js' import is restricted from being used by a pattern. src/workload/ may import only record/, util/ (docs/architecture.md, \"Stages\"), not client/.",
+    '1: \'../client/transport.js\' import is restricted from being used by a pattern. src/workload/ may import only record/, util/ (docs/architecture.md, "Stages"), not client/.',
   ]);
 });
 
@@ -55,7 +58,10 @@ test('type-only imports and re-exports count', async () => {
     ].join('\n'),
   );
   assert.equal(errors.length, 3, errors.join('\n'));
-  assert.match(errors[0]!, /^1: .*src\/execute\/ may import only plan\/, client\/, workload\/, schedule\/, record\/, util\/ .*not config\/\.$/);
+  assert.match(
+    errors[0]!,
+    /^1: .*src\/execute\/ may import only plan\/, client\/, workload\/, schedule\/, record\/, util\/ .*not config\/\.$/,
+  );
   assert.match(errors[2]!, /^3: .*not metrics\/\.$/);
 });
 
@@ -88,7 +94,11 @@ test('every pair of stages follows the table, at the shallowest and the deepest 
       const lines = STAGES.map((other) => `import type {} from '${'../'.repeat(levels)}${other}/x.js';`);
       const errors = await restricted(`${dir}__planted.ts`, lines.join('\n'));
       const refused = errors.map((error) => STAGES[Number(error.split(':')[0]) - 1]);
-      assert.deepEqual(refused, STAGES.filter((other) => !allowed.has(other)), `imports refused in ${dir}`);
+      assert.deepEqual(
+        refused,
+        STAGES.filter((other) => !allowed.has(other)),
+        `imports refused in ${dir}`,
+      );
     }
   }
 });
@@ -96,10 +106,16 @@ test('every pair of stages follows the table, at the shallowest and the deepest 
 test('src/index.ts imports every stage but cli/; cli/ and test/ import anything', async () => {
   const everything = STAGES.map((stage) => `export * from './${stage}/x.js';`).join('\n');
   const index = await restricted('src/index.ts', everything);
-  assert.deepEqual(index.map((error) => STAGES[Number(error.split(':')[0]) - 1]), ['cli']);
+  assert.deepEqual(
+    index.map((error) => STAGES[Number(error.split(':')[0]) - 1]),
+    ['cli'],
+  );
   const up = (stage: string): string => `import '../${stage}/x.js';`;
   assert.deepEqual(await restricted('src/cli/__planted.ts', STAGES.map(up).join('\n')), []);
-  assert.deepEqual(await restricted('test/__planted.test.ts', STAGES.map((s) => `import '../src/${s}/x.js';`).join('\n')), []);
+  assert.deepEqual(
+    await restricted('test/__planted.test.ts', STAGES.map((s) => `import '../src/${s}/x.js';`).join('\n')),
+    [],
+  );
 });
 
 test('imports that would slip past the patterns are refused', async () => {
@@ -123,7 +139,9 @@ test('imports that would slip past the patterns are refused', async () => {
 test('every folder under src/ has arrows, and no file is nested deeper than they reach', () => {
   const src = join(REPO_ROOT, 'src');
   const walk = (dir: string): string[] =>
-    readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
+    readdirSync(dir).flatMap((name) =>
+      statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)],
+    );
   for (const file of walk(src).filter((path) => path.endsWith('.ts'))) {
     const parts = relative(src, file).split('/');
     if (parts.length === 1) continue;

@@ -11,18 +11,6 @@ import { InputFileError } from '../../util/errors.js';
 import { decodeUtf8, jsonProblem, readInputBytes } from '../../util/read-file.js';
 import type { TiktokenEncodingName } from './spec.js';
 
-/**
- * The part of `@huggingface/tokenizers` used here. Its published declarations import each other
- * without file extensions, which NodeNext resolution cannot follow, so the module's own types come
- * out unresolved (`any`).
- */
-interface HfTokenizer {
-  encode(text: string, options: { add_special_tokens: boolean }): { ids: readonly number[] };
-}
-interface HfTokenizersModule {
-  Tokenizer: new (tokenizerJson: object, tokenizerConfig: object) => HfTokenizer;
-}
-
 /** Counts the tokens of raw text (no template, no special tokens added). */
 export interface TextTokenizer {
   /** e.g. `hf:sha256:0123456789ab` or `tiktoken:o200k_base`. */
@@ -57,8 +45,8 @@ export async function loadHfTokenizer(path: string): Promise<TextTokenizer> {
   const configFile = join(dirname(file), 'tokenizer_config.json');
   const configInfo = await stat(configFile).catch(() => null);
   const config = configInfo === null ? {} : parseJsonObject(configFile, readInputBytes(configFile, MAX_TOKENIZER_CONFIG_BYTES, 'tokenizer_config.json').bytes);
-  const { Tokenizer } = (await import('@huggingface/tokenizers')) as HfTokenizersModule;
-  let tokenizer: HfTokenizer;
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let tokenizer: InstanceType<typeof Tokenizer>;
   try {
     tokenizer = new Tokenizer(json, config);
     tokenizer.encode('servebench tokenizer check 123', { add_special_tokens: false });
