@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ESLint } from 'eslint';
@@ -134,6 +134,15 @@ test('imports that would slip past the patterns are refused', async () => {
     ['1', '2', '3', '4', '5'],
     errors.join('\n'),
   );
+});
+
+test('the temporary runner/ entry goes when src/runner/ does', () => {
+  if (!existsSync(join(REPO_ROOT, 'src', 'runner'))) {
+    assert.ok(
+      !STAGES.includes('runner'),
+      "src/runner/ is gone: delete its entry (and 'runner' in pipeline's and cli's) from STAGE_IMPORTS",
+    );
+  }
 });
 
 test('every folder under src/ has arrows, and no file is nested deeper than they reach', () => {
