@@ -137,7 +137,5 @@ export const extendedMetricsSchema = z.strictObject({
   goodput: goodputBlockSchema.nullable(),
 });
 
-/** `servebench.metrics`. */
-export type ExtendedMetricsBlock = z.infer<typeof extendedMetricsSchema>;
 /** `servebench.metrics.goodput`. */
 export type GoodputBlock = z.infer<typeof goodputBlockSchema>;

@@ -23,7 +23,7 @@ export const serveFlagsSchema = z.strictObject({
 });
 
 /** A `request_timings[]` row: the 15 reference fields plus servebench's (metrics/types.ts `TimingRow`). */
-export const resultRowSchema = z.strictObject({
+const resultRowSchema = z.strictObject({
   ...currentRow.shape,
   start_offset_ms: num,
   scheduled_offset_ms: num.nullable(),
@@ -36,7 +36,7 @@ export const resultRowSchema = z.strictObject({
 });
 
 /** A `failures[]` entry: the reference's four keys plus servebench's (metrics/types.ts `FailureRecord`). */
-export const resultFailureSchema = z.strictObject({
+const resultFailureSchema = z.strictObject({
   ...failure.shape,
   error_message: str,
   error_message_truncated: z.boolean(),
@@ -62,10 +62,6 @@ export const capacityResultSchema = z.strictObject({
 
 /** `serve_flags`. */
 export type ServeFlags = z.infer<typeof serveFlagsSchema>;
-/** A `request_timings[]` row as servebench writes it. */
-export type ResultRow = z.infer<typeof resultRowSchema>;
-/** A `failures[]` entry as servebench writes it. */
-export type ResultFailure = z.infer<typeof resultFailureSchema>;
 /** The result servebench writes (reference keys, extensions and the `servebench` block). */
 export type CapacityResult = z.infer<typeof capacityResultSchema>;
 

@@ -97,7 +97,7 @@ const legacyRow = z.looseObject({
 });
 
 /** The 24 run-level metrics of the older capacity-v3 emitter. */
-export const legacyMetrics = v2Metrics.extend({
+const legacyMetrics = v2Metrics.extend({
   decode_tok_s_p50: num.nullable(),
   decode_tok_s_p95: num.nullable(),
   effective_prefill_tok_s_p50: num.nullable(),

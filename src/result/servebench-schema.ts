@@ -16,7 +16,7 @@ const str = z.string();
 const nullableNum = num.nullable();
 
 /** `servebench.config`: the resolved configuration, flag names in snake_case (`slo` is its canonical text). */
-export const configBlockSchema = z.strictObject({
+const configBlockSchema = z.strictObject({
   requests: int,
   concurrency: int,
   burst: int,
@@ -100,7 +100,7 @@ export const sizingBlockSchema = z.strictObject({
 });
 
 /** `servebench.connections`: the connections opened before the clock started. */
-export const connectionsBlockSchema = z.strictObject({
+const connectionsBlockSchema = z.strictObject({
   prewarmed: z.boolean(),
   requested: int,
   succeeded: int,
@@ -109,7 +109,7 @@ export const connectionsBlockSchema = z.strictObject({
 });
 
 /** `servebench.clock`: where the run's clock starts, on the host's monotonic clock. */
-export const clockBlockSchema = z.strictObject({
+const clockBlockSchema = z.strictObject({
   source: z.literal('CLOCK_MONOTONIC'),
   /** A decimal string: the value passes 2^53 ns after 104 days of uptime. */
   run_start_monotonic_ns: str,
@@ -117,10 +117,10 @@ export const clockBlockSchema = z.strictObject({
 });
 
 /** `servebench.client_priority`: the open loop's attempt to raise its own scheduling priority. */
-export const priorityBlockSchema = z.strictObject({ nice: int, raised: z.boolean() });
+const priorityBlockSchema = z.strictObject({ nice: int, raised: z.boolean() });
 
 /** `servebench.helper_threads`: V8 helper threads lowered at start-up (the CLI does it). */
-export const helperThreadsBlockSchema = z.strictObject({ lowered: int, nice: int });
+const helperThreadsBlockSchema = z.strictObject({ lowered: int, nice: int });
 
 /**
  * `servebench.client`: the client's self-check of one thread, or of the whole run merged over its
@@ -176,7 +176,7 @@ export const workersBlockSchema = z.strictObject({
 });
 
 /** `servebench.journal`: how the run's journal was written (absent in a result rebuilt from one). */
-export const journalBlockSchema = z.strictObject({
+const journalBlockSchema = z.strictObject({
   path: str,
   complete: z.boolean(),
   error: str.nullable(),
@@ -213,7 +213,7 @@ export const retriesBlockSchema = z.strictObject({
 });
 
 /** `servebench.calibration`: planned against server-counted prompt tokens. */
-export const calibrationBlockSchema = z.strictObject({
+const calibrationBlockSchema = z.strictObject({
   method: str,
   enforced: z.boolean(),
   tolerance: str,
@@ -226,7 +226,7 @@ export const calibrationBlockSchema = z.strictObject({
 });
 
 /** `servebench.early_stops`: requests that stopped before `max_tokens` without saying why. */
-export const earlyStopsBlockSchema = z.strictObject({ checked: int, stopped: int });
+const earlyStopsBlockSchema = z.strictObject({ checked: int, stopped: int });
 
 /**
  * The part of the block known when the run starts: provenance and the resolved configuration
@@ -271,14 +271,10 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   client: clientBlockSchema.optional(),
 });
 
-/** `servebench.config`. */
-export type ConfigBlock = z.infer<typeof configBlockSchema>;
 /** `servebench.load`. */
 export type LoadBlock = z.infer<typeof loadBlockSchema>;
 /** `servebench.sizing`. */
 export type SizingBlock = z.infer<typeof sizingBlockSchema>;
-/** `servebench.connections`. */
-export type ConnectionsBlock = z.infer<typeof connectionsBlockSchema>;
 /** `servebench.client`. */
 export type ClientBlock = z.infer<typeof clientBlockSchema>;
 /** `servebench.workers`. */
