@@ -10,7 +10,7 @@ import { REFERENCE_GAP, showValue, type IdentityCheck } from '../result/identity
 const DASH = '–';
 
 /** A figure in its unit with precision for its size. */
-export function formatFigure(value: number | null, unit: string, signed = false): string {
+function formatFigure(value: number | null, unit: string, signed = false): string {
   if (value === null) return DASH;
   const abs = Math.abs(value);
   const digits = abs >= 1000 ? 0 : abs >= 100 ? 1 : 2;

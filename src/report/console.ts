@@ -20,25 +20,58 @@ function rate(v: number | null): string {
 export function formatSummary(result: CapacityResult): string {
   const metrics = result.metrics;
   const lines: string[] = [];
-  lines.push(`${result.measurement_protocol}  model=${result.model}  completed ${result.completed}/${result.requests}  failed ${result.failed}`);
+  lines.push(
+    `${result.measurement_protocol}  model=${result.model}  completed ${result.completed}/${result.requests}  failed ${result.failed}`,
+  );
   const rows: [string, string, string, string][] = [['metric', 'p50', 'p95', 'definition']];
   const reasoning = metrics.reasoning_chunks > 0;
-  if (reasoning) rows.push(['time to first output', ms(metrics.time_to_first_output_p50_ms), ms(metrics.time_to_first_output_p95_ms), 'first reasoning or content delta']);
+  if (reasoning)
+    rows.push([
+      'time to first output',
+      ms(metrics.time_to_first_output_p50_ms),
+      ms(metrics.time_to_first_output_p95_ms),
+      'first reasoning or content delta',
+    ]);
   rows.push(['time to first token', ms(metrics.ttft_p50_ms), ms(metrics.ttft_p95_ms), 'first visible content delta']);
   rows.push(['generation', ms(metrics.generation_p50_ms), ms(metrics.generation_p95_ms), 'E2E − time to first output']);
   rows.push(['end to end', ms(metrics.e2e_p50_ms), ms(metrics.e2e_p95_ms), 'request start to end of stream']);
-  rows.push(['effective prefill tok/s', rate(metrics.effective_prefill_tok_s_p50), rate(metrics.effective_prefill_tok_s_p95), 'prompt tokens / time to first output']);
-  rows.push(['decode tok/s', rate(metrics.decode_tok_s_p50), rate(metrics.decode_tok_s_p95), '(completion − 1) / generation']);
-  rows.push(['inter-token latency', ms(metrics.mean_inter_token_latency_ms_p50), ms(metrics.mean_inter_token_latency_ms_p95), 'generation / (completion − 1)']);
-  rows.push(['prompt tokens', rate(metrics.prompt_tokens_p50), rate(metrics.prompt_tokens_p95), 'usage.prompt_tokens as the server counted']);
+  rows.push([
+    'effective prefill tok/s',
+    rate(metrics.effective_prefill_tok_s_p50),
+    rate(metrics.effective_prefill_tok_s_p95),
+    'prompt tokens / time to first output',
+  ]);
+  rows.push([
+    'decode tok/s',
+    rate(metrics.decode_tok_s_p50),
+    rate(metrics.decode_tok_s_p95),
+    '(completion − 1) / generation',
+  ]);
+  rows.push([
+    'inter-token latency',
+    ms(metrics.mean_inter_token_latency_ms_p50),
+    ms(metrics.mean_inter_token_latency_ms_p95),
+    'generation / (completion − 1)',
+  ]);
+  rows.push([
+    'prompt tokens',
+    rate(metrics.prompt_tokens_p50),
+    rate(metrics.prompt_tokens_p95),
+    'usage.prompt_tokens as the server counted',
+  ]);
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
-  for (const row of rows) lines.push(`  ${row[0].padEnd(widths[0]!)}  ${row[1].padStart(widths[1]!)}  ${row[2].padStart(widths[2]!)}  ${row[3]}`);
+  for (const row of rows)
+    lines.push(
+      `  ${row[0].padEnd(widths[0]!)}  ${row[1].padStart(widths[1]!)}  ${row[2].padStart(widths[2]!)}  ${row[3]}`,
+    );
   const throughput = metrics.throughput_tok_s;
   lines.push(
     `  throughput: ${throughput === null ? 'unavailable (no usage counts)' : `${throughput.toFixed(2)} output tok/s`} over ${ms(result.wall_clock_ms)} wall (includes ramp-up and drain)`,
   );
   const hit = metrics.prefix_cache_hit_avg;
-  lines.push(`  prefix cache hit: ${hit === null ? 'not reported by the server (no cached_tokens)' : `${(hit * 100).toFixed(1)}%`}`);
+  lines.push(
+    `  prefix cache hit: ${hit === null ? 'not reported by the server (no cached_tokens)' : `${(hit * 100).toFixed(1)}%`}`,
+  );
   return lines.join('\n');
 }
 
@@ -56,13 +89,18 @@ export function clientWarning(client: Readonly<Record<string, unknown>>): string
   const lateMs = finiteOrNull(client['late_turns_ms']);
   const cpuShare = finiteOrNull(client['late_turns_cpu_share']);
   const delayShare = finiteOrNull(client['late_turns_run_delay_share']);
-  const late = lateMs === null || lateMs === 0 || cpuShare === null ? '' : `its event loop was late ${lateMs.toFixed(0)} ms in all while its thread ran ${pct(cpuShare)} of that time${delayShare === null ? '' : ` (run delay ${(delayShare * lateMs).toFixed(0)} ms)`}`;
+  const late =
+    lateMs === null || lateMs === 0 || cpuShare === null
+      ? ''
+      : `its event loop was late ${lateMs.toFixed(0)} ms in all while its thread ran ${pct(cpuShare)} of that time${delayShare === null ? '' : ` (run delay ${(delayShare * lateMs).toFixed(0)} ms)`}`;
   if (client['verdict'] === 'starved') {
     // Off the CPU but not waiting for one: blocked (the disk, memory) or the VM kept the vCPU.
     const cause =
-      delayShare === null ? 'another process, another thread or the VM took the core'
-      : cpuShare !== null && delayShare >= (1 - cpuShare) / 2 ? 'another process or thread took the core'
-      : 'the thread was mostly neither running nor waiting for a CPU: blocked (disk, memory) or the VM held the CPU';
+      delayShare === null
+        ? 'another process, another thread or the VM took the core'
+        : cpuShare !== null && delayShare >= (1 - cpuShare) / 2
+          ? 'another process or thread took the core'
+          : 'the thread was mostly neither running nor waiting for a CPU: blocked (disk, memory) or the VM held the CPU';
     return `the client was starved: ${late === '' ? 'its thread was off the CPU while its loop was late' : late}: ${cause} (${bound}): timings may be inflated by the client's machine, not the server`;
   }
   return `the client itself was saturated (${late === '' ? '' : `its own work: ${late}; `}${bound}; ${String(client['saturation_rule'] ?? '')}): timings may be inflated by the client, not the server`;

@@ -36,7 +36,10 @@ const summary = z.looseObject({
   swept: z.enum(['concurrency', 'rate']),
   slo: z.string().nullable(),
   // Summaries written before the clauses were recorded have none: their charts draw no threshold line.
-  slo_clauses: z.array(z.looseObject({ clause: z.string(), metric: z.string(), percentile: z.string(), threshold: z.number() })).optional().default([]),
+  slo_clauses: z
+    .array(z.looseObject({ clause: z.string(), metric: z.string(), percentile: z.string(), threshold: z.number() }))
+    .optional()
+    .default([]),
   points: z.array(point),
   knee_load: n,
   knee_rule: z.string(),
@@ -46,7 +49,9 @@ const summary = z.looseObject({
 
 /** True when a parsed JSON value claims to be a sweep summary. */
 export function isSweepSummary(raw: unknown): boolean {
-  return typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>)['schema'] === 'servebench.sweep/v1';
+  return (
+    typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>)['schema'] === 'servebench.sweep/v1'
+  );
 }
 
 /**

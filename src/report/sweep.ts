@@ -73,11 +73,20 @@ export interface SweepSummary {
 const KNEE_EFFICIENCY = 0.5;
 
 function sloClauses(goodput: GoodputBlock): SweepSloClause[] {
-  return goodput.clauses.map((c) => ({ clause: c.clause, metric: c.metric, percentile: c.percentile, threshold: c.threshold_ms ?? c.threshold_tok_s ?? 0 }));
+  return goodput.clauses.map((c) => ({
+    clause: c.clause,
+    metric: c.metric,
+    percentile: c.percentile,
+    threshold: c.threshold_ms ?? c.threshold_tok_s ?? 0,
+  }));
 }
 
 /** Builds the summary from the points' results (any order; sorted by load). */
-export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null, inputs: readonly SweepPointInput[]): SweepSummary {
+export function summarizeSweep(
+  swept: 'concurrency' | 'rate',
+  slo: string | null,
+  inputs: readonly SweepPointInput[],
+): SweepSummary {
   const points: SweepPoint[] = [...inputs]
     .sort((a, b) => a.load - b.load)
     .map(({ load, file, result }) => {
@@ -113,8 +122,10 @@ export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null
     const t0 = previous.steady_output_tok_s ?? previous.output_tok_s;
     const t1 = point.steady_output_tok_s ?? point.output_tok_s;
     const loadStep = point.load / previous.load - 1;
-    point.scaling_efficiency_ratio = t0 !== null && t1 !== null && t0 > 0 && loadStep > 0 ? (t1 / t0 - 1) / loadStep : null;
-    if (!kneeBroken && point.scaling_efficiency_ratio !== null && point.scaling_efficiency_ratio >= KNEE_EFFICIENCY) knee = point.load;
+    point.scaling_efficiency_ratio =
+      t0 !== null && t1 !== null && t0 > 0 && loadStep > 0 ? (t1 / t0 - 1) / loadStep : null;
+    if (!kneeBroken && point.scaling_efficiency_ratio !== null && point.scaling_efficiency_ratio >= KNEE_EFFICIENCY)
+      knee = point.load;
     else kneeBroken = true;
   }
   let sloLimit: number | null = null;
@@ -123,7 +134,8 @@ export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null
     const met = points.filter((p) => p.slo_met === true);
     sloLimit = met.length > 0 ? met[met.length - 1]!.load : null;
     if (sloLimit === null) sloNote = 'no point met the SLO';
-    else if (points.some((p) => p.load < (sloLimit as number) && p.slo_met === false)) sloNote = 'not monotonic: a lower load missed the SLO while a higher one met it';
+    else if (points.some((p) => p.load < (sloLimit as number) && p.slo_met === false))
+      sloNote = 'not monotonic: a lower load missed the SLO while a higher one met it';
   }
   return {
     schema: 'servebench.sweep/v1',
@@ -141,7 +153,18 @@ export function summarizeSweep(swept: 'concurrency' | 'rate', slo: string | null
 /** The summary as a console table. */
 export function formatSweep(summary: SweepSummary): string {
   const f = (v: number | null, digits = 1): string => (v === null ? '-' : v.toFixed(digits));
-  const header = [summary.swept === 'rate' ? 'rate/s' : 'conc', 'ok/n', 'tok/s', 'steady tok/s', 'TTFT p50', 'TTFT p95', 'ITL p50', 'E2E p95', 'scaling', ...(summary.slo ? ['SLO'] : [])];
+  const header = [
+    summary.swept === 'rate' ? 'rate/s' : 'conc',
+    'ok/n',
+    'tok/s',
+    'steady tok/s',
+    'TTFT p50',
+    'TTFT p95',
+    'ITL p50',
+    'E2E p95',
+    'scaling',
+    ...(summary.slo ? ['SLO'] : []),
+  ];
   const rows = summary.points.map((p) => [
     String(p.load),
     `${p.completed}/${p.requests}`,
@@ -158,6 +181,9 @@ export function formatSweep(summary: SweepSummary): string {
   const line = (cells: string[]): string => `  ${cells.map((c, i) => c.padStart(widths[i]!)).join('  ')}`;
   const lines = [line(header), ...rows.map(line)];
   lines.push(`  knee: ${summary.knee_load ?? '-'} (${summary.knee_rule}); times in ms`);
-  if (summary.slo) lines.push(`  highest load meeting ${summary.slo}: ${summary.slo_limit_load ?? 'none'}${summary.slo_note ? ` (${summary.slo_note})` : ''}`);
+  if (summary.slo)
+    lines.push(
+      `  highest load meeting ${summary.slo}: ${summary.slo_limit_load ?? 'none'}${summary.slo_note ? ` (${summary.slo_note})` : ''}`,
+    );
   return lines.join('\n');
 }

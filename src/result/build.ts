@@ -137,6 +137,10 @@ export function buildReferenceKeys(meta: RunMeta, results: readonly RequestResul
  * (result/servebench-schema.ts), written as given under the top-level `servebench` key.
  * @example await writeResultFile(outPath, buildResult(meta, results, servebench));
  */
-export function buildResult(meta: RunMeta, results: readonly RequestResult[], servebench: ServebenchBlock): CapacityResult {
+export function buildResult(
+  meta: RunMeta,
+  results: readonly RequestResult[],
+  servebench: ServebenchBlock,
+): CapacityResult {
   return { ...buildReferenceKeys(meta, results), servebench };
 }

@@ -24,20 +24,79 @@ export interface CompareMetric {
   definition: string;
 }
 
-const pair = (id: string, label: string, field: string, unit: 'ms' | 'tok/s', better: 'lower' | 'higher', stored: [string, string], what: string): CompareMetric[] => [
-  { id: `${id}_p50`, label: `${label} p50`, unit, better, field, q: 50, stored: stored[0], definition: `median of row ${field} (${what})` },
-  { id: `${id}_p95`, label: `${label} p95`, unit, better, field, q: 95, stored: stored[1], definition: `95th percentile (nearest rank) of row ${field} (${what})` },
+const pair = (
+  id: string,
+  label: string,
+  field: string,
+  unit: 'ms' | 'tok/s',
+  better: 'lower' | 'higher',
+  stored: [string, string],
+  what: string,
+): CompareMetric[] => [
+  {
+    id: `${id}_p50`,
+    label: `${label} p50`,
+    unit,
+    better,
+    field,
+    q: 50,
+    stored: stored[0],
+    definition: `median of row ${field} (${what})`,
+  },
+  {
+    id: `${id}_p95`,
+    label: `${label} p95`,
+    unit,
+    better,
+    field,
+    q: 95,
+    stored: stored[1],
+    definition: `95th percentile (nearest rank) of row ${field} (${what})`,
+  },
 ];
 
 /** Every compared figure, in report order. */
 export const COMPARE_METRICS: readonly CompareMetric[] = [
-  ...pair('ttfo', 'TTFO', 'time_to_first_output_ms', 'ms', 'lower', ['time_to_first_output_p50_ms', 'time_to_first_output_p95_ms'], 'first reasoning or content delta'),
+  ...pair(
+    'ttfo',
+    'TTFO',
+    'time_to_first_output_ms',
+    'ms',
+    'lower',
+    ['time_to_first_output_p50_ms', 'time_to_first_output_p95_ms'],
+    'first reasoning or content delta',
+  ),
   ...pair('ttft', 'TTFT', 'ttft_ms', 'ms', 'lower', ['ttft_p50_ms', 'ttft_p95_ms'], 'first visible content delta'),
   ...pair('e2e', 'E2E', 'e2e_ms', 'ms', 'lower', ['e2e_p50_ms', 'e2e_p95_ms'], 'request start to end of stream'),
-  ...pair('itl', 'mean ITL', 'mean_inter_token_latency_ms', 'ms', 'lower', ['mean_inter_token_latency_ms_p50', 'mean_inter_token_latency_ms_p95'], 'generation / (completion tokens − 1)'),
-  ...pair('decode', 'decode', 'decode_tok_s', 'tok/s', 'higher', ['decode_tok_s_p50', 'decode_tok_s_p95'], '(completion tokens − 1) / generation'),
-  { id: 'throughput', label: 'throughput', unit: 'tok/s', better: 'higher', field: null, q: null, stored: 'throughput_tok_s',
-    definition: 'output tokens / run wall time (metrics.throughput_tok_s); its interval resamples the rows\' pooled token rate Σ output tokens / Σ E2E' },
+  ...pair(
+    'itl',
+    'mean ITL',
+    'mean_inter_token_latency_ms',
+    'ms',
+    'lower',
+    ['mean_inter_token_latency_ms_p50', 'mean_inter_token_latency_ms_p95'],
+    'generation / (completion tokens − 1)',
+  ),
+  ...pair(
+    'decode',
+    'decode',
+    'decode_tok_s',
+    'tok/s',
+    'higher',
+    ['decode_tok_s_p50', 'decode_tok_s_p95'],
+    '(completion tokens − 1) / generation',
+  ),
+  {
+    id: 'throughput',
+    label: 'throughput',
+    unit: 'tok/s',
+    better: 'higher',
+    field: null,
+    q: null,
+    stored: 'throughput_tok_s',
+    definition:
+      "output tokens / run wall time (metrics.throughput_tok_s); its interval resamples the rows' pooled token rate Σ output tokens / Σ E2E",
+  },
 ];
 
 /** Names accepted by `--fail-on`. */

@@ -6,7 +6,13 @@
  */
 
 import { z } from 'zod';
-import { familyKeys, type FamilyUnit, type MsFamily, type RateFamily, type TokenFamily } from '../metrics/extended-definitions.js';
+import {
+  familyKeys,
+  type FamilyUnit,
+  type MsFamily,
+  type RateFamily,
+  type TokenFamily,
+} from '../metrics/extended-definitions.js';
 
 const int = z.int();
 const num = z.number();
@@ -19,7 +25,11 @@ type Shape<T> = { [K in keyof T]: null extends T[K] ? typeof nullableNum | typeo
 function family<T>(base: string, unit: FamilyUnit): Shape<T> {
   const keys = familyKeys(base, unit);
   // A token family's largest value is a token count, an integer; every other value may be a fraction.
-  const shape: Record<string, z.ZodType> = { [keys.samples]: int, [keys.mean]: nullableNum, [keys.max]: unit === 'tokens' ? nullableInt : nullableNum };
+  const shape: Record<string, z.ZodType> = {
+    [keys.samples]: int,
+    [keys.mean]: nullableNum,
+    [keys.max]: unit === 'tokens' ? nullableInt : nullableNum,
+  };
   for (const key of keys.percentiles) shape[key] = nullableNum;
   return shape as Shape<T>;
 }

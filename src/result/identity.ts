@@ -50,15 +50,19 @@ export const REFERENCE_GAP = 'the reference harness never records it (anvil spec
 const PRE_V2_GAP = 'files before capacity-v2 do not record it';
 
 /** A top-level key: absent means the writer did not record it. */
-const topLevel = (key: string, why = REFERENCE_GAP) => (view: RunView): FieldValue =>
-  key in view.doc ? known(view.doc[key]) : unknown(why);
+const topLevel =
+  (key: string, why = REFERENCE_GAP) =>
+  (view: RunView): FieldValue =>
+    key in view.doc ? known(view.doc[key]) : unknown(why);
 
 /**
  * A servebench setting; reference files get the reference harness's fixed behaviour (it had no
  * such flag), which is a known value, not a gap.
  */
-const setting = (read: (sb: Doc) => unknown, reference: unknown) => (view: RunView): FieldValue =>
-  view.servebench === null ? known(reference) : known(read(view.servebench));
+const setting =
+  (read: (sb: Doc) => unknown, reference: unknown) =>
+  (view: RunView): FieldValue =>
+    view.servebench === null ? known(reference) : known(read(view.servebench));
 
 const loadOf = (view: RunView) => asDoc(get(view.servebench, 'load'));
 const isSampled = (view: RunView): boolean => view.doc['context_tokens'] === null;
@@ -89,47 +93,136 @@ function clockOrigin(view: RunView): FieldValue {
   const t0 = str(get(clock, 't0'));
   if (t0 !== null) return known(t0);
   const prewarmed = get(view.servebench, 'connections', 'prewarmed');
-  return typeof prewarmed === 'boolean' ? known(prewarmed ? 'write' : 'hand-over') : unknown('this servebench file records neither servebench.clock.t0 nor servebench.connections');
+  return typeof prewarmed === 'boolean'
+    ? known(prewarmed ? 'write' : 'hand-over')
+    : unknown('this servebench file records neither servebench.clock.t0 nor servebench.connections');
 }
 
 /** Every identity field, in the order they are reported. */
-export const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
+const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
   { name: 'model', reason: 'servebench compares deployments of one model', read: (v) => known(v.doc['model']) },
-  { name: 'measurement_protocol', reason: 'figures are defined differently across protocols and emitters', read: (v) => known(protocolLabel(v)) },
-  { name: 'context_tokens', reason: 'fixed context per request (null: sampled plan)', read: topLevel('context_tokens') },
-  { name: 'context_distribution', reason: 'the realized context sizes', read: topLevel('context_distribution', PRE_V2_GAP) },
-  { name: 'context_seed', reason: 'seed of a sampled plan (compared only when both plans are sampled)',
-    read: topLevel('context_seed', PRE_V2_GAP), applies: (a, b) => isSampled(a) && isSampled(b) },
+  {
+    name: 'measurement_protocol',
+    reason: 'figures are defined differently across protocols and emitters',
+    read: (v) => known(protocolLabel(v)),
+  },
+  {
+    name: 'context_tokens',
+    reason: 'fixed context per request (null: sampled plan)',
+    read: topLevel('context_tokens'),
+  },
+  {
+    name: 'context_distribution',
+    reason: 'the realized context sizes',
+    read: topLevel('context_distribution', PRE_V2_GAP),
+  },
+  {
+    name: 'context_seed',
+    reason: 'seed of a sampled plan (compared only when both plans are sampled)',
+    read: topLevel('context_seed', PRE_V2_GAP),
+    applies: (a, b) => isSampled(a) && isSampled(b),
+  },
   { name: 'prompt_set_id', reason: 'hash of the exact prompt bytes', read: topLevel('prompt_set_id') },
-  { name: 'cache_policy', reason: 'prefix layout and cache busting: cold and warm runs differ sharply', read: topLevel('cache_policy') },
+  {
+    name: 'cache_policy',
+    reason: 'prefix layout and cache busting: cold and warm runs differ sharply',
+    read: topLevel('cache_policy'),
+  },
   { name: 'max_tokens', reason: 'completion cap', read: topLevel('max_tokens') },
-  { name: 'requests', reason: 'sample size and the ramp/drain share (not compared for duration-bounded runs)',
-    read: (v) => known(v.doc['requests']), applies: (a, b) => !isTimeBound(a) && !isTimeBound(b) },
-  { name: 'load_mode', reason: 'closed loop, open loop or trace replay', read: setting((sb) => str(get(sb, 'load', 'mode')), 'closed') },
-  { name: 'concurrency', reason: 'closed-loop concurrency, or the open loop\'s in-flight cap',
-    read: (v) => known(str(loadOf(v)['mode']) === 'open' || str(loadOf(v)['mode']) === 'trace' ? (loadOf(v)['max_concurrency'] ?? null) : v.doc['concurrency']) },
-  { name: 'rate', reason: 'open-loop arrival rate (requests/s)', read: setting((sb) => get(sb, 'load', 'rate') ?? null, null) },
-  { name: 'arrival', reason: 'arrival process, gamma burstiness or replayed trace',
+  {
+    name: 'requests',
+    reason: 'sample size and the ramp/drain share (not compared for duration-bounded runs)',
+    read: (v) => known(v.doc['requests']),
+    applies: (a, b) => !isTimeBound(a) && !isTimeBound(b),
+  },
+  {
+    name: 'load_mode',
+    reason: 'closed loop, open loop or trace replay',
+    read: setting((sb) => str(get(sb, 'load', 'mode')), 'closed'),
+  },
+  {
+    name: 'concurrency',
+    reason: "closed-loop concurrency, or the open loop's in-flight cap",
+    read: (v) =>
+      known(
+        str(loadOf(v)['mode']) === 'open' || str(loadOf(v)['mode']) === 'trace'
+          ? (loadOf(v)['max_concurrency'] ?? null)
+          : v.doc['concurrency'],
+      ),
+  },
+  {
+    name: 'rate',
+    reason: 'open-loop arrival rate (requests/s)',
+    read: setting((sb) => get(sb, 'load', 'rate') ?? null, null),
+  },
+  {
+    name: 'arrival',
+    reason: 'arrival process, gamma burstiness or replayed trace',
     read: setting((sb) => {
       const load = asDoc(get(sb, 'load'));
       if (load['mode'] === 'trace') return `trace:${baseName(load['file']) ?? '?'}`;
       if (load['mode'] !== 'open') return null;
       return load['arrival'] === 'gamma' ? `gamma(k=${String(load['burstiness'])})` : (load['arrival'] ?? null);
-    }, null) },
-  { name: 'ramp_s', reason: 'ramp of the rate or of the concurrency', read: setting((sb) => get(sb, 'load', 'ramp_s') ?? 0, 0) },
-  { name: 'duration_s', reason: 'time bound of the run', read: setting((sb) => get(sb, 'load', 'duration_s') ?? null, null) },
-  { name: 'shared_prefix_burst', reason: 'all requests at once with a shared prefix', read: (v) => known(get(v.doc, 'serve_flags', 'shared_prefix_burst') ?? null) },
-  { name: 'thinking_mode', reason: 'chat_template_kwargs.enable_thinking sent or not', read: (v) => known(get(v.doc, 'serve_flags', 'thinking_mode') ?? null) },
-  { name: 'no_thinking', reason: 'thinking disabled', read: (v) => known(get(v.doc, 'serve_flags', 'no_thinking') ?? null) },
+    }, null),
+  },
+  {
+    name: 'ramp_s',
+    reason: 'ramp of the rate or of the concurrency',
+    read: setting((sb) => get(sb, 'load', 'ramp_s') ?? 0, 0),
+  },
+  {
+    name: 'duration_s',
+    reason: 'time bound of the run',
+    read: setting((sb) => get(sb, 'load', 'duration_s') ?? null, null),
+  },
+  {
+    name: 'shared_prefix_burst',
+    reason: 'all requests at once with a shared prefix',
+    read: (v) => known(get(v.doc, 'serve_flags', 'shared_prefix_burst') ?? null),
+  },
+  {
+    name: 'thinking_mode',
+    reason: 'chat_template_kwargs.enable_thinking sent or not',
+    read: (v) => known(get(v.doc, 'serve_flags', 'thinking_mode') ?? null),
+  },
+  {
+    name: 'no_thinking',
+    reason: 'thinking disabled',
+    read: (v) => known(get(v.doc, 'serve_flags', 'no_thinking') ?? null),
+  },
   // Pre-v2 writers had no reasoning-effort flag and sent none: absent is a known null.
-  { name: 'reasoning_effort', reason: 'reasoning_effort sent with each request', read: (v) => known(get(v.doc, 'serve_flags', 'reasoning_effort') ?? null) },
+  {
+    name: 'reasoning_effort',
+    reason: 'reasoning_effort sent with each request',
+    read: (v) => known(get(v.doc, 'serve_flags', 'reasoning_effort') ?? null),
+  },
   { name: 'tokenizer', reason: 'how prompts were sized to their planned context (--tokenizer)', read: tokenizerMode },
-  { name: 'dataset', reason: 'prompts from a dataset file (base name)', read: setting((sb) => baseName(get(sb, 'config', 'dataset')), null) },
-  { name: 'ignore_eos', reason: 'outputs forced to max_tokens', read: setting((sb) => get(sb, 'config', 'ignore_eos') ?? false, false) },
-  { name: 'min_tokens', reason: 'minimum output length', read: setting((sb) => get(sb, 'config', 'min_tokens') ?? 0, 0) },
-  { name: 'warmup', reason: 'requests excluded from every figure', read: setting((sb) => get(sb, 'config', 'warmup') ?? null, null) },
-  { name: 'clock_origin', reason: 'where each request\'s clock starts: `write` to the socket, or `hand-over` to the HTTP stack (connect and client queueing in TTFT; the reference harness, --cold-connections); servebench.clock.t0, else derived from the producer',
-    read: clockOrigin },
+  {
+    name: 'dataset',
+    reason: 'prompts from a dataset file (base name)',
+    read: setting((sb) => baseName(get(sb, 'config', 'dataset')), null),
+  },
+  {
+    name: 'ignore_eos',
+    reason: 'outputs forced to max_tokens',
+    read: setting((sb) => get(sb, 'config', 'ignore_eos') ?? false, false),
+  },
+  {
+    name: 'min_tokens',
+    reason: 'minimum output length',
+    read: setting((sb) => get(sb, 'config', 'min_tokens') ?? 0, 0),
+  },
+  {
+    name: 'warmup',
+    reason: 'requests excluded from every figure',
+    read: setting((sb) => get(sb, 'config', 'warmup') ?? null, null),
+  },
+  {
+    name: 'clock_origin',
+    reason:
+      "where each request's clock starts: `write` to the socket, or `hand-over` to the HTTP stack (connect and client queueing in TTFT; the reference harness, --cold-connections); servebench.clock.t0, else derived from the producer",
+    read: clockOrigin,
+  },
 ];
 
 /** Names accepted by `--allow-mismatch NAME[,NAME]`. */
@@ -140,7 +233,10 @@ export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -150,8 +246,14 @@ export function checkIdentity(a: RunView, b: RunView): IdentityCheck[] {
   return IDENTITY_FIELDS.map((spec) => {
     const va = spec.read(a);
     const vb = spec.read(b);
-    const status = spec.applies !== undefined && !spec.applies(a, b) ? 'same'
-      : !va.known || !vb.known ? 'unknown' : canonical(va.value) === canonical(vb.value) ? 'same' : 'differs';
+    const status =
+      spec.applies !== undefined && !spec.applies(a, b)
+        ? 'same'
+        : !va.known || !vb.known
+          ? 'unknown'
+          : canonical(va.value) === canonical(vb.value)
+            ? 'same'
+            : 'differs';
     return { field: spec.name, status, a: va, b: vb };
   });
 }
@@ -171,7 +273,11 @@ export const PROVENANCE_FIELDS: readonly { name: string; read: (view: RunView) =
   { name: 'source_recipe', read: (v) => v.doc['source_recipe'] ?? null },
   { name: 'max_context_tokens', read: (v) => v.doc['max_context_tokens'] ?? null },
   { name: 'base_url', read: (v) => v.doc['base_url'] ?? null },
-  { name: 'tool', read: (v) => (v.servebench === null ? 'reference harness' : `servebench ${str(v.servebench['tool_version']) ?? '?'}`) },
+  {
+    name: 'tool',
+    read: (v) =>
+      v.servebench === null ? 'reference harness' : `servebench ${str(v.servebench['tool_version']) ?? '?'}`,
+  },
   { name: 'host', read: (v) => v.servebench?.['host'] ?? null },
   { name: 'prompt_method', read: (v) => v.servebench?.['prompt_method'] ?? null },
   { name: 'embedded_simulator', read: (v) => v.servebench?.['embedded_simulator'] ?? null },

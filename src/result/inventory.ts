@@ -15,7 +15,8 @@ import { finiteOrNull } from './numbers.js';
 import { checkResult } from './schema.js';
 
 /** Why a file was not listed. */
-export type SkipReason = 'symlink' | 'too_large' | 'not_json' | 'not_result' | 'invalid_result' | 'unreadable' | 'too_deep';
+export type SkipReason =
+  'symlink' | 'too_large' | 'not_json' | 'not_result' | 'invalid_result' | 'unreadable' | 'too_deep';
 
 /** One listed run: what a person scans a directory of results for. */
 export interface ListedRun {
@@ -57,7 +58,7 @@ export interface ScanLimits {
 export const DEFAULT_LIMITS: ScanLimits = { maxDepth: 8, maxBytes: MAX_RESULT_BYTES, maxEntries: 200_000 };
 
 /** Summary line data of one result. */
-export function listedRun(relPath: string, view: RunView): ListedRun {
+function listedRun(relPath: string, view: RunView): ListedRun {
   const m = (view.doc['metrics'] ?? {}) as Record<string, unknown>;
   return {
     path: relPath,
@@ -107,7 +108,10 @@ export async function scanResults(root: string, limits: ScanLimits = DEFAULT_LIM
         inv.truncated = true;
         break;
       }
-      children.push({ name: d.name, kind: d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other' });
+      children.push({
+        name: d.name,
+        kind: d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : d.isFile() ? 'file' : 'other',
+      });
     }
     children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const child of children) {
@@ -129,22 +133,34 @@ export async function scanResults(root: string, limits: ScanLimits = DEFAULT_LIM
   return inv;
 }
 
-async function readOne(full: string, rel: string, limits: ScanLimits, inv: Inventory, skip: (rel: string, reason: SkipReason, problem: string) => void): Promise<void> {
+async function readOne(
+  full: string,
+  rel: string,
+  limits: ScanLimits,
+  inv: Inventory,
+  skip: (rel: string, reason: SkipReason, problem: string) => void,
+): Promise<void> {
   try {
     // lstat first: an oversized file is refused without being opened.
     const info = await lstat(full);
-    if (info.size > limits.maxBytes) return skip(rel, 'too_large', `${info.size} bytes, over the ${limits.maxBytes}-byte limit`);
+    if (info.size > limits.maxBytes)
+      return skip(rel, 'too_large', `${info.size} bytes, over the ${limits.maxBytes}-byte limit`);
     const text = await readBoundedText(full, limits.maxBytes, 'result files');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (err) {
-      return skip(rel, 'not_json', err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
+      return skip(rel, 'not_json', err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
     }
     const checked = checkResult(raw);
-    if (!checked.ok) return skip(rel, checked.era === null ? 'not_result' : 'invalid_result', checked.problems.slice(0, 2).join('; '));
+    if (!checked.ok)
+      return skip(rel, checked.era === null ? 'not_result' : 'invalid_result', checked.problems.slice(0, 2).join('; '));
     inv.runs.push(listedRun(rel, runView(rel, checked.result)));
   } catch (err) {
-    skip(rel, 'unreadable', err instanceof InputFileError ? err.problem : err instanceof Error ? err.message : String(err));
+    skip(
+      rel,
+      'unreadable',
+      err instanceof InputFileError ? err.problem : err instanceof Error ? err.message : String(err),
+    );
   }
 }

@@ -129,7 +129,7 @@ export async function readBoundedText(file: string, maxBytes: number, what: stri
  * command's up-front check (util/write-targets.ts), since the file system may have changed.
  * @throws UsageError `<file>: <problem>`.
  */
-export async function assertWritableTarget(file: string): Promise<void> {
+async function assertWritableTarget(file: string): Promise<void> {
   checkWriteTargets([{ flag: null, path: path.resolve(file), mode: 'replace' }]);
 }
 

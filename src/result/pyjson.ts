@@ -22,8 +22,18 @@
 import type { CapacityResult } from './result-schema.js';
 
 /** Key endings whose numbers are always written as Python floats (see the module comment). */
-export const FLOAT_KEY_SUFFIXES: readonly string[] = [
-  '_ms', '_s', '_avg', '_ratio', '_fraction', '_seconds', '_p50', '_p90', '_p95', '_p99', '_p999',
+const FLOAT_KEY_SUFFIXES: readonly string[] = [
+  '_ms',
+  '_s',
+  '_avg',
+  '_ratio',
+  '_fraction',
+  '_seconds',
+  '_p50',
+  '_p90',
+  '_p95',
+  '_p99',
+  '_p999',
 ];
 
 /** The float key rule: does a number under this key serialize as a Python float? */
@@ -67,7 +77,13 @@ export function pyIntRepr(x: number | bigint): string {
 }
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f',
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
 };
 
 /**
@@ -149,7 +165,9 @@ export function toPyJson(value: unknown, options: PyJsonOptions = {}): string {
   };
 
   const writeObject = (obj: Record<string, unknown>, indent: string, path: string): void => {
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort(compareCodePoints);
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort(compareCodePoints);
     if (keys.length === 0) return void parts.push('{}');
     const inner = `${indent}  `;
     parts.push('{');

@@ -8,7 +8,15 @@
  */
 
 import { z } from 'zod';
-import { currentMetrics, currentResultSchema, currentRow, failure, formatPath, SCHEMA_ID, serveFlags } from './schema.js';
+import {
+  currentMetrics,
+  currentResultSchema,
+  currentRow,
+  failure,
+  formatPath,
+  SCHEMA_ID,
+  serveFlags,
+} from './schema.js';
 import { attemptSchema, servebenchBlockSchema } from './servebench-schema.js';
 
 const int = z.int();
@@ -70,10 +78,15 @@ export type CapacityResult = z.infer<typeof capacityResultSchema>;
  * the first issue by JSON path, and how many more there are.
  * @example checkCapacityResult(JSON.parse(text)) // { ok: false, problem: 'servebench.clock: expected object, received undefined' }
  */
-export function checkCapacityResult(doc: unknown): { ok: true; result: CapacityResult } | { ok: false; problem: string } {
+export function checkCapacityResult(
+  doc: unknown,
+): { ok: true; result: CapacityResult } | { ok: false; problem: string } {
   const parsed = capacityResultSchema.safeParse(doc);
   if (parsed.success) return { ok: true, result: parsed.data };
   const [first, ...rest] = parsed.error.issues;
-  const line = first === undefined ? 'not a servebench result' : `${formatPath(first.path)}: ${first.message.replace(/\s+/g, ' ')}`;
+  const line =
+    first === undefined
+      ? 'not a servebench result'
+      : `${formatPath(first.path)}: ${first.message.replace(/\s+/g, ' ')}`;
   return { ok: false, problem: rest.length === 0 ? line : `${line} (and ${rest.length} more)` };
 }

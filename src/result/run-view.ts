@@ -53,7 +53,7 @@ export function get(value: unknown, ...keys: string[]): unknown {
 }
 
 /** `benchmark-20260711T074909Z` → `2026-07-11T07:49:09Z`; null when the id has no such stamp. */
-export function dateFromRunId(runId: string): string | null {
+function dateFromRunId(runId: string): string | null {
   const m = /(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId);
   return m === null ? null : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`;
 }
@@ -61,8 +61,12 @@ export function dateFromRunId(runId: string): string | null {
 /** Builds the view of a parsed result. */
 export function runView(file: string, parsed: ResultDocument): RunView {
   const doc = parsed.doc as Doc;
-  const servebench = typeof doc['servebench'] === 'object' && doc['servebench'] !== null ? asDoc(doc['servebench']) : null;
-  const extended = servebench !== null && typeof servebench['metrics'] === 'object' && servebench['metrics'] !== null ? asDoc(servebench['metrics']) : null;
+  const servebench =
+    typeof doc['servebench'] === 'object' && doc['servebench'] !== null ? asDoc(doc['servebench']) : null;
+  const extended =
+    servebench !== null && typeof servebench['metrics'] === 'object' && servebench['metrics'] !== null
+      ? asDoc(servebench['metrics'])
+      : null;
   const rows = Array.isArray(doc['request_timings']) ? (doc['request_timings'] as unknown[]).map(asDoc) : [];
   return {
     file,
@@ -104,7 +108,8 @@ export function loadLabel(view: RunView): string {
     const cap = finiteOrNull(load['max_concurrency']);
     return `rate=${finiteOrNull(load['rate']) ?? '?'}/s ${str(load['arrival']) ?? ''}${cap !== null ? ` c<=${cap}` : ''}`.trim();
   }
-  if (mode === 'trace') return `trace${finiteOrNull(load['max_concurrency']) !== null ? ` c<=${finiteOrNull(load['max_concurrency'])}` : ''}`;
+  if (mode === 'trace')
+    return `trace${finiteOrNull(load['max_concurrency']) !== null ? ` c<=${finiteOrNull(load['max_concurrency'])}` : ''}`;
   const burst = get(view.doc, 'serve_flags', 'shared_prefix_burst') === true ? ' burst' : '';
   return `c=${finiteOrNull(view.doc['concurrency']) ?? '?'}${burst}`;
 }

@@ -164,8 +164,7 @@ export type ResultDocument =
   | { era: 'v3-legacy'; doc: V3LegacyResult }
   | { era: 'current'; doc: CurrentResult };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Which era a parsed JSON value claims to be, from `measurement_protocol` and — to tell the two
@@ -214,7 +213,11 @@ export function checkResult(
   }
   const era = detectEra(doc);
   if (era === null) {
-    return { ok: false, era: null, problems: [`unsupported measurement_protocol ${JSON.stringify(doc['measurement_protocol'])}`] };
+    return {
+      ok: false,
+      era: null,
+      problems: [`unsupported measurement_protocol ${JSON.stringify(doc['measurement_protocol'])}`],
+    };
   }
   const parsed = SCHEMAS[era].safeParse(doc);
   if (!parsed.success) {

@@ -94,9 +94,18 @@ export const sizingBlockSchema = z.strictObject({
   out_of_tolerance: int.optional(),
   max_abs_error: int.optional(),
   sizing_ms: num.optional(),
-  fits: z.array(z.strictObject({
-    target: int, index: int, probes: int, filler_chars: int, counted_tokens: int, tokens_per_char: num,
-  })).optional(),
+  fits: z
+    .array(
+      z.strictObject({
+        target: int,
+        index: int,
+        probes: int,
+        filler_chars: int,
+        counted_tokens: int,
+        tokens_per_char: num,
+      }),
+    )
+    .optional(),
 });
 
 /** `servebench.connections`: the connections opened before the clock started. */
@@ -165,14 +174,16 @@ export const workersBlockSchema = z.strictObject({
   count: int,
   assignment: str,
   main_thread: z.strictObject({ client: clientBlockSchema }),
-  per_worker: z.array(z.strictObject({
-    id: int,
-    requests: int,
-    // null when the worker reported no self-check or no warm-up.
-    client: clientBlockSchema.nullable(),
-    client_priority: priorityBlockSchema.optional(),
-    connections: connectionsBlockSchema.nullable(),
-  })),
+  per_worker: z.array(
+    z.strictObject({
+      id: int,
+      requests: int,
+      // null when the worker reported no self-check or no warm-up.
+      client: clientBlockSchema.nullable(),
+      client_priority: priorityBlockSchema.optional(),
+      connections: connectionsBlockSchema.nullable(),
+    }),
+  ),
 });
 
 /** `servebench.journal`: how the run's journal was written (absent in a result rebuilt from one). */
@@ -209,7 +220,9 @@ export const retriesBlockSchema = z.strictObject({
   retry_attempts: int,
   completed_after_retry: int,
   listed_truncated: z.boolean(),
-  requests: z.array(z.strictObject({ request_index: int, outcome: z.enum(['completed', 'failed']), attempts: z.array(attemptSchema) })),
+  requests: z.array(
+    z.strictObject({ request_index: int, outcome: z.enum(['completed', 'failed']), attempts: z.array(attemptSchema) }),
+  ),
 });
 
 /** `servebench.calibration`: planned against server-counted prompt tokens. */

@@ -18,13 +18,13 @@ const ERA_LABEL: Readonly<Record<ResultDocument['era'], string>> = {
 };
 
 /** Milliseconds as `812.4 ms` below one second, else `14.83 s`. */
-export function formatDuration(ms: number | null): string {
+function formatDuration(ms: number | null): string {
   if (ms === null) return DASH;
   return Math.abs(ms) < 1000 ? `${ms.toFixed(1)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
 /** A rate with precision that shrinks as it grows (4.44, 49.1, 982). */
-export function formatRate(value: number | null, unit: string): string {
+function formatRate(value: number | null, unit: string): string {
   if (value === null) return DASH;
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return `${value.toFixed(digits)} ${unit}`;
@@ -46,7 +46,10 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   return all.map((r) =>
-    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('   ').trimEnd(),
+    r
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('   ')
+      .trimEnd(),
   );
 }
 
@@ -81,7 +84,10 @@ function failureLines(doc: Doc): string[] {
   const groups = new Map<string, { count: number; sample: string }>();
   for (const f of failures) {
     const type = text(f['error_type']);
-    const g = groups.get(type) ?? { count: 0, sample: typeof f['error_message'] === 'string' ? f['error_message'] : '' };
+    const g = groups.get(type) ?? {
+      count: 0,
+      sample: typeof f['error_message'] === 'string' ? f['error_message'] : '',
+    };
     g.count += 1;
     groups.set(type, g);
   }
@@ -115,29 +121,65 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ['context plan', distribution(doc)],
     ['window', doc['max_context_tokens'] === undefined ? DASH : `${text(doc['max_context_tokens'])} tokens`],
     ['thinking', `mode=${text(flags['thinking_mode'])} effort=${text(flags['reasoning_effort'])}`],
-    ['run', doc['started_at'] === undefined ? text(doc['run_id']) : `${text(doc['started_at'])} → ${text(doc['finished_at'])}, wall ${formatDuration(wall)}`],
-    ['outcome', failed === null
-      ? `${text(doc['completed'])} completed of ${text(doc['requests'])}`
-      : `${text(doc['completed'])} completed, ${failed} failed of ${text(doc['requests'])}`],
+    [
+      'run',
+      doc['started_at'] === undefined
+        ? text(doc['run_id'])
+        : `${text(doc['started_at'])} → ${text(doc['finished_at'])}, wall ${formatDuration(wall)}`,
+    ],
+    [
+      'outcome',
+      failed === null
+        ? `${text(doc['completed'])} completed of ${text(doc['requests'])}`
+        : `${text(doc['completed'])} completed, ${failed} failed of ${text(doc['requests'])}`,
+    ],
   ]);
   const p = (key: string): number | null => finiteOrNull(m[key]);
   const latency: string[][] = [];
-  if ('time_to_first_output_p50_ms' in m) latency.push(['TTFO', formatDuration(p('time_to_first_output_p50_ms')), formatDuration(p('time_to_first_output_p95_ms'))]);
+  if ('time_to_first_output_p50_ms' in m)
+    latency.push([
+      'TTFO',
+      formatDuration(p('time_to_first_output_p50_ms')),
+      formatDuration(p('time_to_first_output_p95_ms')),
+    ]);
   latency.push(['TTFT', formatDuration(p('ttft_p50_ms')), formatDuration(p('ttft_p95_ms'))]);
   latency.push(['E2E', formatDuration(p('e2e_p50_ms')), formatDuration(p('e2e_p95_ms'))]);
   if ('generation_p50_ms' in m) {
     latency.push(['generation', formatDuration(p('generation_p50_ms')), formatDuration(p('generation_p95_ms'))]);
-    latency.push(['inter-token', formatDuration(p('mean_inter_token_latency_ms_p50')), formatDuration(p('mean_inter_token_latency_ms_p95'))]);
-    latency.push(['prefill', formatRate(p('effective_prefill_tok_s_p50'), 'tok/s'), formatRate(p('effective_prefill_tok_s_p95'), 'tok/s')]);
+    latency.push([
+      'inter-token',
+      formatDuration(p('mean_inter_token_latency_ms_p50')),
+      formatDuration(p('mean_inter_token_latency_ms_p95')),
+    ]);
+    latency.push([
+      'prefill',
+      formatRate(p('effective_prefill_tok_s_p50'), 'tok/s'),
+      formatRate(p('effective_prefill_tok_s_p95'), 'tok/s'),
+    ]);
     latency.push(['decode', formatRate(p('decode_tok_s_p50'), 'tok/s'), formatRate(p('decode_tok_s_p95'), 'tok/s')]);
     latency.push(['prompt tokens', text(p('prompt_tokens_p50')), text(p('prompt_tokens_p95'))]);
   }
   const tail = pairs([
     ['throughput', throughput(m)],
     ['prefix cache hit', cacheHit(m)],
-    ...('reasoning_chunks' in m ? [['chunks', `${text(m['content_chunks'])} content, ${text(m['reasoning_chunks'])} reasoning`] as [string, string]] : []),
+    ...('reasoning_chunks' in m
+      ? [
+          ['chunks', `${text(m['content_chunks'])} content, ${text(m['reasoning_chunks'])} reasoning`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
   ]);
   const warnings = runWarnings(doc).map((warning) => `warning: ${warning}`);
-  const lines = [...head, '', ...table(['', 'p50', 'p95'], latency), '', ...tail, ...failureLines(doc), ...(warnings.length > 0 ? ['', ...warnings] : [])];
+  const lines = [
+    ...head,
+    '',
+    ...table(['', 'p50', 'p95'], latency),
+    '',
+    ...tail,
+    ...failureLines(doc),
+    ...(warnings.length > 0 ? ['', ...warnings] : []),
+  ];
   return `${lines.join('\n')}\n`;
 }

@@ -48,7 +48,6 @@ const CHECKED_KEYS = (Object.keys(ROW_FIELDS) as (keyof TimingRow)[]).filter(
   (k) => ROW_FIELDS[k].derived || k === 'output_tokens',
 );
 
-
 /** Equality of stored and recomputed figures: `===` for numbers (bit-exact up to ±0), null ≡ null. */
 export function sameFigure(stored: unknown, recomputed: unknown): boolean {
   if (stored === null || stored === undefined) return recomputed === null || recomputed === undefined;
@@ -90,7 +89,9 @@ function candidatesOrSelf(ms: unknown): number[] {
  * v3 emitter have no `time_to_first_output_ms`; their single boundary is TTFT (spec §4.4),
  * which is exactly the current formulas with TTFO := TTFT.
  */
-function* secondsChoices(row: Readonly<Record<string, unknown>>): Generator<{ tfoS: number; ttftS: number; e2eS: number }> {
+function* secondsChoices(
+  row: Readonly<Record<string, unknown>>,
+): Generator<{ tfoS: number; ttftS: number; e2eS: number }> {
   const legacy = !('time_to_first_output_ms' in row);
   const tfoC = legacy ? null : candidatesOrSelf(row['time_to_first_output_ms']);
   for (const ttftS of candidatesOrSelf(row['ttft_ms'])) {
@@ -105,7 +106,8 @@ function mismatches(row: Readonly<Record<string, unknown>>, index: number, input
   for (const key of CHECKED_KEYS) {
     if (!(key in row)) continue;
     const recomputed = ROW_FIELDS[key].derive(input);
-    if (!sameFigure(row[key], recomputed)) misses.push({ path: `request_timings[${index}].${key}`, stored: row[key], recomputed });
+    if (!sameFigure(row[key], recomputed))
+      misses.push({ path: `request_timings[${index}].${key}`, stored: row[key], recomputed });
   }
   return misses;
 }
@@ -114,8 +116,11 @@ function mismatches(row: Readonly<Record<string, unknown>>, index: number, input
  * The seconds the writer must have measured for a stored row: the first candidate choice that
  * reproduces every derived field exactly, or null if none does.
  */
-export function recoverRowSeconds(row: Readonly<Record<string, unknown>>): { tfoS: number; ttftS: number; e2eS: number } | null {
-  for (const s of secondsChoices(row)) if (mismatches(row, 0, inputFor(row, s.tfoS, s.ttftS, s.e2eS)).length === 0) return s;
+export function recoverRowSeconds(
+  row: Readonly<Record<string, unknown>>,
+): { tfoS: number; ttftS: number; e2eS: number } | null {
+  for (const s of secondsChoices(row))
+    if (mismatches(row, 0, inputFor(row, s.tfoS, s.ttftS, s.e2eS)).length === 0) return s;
   return null;
 }
 
@@ -123,7 +128,10 @@ export function recoverRowSeconds(row: Readonly<Record<string, unknown>>): { tfo
  * Check one stored row: the disagreements of the best-matching candidate seconds (none for an
  * untouched row) and the number of fields checked.
  */
-export function checkRow(row: Readonly<Record<string, unknown>>, index: number): { disagreements: Disagreement[]; checked: number } {
+export function checkRow(
+  row: Readonly<Record<string, unknown>>,
+  index: number,
+): { disagreements: Disagreement[]; checked: number } {
   let best: Disagreement[] | null = null;
   for (const s of secondsChoices(row)) {
     const misses = mismatches(row, index, inputFor(row, s.tfoS, s.ttftS, s.e2eS));

@@ -26,7 +26,7 @@ export type { Disagreement } from './validate-rows.js';
  * file); only when none does we accept ≤ 4 ulp from O / (wall_clock_ms / 1000), to tolerate
  * writers that derived wall_clock_ms another way.
  */
-export const WALL_RATE_ULP_TOLERANCE = 4;
+const WALL_RATE_ULP_TOLERANCE = 4;
 
 /** The outcome of validating one parsed file. */
 export interface ValidationReport {
@@ -83,18 +83,33 @@ function checkWithoutRows(doc: Doc, era: Era, c: Checker): void {
   for (const base of ['ttft', 'e2e']) {
     const p50 = numberOrNull(m[`${base}_p50_ms`]);
     const p95 = numberOrNull(m[`${base}_p95_ms`]);
-    c.expect(`metrics.${base}_p50_ms`, m[`${base}_p50_ms`], (p50 === null) === (p95 === null) && (p50 === null || p95 === null || p50 <= p95),
-      `≤ ${base}_p95_ms (${String(p95)}), both null or both set`);
+    c.expect(
+      `metrics.${base}_p50_ms`,
+      m[`${base}_p50_ms`],
+      (p50 === null) === (p95 === null) && (p50 === null || p95 === null || p50 <= p95),
+      `≤ ${base}_p95_ms (${String(p95)}), both null or both set`,
+    );
   }
   if (era !== 'v2') return;
   c.compare('metrics.ttft_samples', m['ttft_samples'], doc['completed']);
-  const sources = Object.values(asRecord(m['output_token_sources'])).reduce<number>((a, b) => a + (numberOrNull(b) ?? 0), 0);
+  const sources = Object.values(asRecord(m['output_token_sources'])).reduce<number>(
+    (a, b) => a + (numberOrNull(b) ?? 0),
+    0,
+  );
   c.compare('metrics.output_token_sources (sum of counts)', sources, doc['completed']);
   const haveTokens = m['output_tokens'] !== null;
-  c.expect('metrics.content_chunks_s', m['content_chunks_s'], (m['content_chunks_s'] === null) === haveTokens,
-    haveTokens ? 'null (output_tokens is set)' : 'a rate (output_tokens is null)');
-  c.expect('metrics.throughput_tok_s', m['throughput_tok_s'], (m['throughput_tok_s'] === null) === !haveTokens,
-    haveTokens ? 'a rate (output_tokens is set)' : 'null (output_tokens is null)');
+  c.expect(
+    'metrics.content_chunks_s',
+    m['content_chunks_s'],
+    (m['content_chunks_s'] === null) === haveTokens,
+    haveTokens ? 'null (output_tokens is set)' : 'a rate (output_tokens is null)',
+  );
+  c.expect(
+    'metrics.throughput_tok_s',
+    m['throughput_tok_s'],
+    (m['throughput_tok_s'] === null) === !haveTokens,
+    haveTokens ? 'a rate (output_tokens is set)' : 'null (output_tokens is null)',
+  );
   c.notes.push('capacity-v2 files have no per-request rows: only internal consistency was checked');
 }
 
@@ -114,11 +129,16 @@ function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
   walk(rows, 'request_timings');
   walk((doc['failures'] as Doc[] | undefined) ?? [], 'failures');
   const planned = new Map<string, number>();
-  for (const r of rows) planned.set(String(r['planned_context_tokens']), (planned.get(String(r['planned_context_tokens'])) ?? 0) + 1);
+  for (const r of rows)
+    planned.set(String(r['planned_context_tokens']), (planned.get(String(r['planned_context_tokens'])) ?? 0) + 1);
   const distribution = asRecord(doc['context_distribution']);
   for (const [size, count] of planned) {
-    c.expect(`context_distribution.${size}`, distribution[size] ?? null, (numberOrNull(distribution[size]) ?? 0) >= count,
-      `≥ ${count} (rows planned at ${size})`);
+    c.expect(
+      `context_distribution.${size}`,
+      distribution[size] ?? null,
+      (numberOrNull(distribution[size]) ?? 0) >= count,
+      `≥ ${count} (rows planned at ${size})`,
+    );
   }
 }
 
@@ -161,8 +181,16 @@ function unrecomputable(doc: Doc, rows: readonly Doc[], recomputed: Metrics): Ma
   const skip = new Map<keyof Metrics, string>();
   if (numberOrNull(doc['completed']) !== rows.length) {
     const why = `completed (${String(doc['completed'])}) ≠ rows (${rows.length}): success-level sums need every success's row`;
-    for (const k of ['output_tokens', 'content_chunks', 'reasoning_chunks', 'output_token_sources',
-      'prefix_cache_hit_avg', 'throughput_tok_s', 'content_chunks_s'] as const) skip.set(k, why);
+    for (const k of [
+      'output_tokens',
+      'content_chunks',
+      'reasoning_chunks',
+      'output_token_sources',
+      'prefix_cache_hit_avg',
+      'throughput_tok_s',
+      'content_chunks_s',
+    ] as const)
+      skip.set(k, why);
   }
   if (!rows.every((r) => 'content_chunks' in r)) {
     skip.set('content_chunks', 'rows carry no content_chunks (older emitter)');
@@ -185,7 +213,8 @@ function compareWallRate(path: string, stored: unknown, numerator: number | null
   if (secondsCandidates(wallMs).some((s) => numerator / s === stored)) return;
   const simple = numerator / (wallMs / 1000);
   const s = numberOrNull(stored);
-  if (s === null || ulpDistance(s, simple) > WALL_RATE_ULP_TOLERANCE) c.disagreements.push({ path, stored, recomputed: simple });
+  if (s === null || ulpDistance(s, simple) > WALL_RATE_ULP_TOLERANCE)
+    c.disagreements.push({ path, stored, recomputed: simple });
   else c.notes.push(`${path} agrees with output / (wall_clock_ms / 1000) within ${ulpDistance(s, simple)} ulp`);
 }
 
@@ -207,13 +236,22 @@ function checkWithRows(doc: Doc, era: Era, c: Checker): number {
     if (!(key in stored)) continue;
     const why = skip.get(key);
     if (why !== undefined) c.notes.push(`metrics.${key} not recomputed: ${why}`);
-    else if (key === 'throughput_tok_s') compareWallRate(`metrics.${key}`, stored[key], recomputed.output_tokens, wallMs, c);
+    else if (key === 'throughput_tok_s')
+      compareWallRate(`metrics.${key}`, stored[key], recomputed.output_tokens, wallMs, c);
     else if (key === 'content_chunks_s') {
-      compareWallRate(`metrics.${key}`, stored[key], recomputed.output_tokens === null ? recomputed.content_chunks : null, wallMs, c);
+      compareWallRate(
+        `metrics.${key}`,
+        stored[key],
+        recomputed.output_tokens === null ? recomputed.content_chunks : null,
+        wallMs,
+        c,
+      );
     } else c.compare(`metrics.${key}`, stored[key], recomputed[key]);
   }
   if (era === 'current') {
-    const reasoning = skip.has('reasoning_chunks') ? numberOrNull(stored['reasoning_chunks']) ?? 0 : recomputed.reasoning_chunks;
+    const reasoning = skip.has('reasoning_chunks')
+      ? (numberOrNull(stored['reasoning_chunks']) ?? 0)
+      : recomputed.reasoning_chunks;
     c.compare('measurement_protocol', doc['measurement_protocol'], protocolLabel(reasoning));
   }
   return rawRows.length;
@@ -231,7 +269,9 @@ export function validateResult(parsed: ResultDocument): ValidationReport {
   if (parsed.era === 'current' || parsed.era === 'v3-legacy') rowsChecked = checkWithRows(doc, parsed.era, c);
   else checkWithoutRows(doc, parsed.era, c);
   if (parsed.era === 'pre-v2') {
-    c.notes.push('pre-v2 file: different percentile rule and token counting, no rows; only internal consistency was checked');
+    c.notes.push(
+      'pre-v2 file: different percentile rule and token counting, no rows; only internal consistency was checked',
+    );
   }
   return {
     era: parsed.era,

@@ -38,11 +38,31 @@ const placeholder = (block: object): ServebenchBlock => block as ServebenchBlock
 const SERVEBENCH = placeholder({ version: '0.1.0', timeout_seconds: 900, shared_prefix_tokens: 8000 });
 
 const RESULTS: RequestResult[] = [
-  ok({ requestIndex: 0, reasoningChunks: 2, timeToFirstOutputS: 0.1, ttftS: 0.3, e2eS: 2.7,
-    usage: { prompt_tokens: 2968, completion_tokens: 37, prompt_tokens_details: { cached_tokens: 2900 } } }),
-  ok({ requestIndex: 2, timeToFirstOutputS: 0.2, ttftS: 0.2, e2eS: 1.9,
-    usage: { prompt_tokens: 2968, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 0 } } }),
-  failed({ requestIndex: 1, error: { type: 'HTTPError', message: 'HTTP Error 503: Service Unavailable', httpStatus: 503, bodyExcerpt: '{"error":"busy"}', atS: 0.01 } }),
+  ok({
+    requestIndex: 0,
+    reasoningChunks: 2,
+    timeToFirstOutputS: 0.1,
+    ttftS: 0.3,
+    e2eS: 2.7,
+    usage: { prompt_tokens: 2968, completion_tokens: 37, prompt_tokens_details: { cached_tokens: 2900 } },
+  }),
+  ok({
+    requestIndex: 2,
+    timeToFirstOutputS: 0.2,
+    ttftS: 0.2,
+    e2eS: 1.9,
+    usage: { prompt_tokens: 2968, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 0 } },
+  }),
+  failed({
+    requestIndex: 1,
+    error: {
+      type: 'HTTPError',
+      message: 'HTTP Error 503: Service Unavailable',
+      httpStatus: 503,
+      bodyExcerpt: '{"error":"busy"}',
+      atS: 0.01,
+    },
+  }),
 ];
 
 describe('buildResult', () => {
@@ -65,7 +85,10 @@ describe('buildResult', () => {
     assert.equal(built.wall_clock_ms, 31.288693599999533 * 1000.0);
     assert.equal(built.metrics.throughput_tok_s, 57 / 31.288693599999533);
     assert.equal(built.failures[0]?.http_status, 503);
-    assert.deepEqual(built.request_timings.map((r) => r.request_index), [0, 2]);
+    assert.deepEqual(
+      built.request_timings.map((r) => r.request_index),
+      [0, 2],
+    );
   });
 
   it('serializes floats and ints by the key rule, and the file validates with prefix_cache_hit_avg recomputed', () => {
@@ -98,41 +121,67 @@ describe('buildResult', () => {
 /** Arbitrary successes (any doubles as seconds, any usage shape) and failures. */
 const arbResult = (index: number): fc.Arbitrary<RequestResult> =>
   fc.oneof(
-    fc.record({
-      // Any double a clock can produce: 0 or ≥ 1 µs (a subnormal duration would make decode = D/gen overflow).
-      times: fc.array(fc.oneof(fc.constant(0), fc.double({ min: 1e-6, max: 900, noNaN: true })), { minLength: 3, maxLength: 3 }),
-      prompt: fc.option(fc.integer({ min: 0, max: 300_000 })),
-      completion: fc.option(fc.integer({ min: 0, max: 8000 })),
-      cached: fc.option(fc.integer({ min: 0, max: 300_000 })),
-      reasoning: fc.integer({ min: 0, max: 50 }),
-      content: fc.integer({ min: 1, max: 500 }),
-      planned: fc.constantFrom(4096, 29696, 131072),
-      offset: fc.double({ min: 0, max: 1e6, noNaN: true }),
-    }).map(({ times, prompt, completion, cached, reasoning, content, planned, offset }) => {
-      const [tfo = 0, ttft = 0, e2e = 0] = [...times].sort((a, b) => a - b);
-      const usage: Record<string, unknown> = {};
-      if (prompt !== null) usage['prompt_tokens'] = prompt;
-      if (completion !== null) usage['completion_tokens'] = completion;
-      if (cached !== null) usage['prompt_tokens_details'] = { cached_tokens: cached };
-      return ok({ requestIndex: index, plannedContextTokens: planned, startOffsetMs: offset, timeToFirstOutputS: reasoning > 0 ? tfo : ttft,
-        ttftS: ttft, e2eS: e2e, reasoningChunks: reasoning, contentChunks: content, usage: Object.keys(usage).length > 0 ? usage : null });
-    }),
-    fc.record({ message: fc.string({ maxLength: 3000 }), at: fc.double({ min: 0, max: 900, noNaN: true }) }).map(({ message, at }) =>
-      failed({ requestIndex: index, error: { type: 'TimeoutError', message, httpStatus: null, bodyExcerpt: null, atS: at } })),
+    fc
+      .record({
+        // Any double a clock can produce: 0 or ≥ 1 µs (a subnormal duration would make decode = D/gen overflow).
+        times: fc.array(fc.oneof(fc.constant(0), fc.double({ min: 1e-6, max: 900, noNaN: true })), {
+          minLength: 3,
+          maxLength: 3,
+        }),
+        prompt: fc.option(fc.integer({ min: 0, max: 300_000 })),
+        completion: fc.option(fc.integer({ min: 0, max: 8000 })),
+        cached: fc.option(fc.integer({ min: 0, max: 300_000 })),
+        reasoning: fc.integer({ min: 0, max: 50 }),
+        content: fc.integer({ min: 1, max: 500 }),
+        planned: fc.constantFrom(4096, 29696, 131072),
+        offset: fc.double({ min: 0, max: 1e6, noNaN: true }),
+      })
+      .map(({ times, prompt, completion, cached, reasoning, content, planned, offset }) => {
+        const [tfo = 0, ttft = 0, e2e = 0] = [...times].sort((a, b) => a - b);
+        const usage: Record<string, unknown> = {};
+        if (prompt !== null) usage['prompt_tokens'] = prompt;
+        if (completion !== null) usage['completion_tokens'] = completion;
+        if (cached !== null) usage['prompt_tokens_details'] = { cached_tokens: cached };
+        return ok({
+          requestIndex: index,
+          plannedContextTokens: planned,
+          startOffsetMs: offset,
+          timeToFirstOutputS: reasoning > 0 ? tfo : ttft,
+          ttftS: ttft,
+          e2eS: e2e,
+          reasoningChunks: reasoning,
+          contentChunks: content,
+          usage: Object.keys(usage).length > 0 ? usage : null,
+        });
+      }),
+    fc
+      .record({ message: fc.string({ maxLength: 3000 }), at: fc.double({ min: 0, max: 900, noNaN: true }) })
+      .map(({ message, at }) =>
+        failed({
+          requestIndex: index,
+          error: { type: 'TimeoutError', message, httpStatus: null, bodyExcerpt: null, atS: at },
+        }),
+      ),
   );
 
 describe('property: whatever servebench writes, validate finds consistent', () => {
   it('random runs with arbitrary double timings round-trip and validate with no disagreement', () => {
     const run = fc.integer({ min: 0, max: 40 }).chain((n) =>
-      fc.tuple(fc.tuple(...Array.from({ length: n }, (_, i) => arbResult(i))),
+      fc.tuple(
+        fc.tuple(...Array.from({ length: n }, (_, i) => arbResult(i))),
         // 0 (no rates) or a plausible wall; a subnormal wall would overflow rates to Infinity, which the writer refuses.
-        fc.oneof(fc.constant(0), fc.double({ min: 1e-3, max: 5000, noNaN: true }))));
-    fc.assert(fc.property(run, ([results, wall]) => {
-      const built = buildResult({ ...META, requests: results.length, wallSeconds: wall }, results, placeholder({}));
-      const text = `${toPyJson(built)}\n`;
-      const loaded = parseResultText('random.json', text);
-      assert.equal(`${toPyJson(loaded.raw)}\n`, text);
-      assert.deepEqual(validateResult(loaded.result).disagreements, []);
-    }), { numRuns: 300 });
+        fc.oneof(fc.constant(0), fc.double({ min: 1e-3, max: 5000, noNaN: true })),
+      ),
+    );
+    fc.assert(
+      fc.property(run, ([results, wall]) => {
+        const built = buildResult({ ...META, requests: results.length, wallSeconds: wall }, results, placeholder({}));
+        const text = `${toPyJson(built)}\n`;
+        const loaded = parseResultText('random.json', text);
+        assert.equal(`${toPyJson(loaded.raw)}\n`, text);
+        assert.deepEqual(validateResult(loaded.result).disagreements, []);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MAX_RESULT_BYTES, parseResultText, readResultFile, writeFileAtomic, writeJsonFile } from '../../src/result/io.js';
+import {
+  MAX_RESULT_BYTES,
+  parseResultText,
+  readResultFile,
+  writeFileAtomic,
+  writeJsonFile,
+} from '../../src/result/io.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
 import { seedFile } from './fixtures.js';
 
@@ -33,15 +48,24 @@ describe('reading result files', () => {
     writeFileSync(at('bad.json'), '{\n  "schema": "anvil-serving.benchmark/v1",\n  oops\n}\n');
     await rejectsWith(readResultFile(at('bad.json')), at('bad.json'), /^not valid JSON: .*line 3 column 3/);
     writeFileSync(at('empty.json'), '');
-    await rejectsWith(readResultFile(at('empty.json')), at('empty.json'), /^not valid JSON: Unexpected end of JSON input/);
+    await rejectsWith(
+      readResultFile(at('empty.json')),
+      at('empty.json'),
+      /^not valid JSON: Unexpected end of JSON input/,
+    );
   });
 
   it('wrong or missing schema, unknown protocol, non-object', async () => {
-    assert.throws(() => parseResultText('f', '{"schema": "other/v2"}'), /f: schema is "other\/v2", expected "anvil-serving.benchmark\/v1"/);
+    assert.throws(
+      () => parseResultText('f', '{"schema": "other/v2"}'),
+      /f: schema is "other\/v2", expected "anvil-serving.benchmark\/v1"/,
+    );
     assert.throws(() => parseResultText('f', '{}'), /schema is missing/);
     assert.throws(() => parseResultText('f', '[1]'), /not a JSON object/);
-    assert.throws(() => parseResultText('f', '{"schema": "anvil-serving.benchmark/v1", "measurement_protocol": "capacity-v9"}'),
-      /unsupported measurement_protocol "capacity-v9"/);
+    assert.throws(
+      () => parseResultText('f', '{"schema": "anvil-serving.benchmark/v1", "measurement_protocol": "capacity-v9"}'),
+      /unsupported measurement_protocol "capacity-v9"/,
+    );
   });
 
   it('schema violations list paths, several at once', async () => {
@@ -49,11 +73,14 @@ describe('reading result files', () => {
     const metrics = seed['metrics'] as Record<string, unknown>;
     delete metrics['ttft_samples'];
     metrics['e2e_p50_ms'] = 'fast';
-    assert.throws(() => parseResultText('f', JSON.stringify(seed)), (err: unknown) => {
-      assert.ok(err instanceof InputFileError);
-      assert.match(err.problem, /metrics\.e2e_p50_ms: .*metrics\.ttft_samples: /);
-      return true;
-    });
+    assert.throws(
+      () => parseResultText('f', JSON.stringify(seed)),
+      (err: unknown) => {
+        assert.ok(err instanceof InputFileError);
+        assert.match(err.problem, /metrics\.e2e_p50_ms: .*metrics\.ttft_samples: /);
+        return true;
+      },
+    );
   });
 
   it('too large: refused before reading, by size', async () => {
@@ -93,11 +120,20 @@ describe('atomic writes', () => {
   it('refuses to write through a symlink or over a non-regular file', async () => {
     writeFileSync(at('victim.json'), 'keep');
     symlinkSync(at('victim.json'), at('link.json'));
-    await assert.rejects(writeFileAtomic(at('link.json'), 'x'), (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message));
+    await assert.rejects(
+      writeFileAtomic(at('link.json'), 'x'),
+      (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message),
+    );
     assert.equal(readFileSync(at('victim.json'), 'utf8'), 'keep');
     mkdirSync(at('dir-target'));
-    await assert.rejects(writeFileAtomic(at('dir-target'), 'x'), (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message));
-    await assert.rejects(writeFileAtomic(at('no/such/dir/x.json'), 'x'), (e: unknown) => e instanceof UsageError && /parent directory/.test(e.message));
+    await assert.rejects(
+      writeFileAtomic(at('dir-target'), 'x'),
+      (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message),
+    );
+    await assert.rejects(
+      writeFileAtomic(at('no/such/dir/x.json'), 'x'),
+      (e: unknown) => e instanceof UsageError && /parent directory/.test(e.message),
+    );
   });
 
   it('a non-finite number aborts before the filesystem is touched', async () => {

@@ -74,12 +74,49 @@ test('the seed parsed by its era schema writes back byte for byte', () => {
 
 test('fresh runs of every load model match the written-result schema, and their typed values write back the same bytes', async () => {
   const runs = {
-    closed: await freshRun('closed', [...N, '--concurrency', '3', '--slo', 'ttft_p95<=5000,decode_p50>=1tok/s', '--warmup', '2', '--retries', '1']),
-    open: await freshRun('open', [...N, '--rate', '40', '--max-concurrency', '4', '--workers', '2', '--tokenizer', 'chars:4']),
+    closed: await freshRun('closed', [
+      ...N,
+      '--concurrency',
+      '3',
+      '--slo',
+      'ttft_p95<=5000,decode_p50>=1tok/s',
+      '--warmup',
+      '2',
+      '--retries',
+      '1',
+    ]),
+    open: await freshRun('open', [
+      ...N,
+      '--rate',
+      '40',
+      '--max-concurrency',
+      '4',
+      '--workers',
+      '2',
+      '--tokenizer',
+      'chars:4',
+    ]),
     cold: await freshRun('cold', [...N, '--concurrency', '2', '--cold-connections']),
-    trace: await freshRun('trace', ['--trace', write('trace.jsonl', '{"timestamp": 1000, "input_length": 300, "output_length": 4}\n{"timestamp": 1050, "input_length": 900, "output_length": 6}\n')]),
-    dataset: await freshRun('dataset', ['--requests', '4', '--concurrency', '2', '--dataset', write('data.jsonl', '{"prompt": "hello there"}\n{"prompt": "tell me a story"}\n')]),
-    failures: await freshRun('failures', [...N, '--concurrency', '2', '--retries', '2', '--retry-max-wait', '0.05'], faulty),
+    trace: await freshRun('trace', [
+      '--trace',
+      write(
+        'trace.jsonl',
+        '{"timestamp": 1000, "input_length": 300, "output_length": 4}\n{"timestamp": 1050, "input_length": 900, "output_length": 6}\n',
+      ),
+    ]),
+    dataset: await freshRun('dataset', [
+      '--requests',
+      '4',
+      '--concurrency',
+      '2',
+      '--dataset',
+      write('data.jsonl', '{"prompt": "hello there"}\n{"prompt": "tell me a story"}\n'),
+    ]),
+    failures: await freshRun(
+      'failures',
+      [...N, '--concurrency', '2', '--retries', '2', '--retry-max-wait', '0.05'],
+      faulty,
+    ),
   };
   for (const [name, text] of Object.entries(runs)) {
     const result = typed(text);
@@ -87,7 +124,11 @@ test('fresh runs of every load model match the written-result schema, and their 
     // The reader's view of the same file agrees.
     assert.equal(parseResultText(`${name}.json`, text).result.era, 'current');
   }
-  assert.equal(typed(runs.closed).servebench.metrics.goodput?.clauses.length, 2, 'the SLO clauses are in the goodput block');
+  assert.equal(
+    typed(runs.closed).servebench.metrics.goodput?.clauses.length,
+    2,
+    'the SLO clauses are in the goodput block',
+  );
   assert.equal(typed(runs.open).servebench.workers?.count, 2);
   assert.ok(typed(runs.failures).failed > 0, 'the faulty run has failures');
 });
@@ -117,7 +158,8 @@ test('a result missing a required key is refused in one line that names the key'
   delete withoutRows['request_timings'];
   assert.throws(
     () => parseResultText('missing.json', JSON.stringify(withoutRows)),
-    (e: unknown) => e instanceof InputFileError && !e.message.includes('\n') && /missing\.json: .*request_timings/.test(e.message),
+    (e: unknown) =>
+      e instanceof InputFileError && !e.message.includes('\n') && /missing\.json: .*request_timings/.test(e.message),
   );
 });
 

@@ -25,7 +25,11 @@ export interface RunChartData {
   /** [value, cumulative fraction] per metric, ascending. */
   cdf: { ttfo: [number, number][]; ttft: [number, number][]; e2e: [number, number][] };
   /** Per request: [index, start, start+TTFO, start+TTFT, start+E2E] in ms from the run start; failures [index, start, end]. */
-  timeline: { total: number; bars: [number, number, number, number, number][]; failures: [number, number, number][] } | null;
+  timeline: {
+    total: number;
+    bars: [number, number, number, number, number][];
+    failures: [number, number, number][];
+  } | null;
   series: { t: number[]; inFlight: number[]; tokS: number[] } | null;
   /** [prompt tokens, TTFT ms]. */
   scatter: [number, number][];
@@ -56,19 +60,32 @@ function cdf(values: number[]): [number, number][] {
 }
 
 function timeline(view: RunView): RunChartData['timeline'] {
-  const rows = view.rows.filter((r) => finiteOrNull(r['start_offset_ms']) !== null && finiteOrNull(r['e2e_ms']) !== null);
+  const rows = view.rows.filter(
+    (r) => finiteOrNull(r['start_offset_ms']) !== null && finiteOrNull(r['e2e_ms']) !== null,
+  );
   if (rows.length === 0) return null; // reference rows carry no start offsets
   rows.sort((a, b) => finiteOrNull(a['start_offset_ms'])! - finiteOrNull(b['start_offset_ms'])!);
   const bars = rows.slice(0, MAX_DRAWN_REQUESTS).map((r): [number, number, number, number, number] => {
     const start = finiteOrNull(r['start_offset_ms'])!;
     const ttft = finiteOrNull(r['ttft_ms']) ?? 0;
     const ttfo = finiteOrNull(r['time_to_first_output_ms']) ?? ttft;
-    return [finiteOrNull(r['request_index']) ?? 0, r3(start), r3(start + ttfo), r3(start + Math.max(ttft, ttfo)), r3(start + finiteOrNull(r['e2e_ms'])!)];
+    return [
+      finiteOrNull(r['request_index']) ?? 0,
+      r3(start),
+      r3(start + ttfo),
+      r3(start + Math.max(ttft, ttfo)),
+      r3(start + finiteOrNull(r['e2e_ms'])!),
+    ];
   });
-  const failures = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : []).map(asDoc)
+  const failures = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : [])
+    .map(asDoc)
     .filter((f) => finiteOrNull(f['start_offset_ms']) !== null)
     .slice(0, MAX_DRAWN_REQUESTS)
-    .map((f): [number, number, number] => [finiteOrNull(f['request_index']) ?? 0, r3(finiteOrNull(f['start_offset_ms'])!), r3(finiteOrNull(f['start_offset_ms'])! + (finiteOrNull(f['error_at_ms']) ?? 0))]);
+    .map((f): [number, number, number] => [
+      finiteOrNull(f['request_index']) ?? 0,
+      r3(finiteOrNull(f['start_offset_ms'])!),
+      r3(finiteOrNull(f['start_offset_ms'])! + (finiteOrNull(f['error_at_ms']) ?? 0)),
+    ]);
   return { total: rows.length, bars, failures };
 }
 
@@ -76,7 +93,8 @@ function series(view: RunView): RunChartData['series'] {
   const ts = asDoc(get(view.extended, 'time_series'));
   const t = Array.isArray(ts['t_s']) ? (ts['t_s'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
   if (t.length === 0) return null;
-  const column = (key: string): number[] => (Array.isArray(ts[key]) ? (ts[key] as unknown[]).map((v) => r3(finiteOrNull(v) ?? 0)) : t.map(() => 0));
+  const column = (key: string): number[] =>
+    Array.isArray(ts[key]) ? (ts[key] as unknown[]).map((v) => r3(finiteOrNull(v) ?? 0)) : t.map(() => 0);
   return { t, inFlight: column('in_flight_avg'), tokS: column('output_tok_s') };
 }
 
@@ -93,8 +111,14 @@ export function runChartData(view: RunView): RunChartData {
   }
   return {
     label: view.label,
-    reasons: view.rows.some((r) => (finiteOrNull(r['time_to_first_output_ms']) ?? Infinity) < (finiteOrNull(r['ttft_ms']) ?? -Infinity)),
-    cdf: { ttfo: cdf(rowValues(view, 'time_to_first_output_ms')), ttft: cdf(rowValues(view, 'ttft_ms')), e2e: cdf(rowValues(view, 'e2e_ms')) },
+    reasons: view.rows.some(
+      (r) => (finiteOrNull(r['time_to_first_output_ms']) ?? Infinity) < (finiteOrNull(r['ttft_ms']) ?? -Infinity),
+    ),
+    cdf: {
+      ttfo: cdf(rowValues(view, 'time_to_first_output_ms')),
+      ttft: cdf(rowValues(view, 'ttft_ms')),
+      e2e: cdf(rowValues(view, 'e2e_ms')),
+    },
     timeline: timeline(view),
     series: series(view),
     scatter,
@@ -103,7 +127,13 @@ export function runChartData(view: RunView): RunChartData {
 }
 
 const SWEEP_KEYS: Readonly<Record<string, string>> = {
-  ttft_p50: 'ttft_ms_p50', ttft_p95: 'ttft_ms_p95', ttft_p99: 'ttft_ms_p99', e2e_p50: 'e2e_ms_p50', e2e_p95: 'e2e_ms_p95', itl_p50: 'mean_itl_ms_p50', itl_p95: 'mean_itl_ms_p95',
+  ttft_p50: 'ttft_ms_p50',
+  ttft_p95: 'ttft_ms_p95',
+  ttft_p99: 'ttft_ms_p99',
+  e2e_p50: 'e2e_ms_p50',
+  e2e_p95: 'e2e_ms_p95',
+  itl_p50: 'mean_itl_ms_p50',
+  itl_p95: 'mean_itl_ms_p95',
 };
 
 /** Sweep curves: p95 latencies (and each SLO clause's own percentile) against output throughput. */
@@ -112,15 +142,22 @@ export function sweepChartData(summary: SweepSummary): SweepChartData {
   // The clauses as the runs parsed them (their goodput blocks); a summary without them draws no threshold line.
   for (const c of summary.slo_clauses) {
     const key = SWEEP_KEYS[`${c.metric}_${c.percentile}`];
-    if (key !== undefined) curves.set(key, { key, label: `${c.metric.toUpperCase()} ${c.percentile}`, threshold: c.threshold });
+    if (key !== undefined)
+      curves.set(key, { key, label: `${c.metric.toUpperCase()} ${c.percentile}`, threshold: c.threshold });
   }
-  for (const [key, label] of [['ttft_ms_p95', 'TTFT p95'], ['e2e_ms_p95', 'E2E p95']] as const) if (!curves.has(key)) curves.set(key, { key, label, threshold: null });
+  for (const [key, label] of [
+    ['ttft_ms_p95', 'TTFT p95'],
+    ['e2e_ms_p95', 'E2E p95'],
+  ] as const)
+    if (!curves.has(key)) curves.set(key, { key, label, threshold: null });
   return {
     swept: summary.swept,
     points: summary.points.map((p) => ({
       load: p.load,
       tokS: p.output_tok_s,
-      series: Object.fromEntries([...curves.keys()].map((k) => [k, finiteOrNull((p as unknown as Record<string, unknown>)[k])])),
+      series: Object.fromEntries(
+        [...curves.keys()].map((k) => [k, finiteOrNull((p as unknown as Record<string, unknown>)[k])]),
+      ),
       sloMet: p.slo_met,
     })),
     curves: [...curves.values()],

@@ -50,7 +50,10 @@ export function identityTable(runs: readonly RunView[]): string {
     ['window', (v) => fmt(v.doc['max_context_tokens'])],
     ['endpoint', (v) => str(v.doc['base_url']) ?? '–'],
     ['run date', (v) => v.runDate ?? '–'],
-    ['tool', (v) => (v.servebench === null ? 'reference harness' : `servebench ${str(v.servebench['tool_version']) ?? ''}`)],
+    [
+      'tool',
+      (v) => (v.servebench === null ? 'reference harness' : `servebench ${str(v.servebench['tool_version']) ?? ''}`),
+    ],
     ['file', (v) => v.file],
   ];
   const body = rows.map(([name, read]) => {
@@ -66,8 +69,13 @@ export function headerChips(runs: readonly RunView[]): string {
   if (runs.length === 0) return '';
   // Each chip lists the distinct values across runs, so a sweep shows all its loads.
   const distinct = (read: (v: RunView) => string): string => [...new Set(runs.map(read))].join(' | ');
-  const chips = [distinct(protocolLabel), distinct((v) => `n=${fmt(v.doc['requests'])} ${loadLabel(v)}`), `context ${distinct(contextLabel)}`,
-    `max_tokens ${distinct((v) => fmt(v.doc['max_tokens']))}`, distinct((v) => str(v.doc['cache_policy']) ?? 'cache policy not recorded')];
+  const chips = [
+    distinct(protocolLabel),
+    distinct((v) => `n=${fmt(v.doc['requests'])} ${loadLabel(v)}`),
+    `context ${distinct(contextLabel)}`,
+    `max_tokens ${distinct((v) => fmt(v.doc['max_tokens']))}`,
+    distinct((v) => str(v.doc['cache_policy']) ?? 'cache policy not recorded'),
+  ];
   for (const key of ['engine', 'gpu']) {
     const values = [...new Set(runs.map((r) => str(r.doc[key])).filter((v): v is string => v !== null))];
     if (values.length > 0) chips.push(`${key} ${values.join(' vs ')}`);
@@ -80,12 +88,15 @@ export function identityVerdict(runs: readonly RunView[]): string {
   if (runs.length < 2) return '';
   const lines = runs.slice(1).map((run, i) => {
     const checks = checkIdentity(runs[0]!, run);
-    const differs = checks.filter((c) => c.status === 'differs').map((c) => `${c.field} (${showValue(c.a)} → ${showValue(c.b)})`);
+    const differs = checks
+      .filter((c) => c.status === 'differs')
+      .map((c) => `${c.field} (${showValue(c.a)} → ${showValue(c.b)})`);
     const unknown = checks.filter((c) => c.status === 'unknown');
     const reasons = [...new Set(unknown.flatMap((c) => [c.a, c.b]).flatMap((v) => (v.known ? [] : [v.why])))];
     const parts: string[] = [];
     if (differs.length > 0) parts.push(`workload differs from the first run in ${differs.join('; ')}`);
-    if (unknown.length > 0) parts.push(`cannot be shown equal in ${unknown.map((c) => c.field).join(', ')} (${reasons.join('; ')})`);
+    if (unknown.length > 0)
+      parts.push(`cannot be shown equal in ${unknown.map((c) => c.field).join(', ')} (${reasons.join('; ')})`);
     const text = parts.length === 0 ? 'same workload as the first run: figures are comparable' : parts.join('. ');
     return `<li class="${parts.length === 0 ? 'ok' : 'warn'}">${swatch(i + 1)}${esc(run.label)}: ${esc(text)}</li>`;
   });
@@ -101,14 +112,24 @@ interface Card {
   show?: (v: RunView) => string;
 }
 
-const metric = (key: string) => (v: RunView): number | null => finiteOrNull(get(v.doc, 'metrics', key));
+const metric =
+  (key: string) =>
+  (v: RunView): number | null =>
+    finiteOrNull(get(v.doc, 'metrics', key));
 
 /** Headline cards; with several runs each card lists every run and its change from the first. */
 export function cards(runs: readonly RunView[]): string {
   const list: Card[] = [
-    { title: 'completed', unit: '', better: null, read: (v) => finiteOrNull(v.doc['completed']),
-      show: (v) => `${fmt(v.doc['completed'])}<span class="of"> / ${fmt(v.doc['requests'])}</span>` },
-    ...(runs.some((r) => r.protocol === 'capacity-v4-reasoning') ? [{ title: 'TTFO p50', unit: 'ms', better: 'lower' as const, read: metric('time_to_first_output_p50_ms') }] : []),
+    {
+      title: 'completed',
+      unit: '',
+      better: null,
+      read: (v) => finiteOrNull(v.doc['completed']),
+      show: (v) => `${fmt(v.doc['completed'])}<span class="of"> / ${fmt(v.doc['requests'])}</span>`,
+    },
+    ...(runs.some((r) => r.protocol === 'capacity-v4-reasoning')
+      ? [{ title: 'TTFO p50', unit: 'ms', better: 'lower' as const, read: metric('time_to_first_output_p50_ms') }]
+      : []),
     { title: 'TTFT p50', unit: 'ms', better: 'lower', read: metric('ttft_p50_ms') },
     { title: 'TTFT p95', unit: 'ms', better: 'lower', read: metric('ttft_p95_ms') },
     { title: 'E2E p95', unit: 'ms', better: 'lower', read: metric('e2e_p95_ms') },
@@ -117,10 +138,20 @@ export function cards(runs: readonly RunView[]): string {
     { title: 'throughput', unit: 'tok/s', better: 'higher', read: metric('throughput_tok_s') },
   ];
   if (runs.some((r) => finiteOrNull(get(r.extended, 'steady_state', 'output_tok_s')) !== null)) {
-    list.push({ title: 'steady state', unit: 'tok/s', better: 'higher', read: (v) => finiteOrNull(get(v.extended, 'steady_state', 'output_tok_s')) });
+    list.push({
+      title: 'steady state',
+      unit: 'tok/s',
+      better: 'higher',
+      read: (v) => finiteOrNull(get(v.extended, 'steady_state', 'output_tok_s')),
+    });
   }
   if (runs.some((r) => get(r.extended, 'goodput') !== null && get(r.extended, 'goodput') !== undefined)) {
-    list.push({ title: 'goodput', unit: 'req/s', better: 'higher', read: (v) => finiteOrNull(get(v.extended, 'goodput', 'goodput_req_s')) });
+    list.push({
+      title: 'goodput',
+      unit: 'req/s',
+      better: 'higher',
+      read: (v) => finiteOrNull(get(v.extended, 'goodput', 'goodput_req_s')),
+    });
   }
   const html = list.map((card) => {
     const base = card.read(runs[0]!);
@@ -141,22 +172,32 @@ export function cards(runs: readonly RunView[]): string {
 
 /** The reference `metrics` keys: value per run and the definition (RUN_METRICS). */
 export function referenceTable(runs: readonly RunView[]): string {
-  const rows = Object.entries(RUN_METRICS).map(([key, d]) =>
-    `<tr><th><code>${esc(key)}</code></th><td class="unit">${esc(d.unit)}</td>${runs.map((r) => `<td class="num">${fmt(get(r.doc, 'metrics', key))}</td>`).join('')}<td class="def">${richText(d.definition)}</td></tr>`);
+  const rows = Object.entries(RUN_METRICS).map(
+    ([key, d]) =>
+      `<tr><th><code>${esc(key)}</code></th><td class="unit">${esc(d.unit)}</td>${runs.map((r) => `<td class="num">${fmt(get(r.doc, 'metrics', key))}</td>`).join('')}<td class="def">${richText(d.definition)}</td></tr>`,
+  );
   return `<table class="figures"><thead><tr><th>metrics.*</th><th>unit</th>${runHead(runs)}<th>definition</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** The `servebench.metrics` distributions and scalars, from extended-definitions.ts. */
 export function extendedTable(runs: readonly RunView[]): string {
   const withExt = runs.map((r, i) => ({ r, i })).filter(({ r }) => r.extended !== null);
-  if (withExt.length === 0) return '<p class="note">No <code>servebench.metrics</code> in these files (reference harness results).</p>';
+  if (withExt.length === 0)
+    return '<p class="note">No <code>servebench.metrics</code> in these files (reference harness results).</p>';
   const famRows = FAMILIES.flatMap((f) => {
     const k = familyKeys(f.base, f.unit);
-    const present = withExt.filter(({ r }) => get(r.extended, f.section) !== null && get(r.extended, f.section) !== undefined);
+    const present = withExt.filter(
+      ({ r }) => get(r.extended, f.section) !== null && get(r.extended, f.section) !== undefined,
+    );
     return present.map(({ r, i }, j) => {
       const sec = asDoc(get(r.extended, f.section));
-      const cells = [k.samples, k.mean, ...k.percentiles, k.max].map((key) => `<td class="num">${fmt(sec[key])}</td>`).join('');
-      const head = j === 0 ? `<th rowspan="${present.length}"><code>${esc(`${f.section}.${f.base}`)}</code><div class="unit">${esc(f.unit.replace('_', '/'))}</div></th>` : '';
+      const cells = [k.samples, k.mean, ...k.percentiles, k.max]
+        .map((key) => `<td class="num">${fmt(sec[key])}</td>`)
+        .join('');
+      const head =
+        j === 0
+          ? `<th rowspan="${present.length}"><code>${esc(`${f.section}.${f.base}`)}</code><div class="unit">${esc(f.unit.replace('_', '/'))}</div></th>`
+          : '';
       const def = j === 0 ? `<td class="def" rowspan="${present.length}">${richText(f.definition)}</td>` : '';
       return `<tr>${head}<td>${swatch(i)}</td>${cells}${def}</tr>`;
     });
@@ -165,14 +206,22 @@ export function extendedTable(runs: readonly RunView[]): string {
   const scalarRows = ENTRIES.filter((e) => !e.path.includes('[]')).flatMap((e) => {
     const values = withExt.map(({ r }) => get(r.extended, ...e.path.split('.')));
     if (values.every((v) => typeof v === 'object' && v !== null)) return []; // arrays and sections: charted or listed elsewhere
-    return [`<tr><th><code>${esc(e.path)}</code></th><td class="unit">${esc(e.unit)}</td>${values.map((v) => `<td class="num">${fmt(v)}</td>`).join('')}<td class="def">${richText(e.definition)}</td></tr>`];
+    return [
+      `<tr><th><code>${esc(e.path)}</code></th><td class="unit">${esc(e.unit)}</td>${values.map((v) => `<td class="num">${fmt(v)}</td>`).join('')}<td class="def">${richText(e.definition)}</td></tr>`,
+    ];
   });
-  const scalars = `<table class="figures"><thead><tr><th>servebench.metrics.*</th><th>unit</th>${runHead(withExt.map(({ r }) => r), withExt.map(({ i }) => i))}<th>definition</th></tr></thead><tbody>${scalarRows.join('')}</tbody></table>`;
+  const scalars = `<table class="figures"><thead><tr><th>servebench.metrics.*</th><th>unit</th>${runHead(
+    withExt.map(({ r }) => r),
+    withExt.map(({ i }) => i),
+  )}<th>definition</th></tr></thead><tbody>${scalarRows.join('')}</tbody></table>`;
   return fam + scalars;
 }
 
 /** Glossary of the per-request fields (ROW_FIELDS): what the timeline, the scatter and the CSV hold. */
 export function rowFieldTable(): string {
-  const rows = Object.entries(ROW_FIELDS).map(([key, d]) => `<tr><th><code>${esc(key)}</code></th><td class="unit">${esc(d.unit)}</td><td class="def">${richText(d.definition)}</td></tr>`);
+  const rows = Object.entries(ROW_FIELDS).map(
+    ([key, d]) =>
+      `<tr><th><code>${esc(key)}</code></th><td class="unit">${esc(d.unit)}</td><td class="def">${richText(d.definition)}</td></tr>`,
+  );
   return `<table class="figures glossary"><thead><tr><th>request_timings[].*</th><th>unit</th><th>definition</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
