@@ -5,7 +5,7 @@
  */
 
 import { COMMAND_SPECS } from './command-flags.js';
-import { formatRange, isListType, type CommandSpec, type FlagSpec, type PositionalSpec } from './args/spec.js';
+import { formatRange, isListType, refusedFlags, type CommandSpec, type FlagSpec, type PositionalSpec } from './args/spec.js';
 
 /** A table cell: pipes escaped, and `<name>` placeholders in code so Markdown does not read them as HTML. */
 function cell(text: string): string {
@@ -66,7 +66,7 @@ function renderCommand(spec: CommandSpec): string {
   parts.push(renderFlagTable(spec.flags));
   if (spec.inherits !== undefined) {
     const except = spec.inherits.except.map((f) => `\`--${f}\``).join(', ');
-    parts.push('', `Every flag of \`servebench ${spec.inherits.from}\` applies to every point as well, except ${except} (refused: ${spec.inherits.exceptWhy}).`);
+    parts.push('', `Every flag of [\`servebench ${spec.inherits.from}\`](#servebench-${spec.inherits.from}) applies too; ${except} are refused (${spec.inherits.exceptWhy}).`);
   }
   if (spec.notes !== undefined) parts.push('', spec.notes);
   parts.push('', `Exit status: ${spec.exit}.`);

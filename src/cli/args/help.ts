@@ -1,5 +1,5 @@
 /** Every command's `--help`, generated from its table (args/spec.ts). */
-import { inheritedFlags, isListType, type CommandSpec, type FlagSpec } from './spec.js';
+import { inheritedFlags, isListType, refusedFlags, type CommandSpec, type FlagSpec } from './spec.js';
 
 /** The value part of a flag in help: ` N`, ` LIST`, ` [FIELDS]`, nothing for a switch. */
 export function flagValueText(flag: FlagSpec): string {
@@ -27,7 +27,8 @@ export function commandHelp(spec: CommandSpec): string {
   parts.push(formatFlagHelp(spec.flags));
   const inherited = inheritedFlags(spec);
   if (spec.inherits !== undefined && inherited.length > 0) {
-    parts.push(`Every other flag is a 'servebench ${spec.inherits.from}' flag (all but ${spec.inherits.except.map((f) => `--${f}`).join(', ')}):`, formatFlagHelp(inherited));
+    const except = refusedFlags(spec).map((f) => `--${f}`).join(', ');
+    parts.push(`Every other flag is a 'servebench ${spec.inherits.from}' flag and applies too; ${except} are refused (${spec.inherits.exceptWhy}):`, formatFlagHelp(inherited));
   }
   if (spec.notes !== undefined) parts.push(spec.notes);
   parts.push(`Exit status: ${spec.exit}`);

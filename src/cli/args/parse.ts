@@ -5,7 +5,7 @@
  * flag (or the arguments), which main.ts prints with exit status 2.
  */
 import { UsageError } from '../../util/errors.js';
-import { acceptedFlags, isListType, type CommandSpec, type FlagSpec, type PositionalSpec, type Wording } from './spec.js';
+import { acceptedFlags, isListType, refusedFlags, type CommandSpec, type FlagSpec, type PositionalSpec, type Wording } from './spec.js';
 import { tokenize, type FlagLookup } from './tokens.js';
 import { convertValue, type ArgValue } from './values.js';
 
@@ -24,11 +24,9 @@ export interface ParsedArgs {
 /** Parses `argv` for `spec`: its flags (inherited ones too) and its positional arguments. */
 export function parseCommand(argv: readonly string[], spec: CommandSpec): ParsedArgs {
   const flags = acceptedFlags(spec);
-  const inherits = spec.inherits;
+  const refused = refusedFlags(spec);
   const refuse = (name: string): void => {
-    if (inherits !== undefined && inherits.except.includes(name) && !spec.flags.some((f) => f.name === name)) {
-      throw new UsageError(`--${name} does not apply to ${inherits.noun} (${inherits.exceptWhy})`);
-    }
+    if (refused.includes(name)) throw new UsageError(`--${name} does not apply to ${spec.inherits!.noun} (${spec.inherits!.exceptWhy})`);
   };
   const parsed = parseTable(argv, flags, spec.wording ?? 'range', refuse);
   if (!parsed.help) checkPositionals(spec, parsed.positionals);

@@ -111,6 +111,11 @@ export function inheritedFlags(spec: CommandSpec): readonly FlagSpec[] {
   return acceptedFlags(spec).filter((f) => !own.has(f.name) && f.name !== 'help');
 }
 
+/** The inherited flags a command refuses (those of `except` it does not define itself). */
+export function refusedFlags(spec: CommandSpec): readonly string[] {
+  return (spec.inherits?.except ?? []).filter((name) => !spec.flags.some((f) => f.name === name));
+}
+
 /** True for the flag types whose value is a comma-separated list. */
 export function isListType(type: FlagType): type is 'int-list' | 'float-list' | 'string-list' {
   return type.endsWith('-list');
