@@ -65,8 +65,8 @@ function renderCommand(spec: CommandSpec): string {
   if (spec.positionals !== undefined) parts.push(`Arguments: \`${spec.positionals.meta}\`, ${countText(spec.positionals)}: ${spec.positionals.help}.`, '');
   parts.push(renderFlagTable(spec.flags));
   if (spec.inherits !== undefined) {
-    const except = spec.inherits.except.map((f) => `\`--${f}\``).join(', ');
-    parts.push('', `Every flag of [\`servebench ${spec.inherits.from}\`](#servebench-${spec.inherits.from}) applies too; ${except} are refused (${spec.inherits.exceptWhy}).`);
+    const refused = refusedFlags(spec).map((f) => `\`--${f}\``).join(', ');
+    parts.push('', `Every flag of [\`servebench ${spec.inherits.from}\`](#servebench-${spec.inherits.from}) applies too; ${refused} are refused (${spec.inherits.exceptWhy}).`);
   }
   if (spec.notes !== undefined) parts.push('', spec.notes);
   parts.push('', `Exit status: ${spec.exit}.`);

@@ -22,7 +22,7 @@ export interface ParsedFlags {
  * out-of-range values throw UsageError. Positional arguments are refused unless allowed.
  */
 export function parseFlags(argv: string[], flags: readonly FlagSpec[], allowPositionals = false): ParsedFlags {
-  const { values, given, positionals } = parseTable(argv, flags, 'range', () => {}, allowPositionals);
+  const { values, given, positionals } = parseTable(argv, flags, { allowPositionals });
   return { values: scalars(values), given, positionals };
 }
 

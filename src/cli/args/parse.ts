@@ -28,16 +28,23 @@ export function parseCommand(argv: readonly string[], spec: CommandSpec): Parsed
   const refuse = (name: string): void => {
     if (refused.includes(name)) throw new UsageError(`--${name} does not apply to ${spec.inherits!.noun} (${spec.inherits!.exceptWhy})`);
   };
-  const parsed = parseTable(argv, flags, spec.wording ?? 'range', refuse);
+  const parsed = parseTable(argv, flags, { wording: spec.wording ?? 'range', refuse });
   if (!parsed.help) checkPositionals(spec, parsed.positionals);
   return parsed;
 }
 
-/**
- * Parses `argv` against one flag table. Without `allowPositionals` any positional argument is
- * refused; with it they are returned unchecked.
- */
-export function parseTable(argv: readonly string[], flags: readonly FlagSpec[], wording: Wording = 'range', refuse: (name: string) => void = () => {}, allowPositionals = true): ParsedArgs {
+/** How parseTable treats what its table does not say. */
+export interface TableOptions {
+  readonly wording?: Wording;
+  /** Throws for a flag name the command refuses with its own message (checked before `Unknown option`). */
+  readonly refuse?: (name: string) => void;
+  /** False: any positional argument is refused. True (the default): they are returned unchecked. */
+  readonly allowPositionals?: boolean;
+}
+
+/** Parses `argv` against one flag table. */
+export function parseTable(argv: readonly string[], flags: readonly FlagSpec[], options: TableOptions = {}): ParsedArgs {
+  const { wording = 'range', refuse = () => {}, allowPositionals = true } = options;
   const byName = new Map(flags.map((f) => [f.name, f]));
   const byShort = new Map(flags.filter((f) => f.short !== undefined).map((f) => [f.short!, f]));
   const lookup: FlagLookup = { long: (name) => byName.get(name), short: (letter) => byShort.get(letter), refuse };
