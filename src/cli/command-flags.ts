@@ -19,16 +19,16 @@ const HELP: FlagSpec = { name: 'help', type: 'boolean', default: false, short: '
 const JSON_OUT: FlagSpec = { name: 'json', type: 'boolean', default: false, help: 'print JSON on stdout instead of text (sorted keys)' };
 
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
-export const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json'] as const;
+const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json'] as const;
 
-export const SWEEP_FLAGS: readonly FlagSpec[] = [
+const SWEEP_FLAGS: readonly FlagSpec[] = [
   { name: 'concurrency', type: 'int-list', min: 1, max: 100000, distinct: true, meta: 'LIST', help: 'closed-loop points, comma-separated whole numbers > 0, no repeats (e.g. 1,2,4,8); run in ascending order' },
   { name: 'rate', type: 'float-list', min: Number.MIN_VALUE, max: 100000, distinct: true, meta: 'LIST', help: 'or open-loop points in requests per second, comma-separated numbers > 0, no repeats (e.g. 2,4,8)' },
   { name: 'output-dir', type: 'string', nonEmpty: true, meta: 'DIR', defaultText: 'results/sweep-<time>/', help: 'where each point\'s result (c<N>.json or rate<R>.json, with its journal) and the summary sweep.json are written' },
   HELP,
 ];
 
-export const COMPARE_FLAGS: readonly FlagSpec[] = [
+const COMPARE_FLAGS: readonly FlagSpec[] = [
   { name: 'allow-mismatch', type: 'string-list', choices: IDENTITY_FIELD_NAMES, optionalValue: true, repeatable: true, meta: '[FIELDS]', help: `compare even when the workloads differ: every field, or only the comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')}); the differences are still listed` },
   { name: 'fail-on', type: 'string', meta: 'SPEC', help: `exit 1 when a figure's point estimate moves beyond a limit in its bad direction, e.g. "ttft_p95:+10%,throughput:-5%" or "e2e_p50:+200ms" (figures: ${COMPARE_METRIC_IDS.join(', ')})` },
   { name: 'bootstrap', type: 'int', default: 2000, min: 0, max: 1000000, meta: 'N', help: 'bootstrap resamples of each run\'s request rows' },
@@ -38,9 +38,9 @@ export const COMPARE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** `list --protocol` values; `none` stands for the files from before measurement_protocol existed. */
-export const LIST_PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', 'none'] as const;
+const LIST_PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', 'none'] as const;
 
-export const LIST_FLAGS: readonly FlagSpec[] = [
+const LIST_FLAGS: readonly FlagSpec[] = [
   { name: 'model', type: 'string', meta: 'SUBSTR', help: 'only models containing SUBSTR (case-insensitive)' },
   { name: 'protocol', type: 'string', meta: 'P', choices: LIST_PROTOCOLS, help: `only this measurement_protocol: ${LIST_PROTOCOLS.join(', ')} (none = pre-v2 files)` },
   { name: 'since', type: 'date', meta: 'DATE', help: 'only runs on or after DATE (YYYY-MM-DD, UTC)' },
@@ -49,7 +49,7 @@ export const LIST_FLAGS: readonly FlagSpec[] = [
   HELP,
 ];
 
-export const REPORT_FLAGS: readonly FlagSpec[] = [
+const REPORT_FLAGS: readonly FlagSpec[] = [
   { name: 'html', type: 'string', nonEmpty: true, meta: 'OUT.html', help: 'write one self-contained HTML report (works offline: charts, figures and their definitions inline): latency CDFs, per-request timeline, load over time, TTFT versus prompt tokens, sweep curves; several files are overlaid' },
   { name: 'csv', type: 'string', nonEmpty: true, meta: 'OUT.csv', help: 'write every per-request row (RFC 4180)' },
   HELP,
@@ -60,16 +60,16 @@ export const REBUILD_FLAGS: readonly FlagSpec[] = [
   HELP,
 ];
 
-export const VALIDATE_FLAGS: readonly FlagSpec[] = [
+const VALIDATE_FLAGS: readonly FlagSpec[] = [
   { ...JSON_OUT, help: 'print one JSON report on stdout instead of text' },
   HELP,
 ];
 
-export const SHOW_FLAGS: readonly FlagSpec[] = [HELP];
+const SHOW_FLAGS: readonly FlagSpec[] = [HELP];
 
 const SIM_DEFAULTS = resolveSimConfig({});
 
-export const SIM_FLAGS: readonly FlagSpec[] = [
+const SIM_FLAGS: readonly FlagSpec[] = [
   { name: 'port', type: 'int', min: 0, max: 65_535, meta: 'N', defaultText: `${SIM_DEFAULTS.port} (a free port), or the config file's`, help: 'TCP port to listen on' },
   { name: 'host', type: 'string', nonEmpty: true, meta: 'ADDR', defaultText: `${SIM_DEFAULTS.host}, or the config file's`, help: 'address to listen on' },
   { name: 'config', type: 'string', meta: 'FILE', defaultText: 'the built-in defaults', help: 'simulator configuration, JSON or TOML (keys and formulas: src/sim/config.ts); the flags override it' },

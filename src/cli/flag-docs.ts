@@ -49,7 +49,7 @@ function flagCell(flag: FlagSpec): string {
 }
 
 /** One flag table in Markdown. */
-export function renderFlagTable(flags: readonly FlagSpec[]): string {
+function renderFlagTable(flags: readonly FlagSpec[]): string {
   const rows = flags.map((f) => `| ${flagCell(f)} | ${valueCell(f)} | ${defaultCell(f)} | ${rangeCell(f)} | ${cell(f.help)} |`);
   return ['| flag | value | default | range / choices | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -8,13 +8,13 @@
 import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 
-export { formatRange, type FlagSpec, type FlagType } from './args/spec.js';
+export type { FlagSpec } from './args/spec.js';
 export { formatFlagHelp } from './args/help.js';
 
-export const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
-export const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;
-export const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
+const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
+const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;
+const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
 
 /** Every flag of `servebench run`, in help order. */
 export const RUN_FLAGS: readonly FlagSpec[] = [

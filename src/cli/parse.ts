@@ -6,7 +6,7 @@ import { parseTable, type ArgValue } from './args/parse.js';
 import type { FlagSpec } from './args/spec.js';
 import type { FlagValue } from '../config/flag-value.js';
 
-export { parseCommand, type ParsedArgs, type ArgValue } from './args/parse.js';
+export { parseCommand } from './args/parse.js';
 export type { FlagValue };
 
 /** Parsed flags keyed by flag name, plus positional arguments. */

@@ -2,7 +2,7 @@
 import { inheritedFlags, isListType, refusedFlags, type CommandSpec, type FlagSpec } from './spec.js';
 
 /** The value part of a flag in help: ` N`, ` LIST`, ` [FIELDS]`, nothing for a switch. */
-export function flagValueText(flag: FlagSpec): string {
+function flagValueText(flag: FlagSpec): string {
   if (flag.type === 'boolean') return '';
   const meta = flag.meta ?? (isListType(flag.type) ? 'LIST' : 'VALUE');
   return flag.optionalValue === true && !meta.startsWith('[') ? ` [${meta}]` : ` ${meta}`;

@@ -22,7 +22,7 @@ import type { CliIO, Command } from '../io.js';
 const SPEC = commandSpec('validate');
 
 /** A stored or recomputed figure as it would appear in the file (floats in Python repr). */
-export function formatFigure(figurePath: string, value: unknown): string {
+function formatFigure(figurePath: string, value: unknown): string {
   if (typeof value === 'number') {
     const key = figurePath.replace(/\[\d+\]/g, '').split('.').pop() ?? '';
     return Number.isFinite(value) && (isFloatKey(key) || !Number.isInteger(value)) ? pyFloatRepr(value) : String(value);
