@@ -20,7 +20,7 @@ function headingId(text: string): string {
 }
 
 /** The ids of every heading of a page, repeated ones numbered as GitHub does. */
-export function headingIds(markdown: string): Set<string> {
+function headingIds(markdown: string): Set<string> {
   const ids = new Set<string>();
   const seen = new Map<string, number>();
   const withoutFences = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
@@ -34,7 +34,7 @@ export function headingIds(markdown: string): Set<string> {
 }
 
 /** Each relative link of `file` (its text `markdown`) that leads nowhere, with the reason. */
-export function brokenLinks(file: string, markdown: string): string[] {
+function brokenLinks(file: string, markdown: string): string[] {
   const broken: string[] = [];
   const name = relative(REPO_ROOT, file);
   for (const match of prose(markdown).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
