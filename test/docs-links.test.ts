@@ -16,7 +16,11 @@ function prose(markdown: string): string {
 
 /** GitHub's id for a heading's text. */
 function headingId(text: string): string {
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 /** The ids of every heading of a page, repeated ones numbered as GitHub does. */
@@ -48,7 +52,8 @@ function brokenLinks(file: string, markdown: string): string[] {
       broken.push(`${name}: ${link} (no such file)`);
     } else if (fragment !== undefined && fragment !== '') {
       const page = statSync(target).isFile() && target.endsWith('.md') ? readFileSync(target, 'utf8') : '';
-      if (!headingIds(page).has(fragment)) broken.push(`${name}: ${link} (no heading #${fragment} in ${relative(REPO_ROOT, target)})`);
+      if (!headingIds(page).has(fragment))
+        broken.push(`${name}: ${link} (no heading #${fragment} in ${relative(REPO_ROOT, target)})`);
     }
   }
   return broken;
@@ -67,12 +72,16 @@ test('every relative link in README.md and docs/ resolves to a repository file (
   assert.ok(pages.length > 5, `only ${pages.length} pages: is the repository root right?`);
   const links = pages.flatMap((page) => [...prose(readFileSync(page, 'utf8')).matchAll(/\]\(/g)]).length;
   assert.ok(links > 10, `only ${links} links found: is the link pattern right?`);
-  assert.deepEqual(pages.flatMap((page) => brokenLinks(page, readFileSync(page, 'utf8'))), []);
+  assert.deepEqual(
+    pages.flatMap((page) => brokenLinks(page, readFileSync(page, 'utf8'))),
+    [],
+  );
 });
 
 test('the check catches a missing file, a missing heading and a link out of the repository', () => {
   const readme = join(REPO_ROOT, 'README.md');
-  const ok = '[cli](docs/cli.md) [a run](docs/cli.md#servebench-run) [web](https://example.com/x.md) `[code](nowhere.md)`';
+  const ok =
+    '[cli](docs/cli.md) [a run](docs/cli.md#servebench-run) [web](https://example.com/x.md) `[code](nowhere.md)`';
   assert.deepEqual(brokenLinks(readme, ok), []);
   assert.equal(brokenLinks(readme, 'see [gone](docs/gone.md)').length, 1);
   assert.equal(brokenLinks(readme, 'see [gone](docs/cli.md#no-such-heading)').length, 1);

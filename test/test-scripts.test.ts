@@ -10,13 +10,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './helpers/paths.js';
 
-const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 
 /** The files a script hands to `node --test`: the output of its `$(find …)`. */
 function filesOf(script: string): string[] {
   const command = /\$\((find [^)]*)\)/.exec(script)?.[1];
   assert.ok(command !== undefined, `no $(find …) in: ${script}`);
-  return execFileSync('sh', ['-c', command], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n').filter((line) => line !== '');
+  return execFileSync('sh', ['-c', command], { cwd: REPO_ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 test('test:unit and test:integration together run exactly the files of npm test, none twice', () => {
@@ -24,7 +28,11 @@ test('test:unit and test:integration together run exactly the files of npm test,
   const unit = filesOf(scripts['test:unit']!);
   const integration = filesOf(scripts['test:integration']!);
   assert.ok(unit.length > 0 && integration.length > 0, `unit ${unit.length} files, integration ${integration.length}`);
-  assert.deepEqual(unit.filter((f) => integration.includes(f)), [], 'files in both');
+  assert.deepEqual(
+    unit.filter((f) => integration.includes(f)),
+    [],
+    'files in both',
+  );
   assert.deepEqual([...unit, ...integration].sort(), [...all].sort());
 });
 
