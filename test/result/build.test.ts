@@ -8,8 +8,8 @@ import type { ServebenchBlock } from '../../src/result/servebench-schema.js';
 import { parseResultText } from '../../src/result/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import { validateResult } from '../../src/result/validate.js';
-import { failed, ok } from '../metrics/results.js';
-import { seedFile } from './fixtures.js';
+import { failed, ok } from '../helpers/request-results.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const META: RunMeta = {
   runId: 'benchmark-20260829T235833Z',

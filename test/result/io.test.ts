@@ -21,7 +21,7 @@ import {
   writeJsonFile,
 } from '../../src/result/io.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
-import { seedFile } from './fixtures.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'servebench-io-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
