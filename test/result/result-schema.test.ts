@@ -16,7 +16,7 @@ import { parseResultText } from '../../src/result/io.js';
 import { isFloatKey, serializeJson, serializeResult } from '../../src/result/pyjson.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { runCli } from '../helpers/cli.js';
-import { fixtureFiles, seedFile } from './fixtures.js';
+import { fixtureFiles, seedFile } from '../helpers/fixtures.js';
 
 let sim: SimHandle;
 let faulty: SimHandle;
