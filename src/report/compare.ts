@@ -34,7 +34,15 @@ function table(header: readonly string[], rows: readonly (readonly string[])[], 
 }
 
 function metricRow(m: MetricDelta): string[] {
-  return [m.label, formatFigure(m.a, m.unit), formatFigure(m.b, m.unit), formatFigure(m.delta, m.unit, true), pct(m.delta_pct), interval(m.ci, m.unit), m.verdict];
+  return [
+    m.label,
+    formatFigure(m.a, m.unit),
+    formatFigure(m.b, m.unit),
+    formatFigure(m.delta, m.unit, true),
+    pct(m.delta_pct),
+    interval(m.ci, m.unit),
+    m.verdict,
+  ];
 }
 
 function identityLines(c: Comparison): string[] {
@@ -52,26 +60,44 @@ function identityLines(c: Comparison): string[] {
   const name = (field: string): string => `${field}${c.blocking.includes(field) ? '' : ' (allowed)'}`;
   const lines = [head];
   const differs = c.identity.filter((f) => f.status === 'differs');
-  if (differs.length > 0) lines.push(...table(['field', 'baseline (A)', 'candidate (B)'], differs.map((f) => [name(f.field), showValue(f.a), showValue(f.b)]), 'lll'));
-  for (const f of c.identity.filter((check) => check.status === 'unknown')) lines.push(`  ${name(f.field)}: ${notRecorded(f)}`);
+  if (differs.length > 0)
+    lines.push(
+      ...table(
+        ['field', 'baseline (A)', 'candidate (B)'],
+        differs.map((f) => [name(f.field), showValue(f.a), showValue(f.b)]),
+        'lll',
+      ),
+    );
+  for (const f of c.identity.filter((check) => check.status === 'unknown'))
+    lines.push(`  ${name(f.field)}: ${notRecorded(f)}`);
   if (c.identity.some((f) => [f.a, f.b].some((v) => !v.known && v.why === REFERENCE_GAP))) {
-    lines.push('  reference harness files never record prompt_set_id or cache_policy, so they cannot prove two workloads equal; compare them with --allow-mismatch');
+    lines.push(
+      '  reference harness files never record prompt_set_id or cache_policy, so they cannot prove two workloads equal; compare them with --allow-mismatch',
+    );
   }
-  if (!c.compared) lines.push(`  figures not compared; to compare anyway pass --allow-mismatch (every field) or --allow-mismatch ${c.blocking.join(',')}`);
+  if (!c.compared)
+    lines.push(
+      `  figures not compared; to compare anyway pass --allow-mismatch (every field) or --allow-mismatch ${c.blocking.join(',')}`,
+    );
   return lines;
 }
 
 /** `not recorded in either; why`, or `not recorded in A; why; B: value`. */
 function notRecorded({ a, b }: IdentityCheck): string {
-  if (!a.known && !b.known) return a.why === b.why ? `not recorded in either; ${a.why}` : `not recorded in either; A: ${a.why}; B: ${b.why}`;
+  if (!a.known && !b.known)
+    return a.why === b.why ? `not recorded in either; ${a.why}` : `not recorded in either; A: ${a.why}; B: ${b.why}`;
   if (!a.known) return `not recorded in A; ${a.why}; B: ${showValue(b)}`;
   return `not recorded in B; ${b.known ? '' : b.why}; A: ${showValue(a)}`;
 }
 
 function provenanceLines(c: Comparison): string[] {
-  const show = (v: unknown): string => (v === null || v === undefined ? DASH : typeof v === 'string' ? v : JSON.stringify(v));
+  const show = (v: unknown): string =>
+    v === null || v === undefined ? DASH : typeof v === 'string' ? v : JSON.stringify(v);
   const rows = c.provenance.map((p) => [`${p.field}${p.differs ? ' *' : ''}`, show(p.a), show(p.b)]);
-  return ['provenance (shown, never compared; * differs)', ...table(['field', 'baseline (A)', 'candidate (B)'], rows, 'lll')];
+  return [
+    'provenance (shown, never compared; * differs)',
+    ...table(['field', 'baseline (A)', 'candidate (B)'], rows, 'lll'),
+  ];
 }
 
 /** Renders the report as text (ends with a newline). */
@@ -83,13 +109,29 @@ export function formatCompare(report: CompareReport): string {
     out.push(...identityLines(c), '', ...provenanceLines(c));
     if (!c.compared) continue;
     const level = `${Math.round(report.ci_level * 100)}%`;
-    out.push('', `figures: B − A with its ${level} interval (${report.bootstrap.resamples} bootstrap resamples of the request rows, seed ${report.bootstrap.seed})`);
-    out.push(...table(['metric', 'A', 'B', 'Δ', 'Δ%', `${level} CI of Δ`, 'verdict'], c.metrics.map(metricRow), 'lrrrrrl'));
-    if (c.row_counts[0] < 20 || c.row_counts[1] < 20) out.push(`  note: ${c.row_counts[0]} and ${c.row_counts[1]} request rows; with so few, a p95 is close to the maximum and intervals are rough`);
-    out.push('  verdict: better/worse when the interval excludes 0 (lower latency, higher rate is better); "no interval" without per-request rows');
+    out.push(
+      '',
+      `figures: B − A with its ${level} interval (${report.bootstrap.resamples} bootstrap resamples of the request rows, seed ${report.bootstrap.seed})`,
+    );
+    out.push(
+      ...table(['metric', 'A', 'B', 'Δ', 'Δ%', `${level} CI of Δ`, 'verdict'], c.metrics.map(metricRow), 'lrrrrrl'),
+    );
+    if (c.row_counts[0] < 20 || c.row_counts[1] < 20)
+      out.push(
+        `  note: ${c.row_counts[0]} and ${c.row_counts[1]} request rows; with so few, a p95 is close to the maximum and intervals are rough`,
+      );
+    out.push(
+      '  verdict: better/worse when the interval excludes 0 (lower latency, higher rate is better); "no interval" without per-request rows',
+    );
     if (c.fail_on.length > 0) {
       out.push('', 'fail-on');
-      out.push(...table(['clause', 'outcome'], c.fail_on.map((o) => [o.clause, `${o.breached ? 'FAIL' : 'ok'}: ${o.note}`]), 'll'));
+      out.push(
+        ...table(
+          ['clause', 'outcome'],
+          c.fail_on.map((o) => [o.clause, `${o.breached ? 'FAIL' : 'ok'}: ${o.note}`]),
+          'll',
+        ),
+      );
     }
   }
   return `${out.join('\n')}\n`;
@@ -101,7 +143,11 @@ export function sortedJson(value: unknown): string {
     if (Array.isArray(v)) return v.map(sort);
     if (typeof v === 'object' && v !== null) {
       const o = v as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sort(o[k])]));
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, sort(o[k])]),
+      );
     }
     return v;
   };
