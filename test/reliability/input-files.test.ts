@@ -18,7 +18,7 @@ import { loadTrace, MAX_TRACE_BYTES } from '../../src/schedule/trace.js';
 import { loadManifestTier, MAX_MANIFEST_BYTES } from '../../src/config/manifest.js';
 import { loadSimConfigFile, MAX_SIM_CONFIG_BYTES } from '../../src/sim/config.js';
 import { MAX_BUCKET_FILE_BYTES, parseContextBuckets } from '../../src/workload/buckets.js';
-import { loadHfTokenizer, MAX_TOKENIZER_BYTES } from '../../src/workload/tokenizer/local.js';
+import { loadHfTokenizer, MAX_TOKENIZER_BYTES } from '../../src/target/tokenizer-file.js';
 import { MAX_API_KEY_FILE_BYTES, readApiKeyFile, resolveApiKey } from '../../src/config/api-key.js';
 import { MAX_JOURNAL_BYTES } from '../../src/cli/commands/rebuild.js';
 import { main } from '../../src/cli/main.js';

@@ -8,19 +8,15 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSim, type SimHandle } from '../../../src/sim/index.js';
-import { createDispatcher } from '../../../src/client/transport.js';
-import { streamChatCompletion } from '../../../src/client/stream.js';
-import { chatRequestBody } from '../../../src/workload/request-body.js';
-import { resolveThinking } from '../../../src/workload/thinking.js';
-import { fill, promptTail } from '../../../src/workload/prompt.js';
-import {
-  createCountingSizer,
-  createPromptCounter,
-  toleranceTokens,
-  TokenizerCalibrationError,
-  type CounterContext,
-} from '../../../src/workload/tokenizer/index.js';
+import { startSim, type SimHandle } from '../../src/sim/index.js';
+import { createDispatcher } from '../../src/client/transport.js';
+import { streamChatCompletion } from '../../src/client/stream.js';
+import { chatRequestBody } from '../../src/workload/request-body.js';
+import { resolveThinking } from '../../src/workload/thinking.js';
+import { fill, promptTail } from '../../src/workload/prompt.js';
+import { createCountingSizer, toleranceTokens, TokenizerCalibrationError } from '../../src/workload/tokenizer/index.js';
+import { createPromptCounter } from '../../src/target/token-counter.js';
+import type { CounterContext } from '../../src/target/server-context.js';
 
 const MODEL = 'servebench-sim';
 const thinking = resolveThinking({ thinkingMode: undefined, noThinking: false, reasoningEffort: undefined });
