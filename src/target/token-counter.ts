@@ -6,8 +6,7 @@
  *   With `messages`, a count is the endpoint's count; with raw text it is raw count + the
  *   template overhead measured by ONE chat probe. The messages style also gets that one probe, as
  *   a check (its correction is normally 0). Without an endpoint, every count is a chat probe
- *   (`usage.prompt_tokens`): the counter is `costly`, see `createCountingSizer`. A `/tokenize`
- *   counter is `remote`: the sizer verifies a sample of its prompts rather than counting each.
+ *   (`usage.prompt_tokens`): the counter is `costly`, see `createCountingSizer`.
  * - `hf:PATH`, `tiktoken:NAME`: local raw-text count + template overhead from one probe when a
  *   server is reachable, else 0 with a warning.
  * - `chars:R`: `round(length / R)`, nothing counted, no probe.

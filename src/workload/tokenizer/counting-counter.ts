@@ -30,10 +30,6 @@ export class CountingCounter implements PromptCounter {
     return this.cost === 'request';
   }
 
-  get remote(): boolean {
-    return this.cost === 'network';
-  }
-
   async count(text: string): Promise<number> {
     const t0 = performance.now();
     try {

@@ -6,10 +6,8 @@
  */
 
 /**
- * What one count costs, which decides how the sizer uses a counter (sizer.ts): `local` counts in
- * process (every prompt is solved exactly), `network` is one small HTTP call (`/tokenize`: a
- * sample of prompts is counted, the rest predicted), `request` is a real chat request (usage
- * probes: a few probe fits per target).
+ * What one count costs: `local` counts in process (hf:, tiktoken:, chars:), `network` is one small
+ * HTTP call (`/tokenize`), `request` is a real chat request (usage probes: the counter is `costly`).
  */
 export type CountCost = 'local' | 'network' | 'request';
 
@@ -22,12 +20,6 @@ export interface PromptCounter {
    * not count per request: see `createCountingSizer`, which fits a relation per planned size.
    */
   readonly costly: boolean;
-  /**
-   * True when each count is a network round trip that is not a chat request (`/tokenize`): the
-   * sizer then counts a first prompt per target exactly and verifies a sample of the rest (see
-   * `createCountingSizer`). Absent means false.
-   */
-  readonly remote?: boolean;
   /**
    * False only for `chars:R`, whose "count" is the fixed-ratio estimate `round(length / R)`:
    * nothing is counted and no template overhead is included.
