@@ -7,12 +7,14 @@
  *   node dist/bench/plan-sizing.js                       # 100,000 requests at 512 tokens, sampled and exact
  *   node dist/bench/plan-sizing.js --requests 20000 --ctx-tokens 600 --baseline-requests 5000
  *   node dist/bench/plan-sizing.js --no-baseline --json  # one JSON line (bench/acceptance.ts)
+ *   node dist/bench/plan-sizing.js --tokenizer tiktoken:cl100k_base --requests 20000
  *
  * The baseline, measured in the same run, is the same code with `verify: 'all'` (every prompt
  * solved exactly: what sizing did before sampling); `--baseline-requests` bounds it (its time per
  * request is what is compared). Every planned prompt is then counted by the simulator's tokenizer
  * (src/sim/tokenizer.ts, the server's truth: the chat template included), outside the timing, and
- * the prompts outside ±max(1 %, 8 tokens) of their plan are reported.
+ * the prompts outside ±max(1 %, 8 tokens) of their plan are reported (with `--tokenizer server`
+ * only: a local tokenizer is not the simulator's, so its prompts are not expected to land).
  */
 import { isEntryModule } from '../src/util/entry.js';
 import { createDispatcher } from '../src/client/transport.js';
@@ -26,6 +28,7 @@ import { numberArg } from './args.js';
 
 /** One planning, timed. */
 export interface PlanTiming {
+  tokenizer: string;
   verify: 'sample' | 'all';
   requests: number;
   ctxTokens: number;
@@ -37,10 +40,10 @@ export interface PlanTiming {
   promptsVerified: number;
   promptsEstimated: number;
   verifyFailures: number;
-  /** Prompts the simulator's tokenizer counts outside the tolerance of their plan (not timed). */
-  outsideTolerance: number;
-  /** Largest |server count − plan| over every prompt. */
-  maxAbsError: number;
+  /** Prompts the simulator's tokenizer counts outside the tolerance of their plan (not timed); null unless `server`. */
+  outsideTolerance: number | null;
+  /** Largest |server count − plan| over every prompt; null unless `server`. */
+  maxAbsError: number | null;
 }
 
 /** What one invocation measured: the sampled planning and, unless skipped, the exact baseline. */
@@ -52,6 +55,7 @@ export interface PlanSizingFigures {
 }
 
 interface Options {
+  tokenizer: string;
   requests: number;
   ctxTokens: number;
   baselineRequests: number | null;
@@ -59,16 +63,17 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { requests: 100_000, ctxTokens: 512, baselineRequests: null, json: false };
+  const options: Options = { tokenizer: 'server', requests: 100_000, ctxTokens: 512, baselineRequests: null, json: false };
   let baseline: number | null | undefined;
   for (let i = 0; i < argv.length; i++) {
     switch (argv[i]) {
+      case '--tokenizer': options.tokenizer = argv[++i] ?? ''; break;
       case '--requests': options.requests = numberArg('--requests', argv[++i], 'count'); break;
       case '--ctx-tokens': options.ctxTokens = numberArg('--ctx-tokens', argv[++i], 'count'); break;
       case '--baseline-requests': baseline = numberArg('--baseline-requests', argv[++i], 'count'); break;
       case '--no-baseline': baseline = null; break;
       case '--json': options.json = true; break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --requests, --ctx-tokens, --baseline-requests, --no-baseline, --json)`);
+      default: throw new Error(`unknown argument ${argv[i]} (use --tokenizer, --requests, --ctx-tokens, --baseline-requests, --no-baseline, --json)`);
     }
   }
   options.baselineRequests = baseline === undefined ? options.requests : baseline;
@@ -76,7 +81,7 @@ function parseArgs(argv: readonly string[]): Options {
 }
 
 /** Plans `requests` prompts of `ctxTokens` against a fresh simulator and times it. */
-export async function timePlanSizing(requests: number, ctxTokens: number, verify: 'sample' | 'all'): Promise<PlanTiming> {
+export async function timePlanSizing(requests: number, ctxTokens: number, verify: 'sample' | 'all', tokenizer = 'server'): Promise<PlanTiming> {
   const sim = await startSim({});
   const dispatcher = createDispatcher({ connections: 4, idleTimeoutS: 60 });
   try {
@@ -84,7 +89,7 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
     const skeleton = new PromptSkeleton({ ...skeletonOptions, salt: null });
     const t0 = performance.now();
     // As the run calibrates (runner/sizing.ts): the overhead probe is a short render of the run's skeleton.
-    const { counter } = await createPromptCounter('server', {
+    const { counter } = await createPromptCounter(tokenizer, {
       dispatcher,
       baseUrl: sim.url,
       model: sim.config.model,
@@ -98,16 +103,16 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
     workload.promptSetId();
     const planMs = performance.now() - t0;
     const stats: SizerStats = sizer.stats();
-    let outsideTolerance = 0;
-    let maxAbsError = 0;
-    for (let index = 0; index < workload.requests; index++) {
+    let outsideTolerance: number | null = null;
+    let maxAbsError: number | null = null;
+    for (let index = 0; tokenizer === 'server' && index < workload.requests; index++) {
       const messages = await workload.prepare(index);
       const served = countChatTokens(messages);
-      if (!withinTolerance(served, ctxTokens)) outsideTolerance++;
-      maxAbsError = Math.max(maxAbsError, Math.abs(served - ctxTokens));
+      outsideTolerance = (outsideTolerance ?? 0) + (withinTolerance(served, ctxTokens) ? 0 : 1);
+      maxAbsError = Math.max(maxAbsError ?? 0, Math.abs(served - ctxTokens));
     }
     return {
-      verify, requests, ctxTokens, planMs, counts: stats.counts,
+      tokenizer, verify, requests, ctxTokens, planMs, counts: stats.counts,
       promptsCounted: stats.promptsCounted, promptsVerified: stats.promptsVerified, promptsEstimated: stats.promptsEstimated, verifyFailures: stats.verifyFailures,
       outsideTolerance, maxAbsError,
     };
@@ -118,9 +123,9 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
 }
 
 /** The sampled planning, then the exact baseline (unless `baselineRequests` is null). */
-export async function measurePlanSizing(requests: number, ctxTokens: number, baselineRequests: number | null): Promise<PlanSizingFigures> {
-  const sampled = await timePlanSizing(requests, ctxTokens, 'sample');
-  const baseline = baselineRequests === null ? null : await timePlanSizing(baselineRequests, ctxTokens, 'all');
+export async function measurePlanSizing(requests: number, ctxTokens: number, baselineRequests: number | null, tokenizer = 'server'): Promise<PlanSizingFigures> {
+  const sampled = await timePlanSizing(requests, ctxTokens, 'sample', tokenizer);
+  const baseline = baselineRequests === null ? null : await timePlanSizing(baselineRequests, ctxTokens, 'all', tokenizer);
   const speedup = baseline === null ? null : baseline.planMs / baseline.requests / (sampled.planMs / sampled.requests);
   return { sampled, baseline, speedup };
 }
@@ -129,18 +134,19 @@ function line(t: PlanTiming): string {
   return (
     `  ${t.verify === 'sample' ? 'sampled' : 'exact  '}  ${t.requests.toLocaleString('en-US').padStart(9)} requests  ${(t.planMs / 1000).toFixed(2).padStart(7)} s ` +
     `(${((t.planMs * 1000) / t.requests).toFixed(1)} µs/request)  counts ${t.counts}: counted ${t.promptsCounted}, verified ${t.promptsVerified}, ` +
-    `estimated ${t.promptsEstimated}, failed checks ${t.verifyFailures}; server count outside tolerance: ${t.outsideTolerance} (max |error| ${t.maxAbsError})`
+    `estimated ${t.promptsEstimated}, failed checks ${t.verifyFailures}` +
+    (t.outsideTolerance === null ? '' : `; server count outside tolerance: ${t.outsideTolerance} (max |error| ${t.maxAbsError})`)
   );
 }
 
 async function main(argv: readonly string[]): Promise<void> {
   const options = parseArgs(argv);
-  const figures = await measurePlanSizing(options.requests, options.ctxTokens, options.baselineRequests);
+  const figures = await measurePlanSizing(options.requests, options.ctxTokens, options.baselineRequests, options.tokenizer);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(figures)}\n`);
     return;
   }
-  process.stdout.write(`planning ${options.requests.toLocaleString('en-US')} requests at ${options.ctxTokens} tokens, --tokenizer server (simulator /tokenize)\n`);
+  process.stdout.write(`planning ${options.requests.toLocaleString('en-US')} requests at ${options.ctxTokens} tokens, --tokenizer ${options.tokenizer} (simulator in process)\n`);
   process.stdout.write(`${line(figures.sampled)}\n`);
   if (figures.baseline !== null) process.stdout.write(`${line(figures.baseline)}\n`);
   if (figures.speedup !== null) process.stdout.write(`  per request, exact ÷ sampled = ${figures.speedup.toFixed(1)}× \n`);
