@@ -34,6 +34,8 @@ export interface PlanTiming {
   ctxTokens: number;
   /** Calibration (endpoint detection, overhead probe) through the prompt set id, ms. */
   planMs: number;
+  /** CPU time of this process over the same span (user + system; the simulator's answers included), ms: on a busy machine, the steadier figure. */
+  planCpuMs: number;
   /** Full-prompt counts the sizer made (tokenize calls). */
   counts: number;
   promptsCounted: number;
@@ -88,6 +90,7 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
     const skeletonOptions = { prefix: 'shared' as const, sharedPrefixTokens: 0 };
     const skeleton = new PromptSkeleton({ ...skeletonOptions, salt: null });
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     // As the run calibrates (runner/sizing.ts): the overhead probe is a short render of the run's skeleton.
     const { counter } = await createPromptCounter(tokenizer, {
       dispatcher,
@@ -102,6 +105,8 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
     });
     workload.promptSetId();
     const planMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const planCpuMs = (cpu.user + cpu.system) / 1000;
     const stats: SizerStats = sizer.stats();
     let outsideTolerance: number | null = null;
     let maxAbsError: number | null = null;
@@ -112,7 +117,7 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
       maxAbsError = Math.max(maxAbsError ?? 0, Math.abs(served - ctxTokens));
     }
     return {
-      tokenizer, verify, requests, ctxTokens, planMs, counts: stats.counts,
+      tokenizer, verify, requests, ctxTokens, planMs, planCpuMs, counts: stats.counts,
       promptsCounted: stats.promptsCounted, promptsVerified: stats.promptsVerified, promptsEstimated: stats.promptsEstimated, verifyFailures: stats.verifyFailures,
       outsideTolerance, maxAbsError,
     };
@@ -133,7 +138,7 @@ export async function measurePlanSizing(requests: number, ctxTokens: number, bas
 function line(t: PlanTiming): string {
   return (
     `  ${t.verify === 'sample' ? 'sampled' : 'exact  '}  ${t.requests.toLocaleString('en-US').padStart(9)} requests  ${(t.planMs / 1000).toFixed(2).padStart(7)} s ` +
-    `(${((t.planMs * 1000) / t.requests).toFixed(1)} µs/request)  counts ${t.counts}: counted ${t.promptsCounted}, verified ${t.promptsVerified}, ` +
+    `(${((t.planMs * 1000) / t.requests).toFixed(1)} µs/request; CPU ${(t.planCpuMs / 1000).toFixed(2)} s)  counts ${t.counts}: counted ${t.promptsCounted}, verified ${t.promptsVerified}, ` +
     `estimated ${t.promptsEstimated}, failed checks ${t.verifyFailures}` +
     (t.outsideTolerance === null ? '' : `; server count outside tolerance: ${t.outsideTolerance} (max |error| ${t.maxAbsError})`)
   );

@@ -365,18 +365,24 @@ function sizedFrom(text: string, fillerChars: number, tokens: number, target: nu
 type Makeup = readonly [number, number, number, number];
 const ZERO_MAKEUP: Makeup = [0, 0, 0, 0];
 
+/** Character class by ASCII code: 0 digit, 1 letter, 2 whitespace, 3 other (anything above 127 is a letter). */
+const CLASS_OF = ((): Uint8Array => {
+  const table = new Uint8Array(128).fill(3);
+  for (let c = 48; c <= 57; c++) table[c] = 0;
+  for (let c = 65; c <= 90; c++) table[c] = 1;
+  for (let c = 97; c <= 122; c++) table[c] = 1;
+  for (const c of [32, 10, 9, 13]) table[c] = 2;
+  return table;
+})();
+
 function makeupOf(text: string): Makeup {
-  let digits = 0;
-  let letters = 0;
-  let spaces = 0;
+  const counts = [0, 0, 0, 0];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) digits++;
-    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c > 127) letters++;
-    else if (c === 32 || c === 10 || c === 9 || c === 13) spaces++;
+    counts[c < 128 ? CLASS_OF[c]! : 1]!++;
   }
   const n = Math.max(1, text.length);
-  return [digits / n, letters / n, spaces / n, (text.length - digits - letters - spaces) / n];
+  return [counts[0]! / n, counts[1]! / n, counts[2]! / n, counts[3]! / n];
 }
 
 function makeupDistance(a: Makeup, b: Makeup): number {
