@@ -19,8 +19,8 @@
  *   which sends nothing.
  *
  * Both stand-ins only see length, so a request whose character make-up (digits / letters /
- * spaces / other) differs from every fit of its target by enough to move its token density by
- * more than half the tolerance is counted (verified, or a fit of its own with usage probes,
+ * spaces / other, compared at the fit's body length) differs from the fits of its target by
+ * enough to move its token density by more than half the tolerance is counted (verified, or a fit of its own with usage probes,
  * started from the stand-in's answer). Fillers whose numbers grow with the request index (the
  * reference's `helper_{i+k}`) therefore cost a few extra counts per target; a filler of constant
  * make-up costs none.
@@ -127,12 +127,12 @@ interface SampledTarget {
   seen: number;
   /** Occurrences below this are verified (raised after a failed verification). */
   verifyUntil: number;
-  /** Anchors of the stand-in: exact counts of this target's prompts, at most one per make-up region. */
-  anchors: TargetState[];
+  /**
+   * Anchor of the stand-in: the newest exact count of this target's prompts (requests come in
+   * index order and the filler's make-up drifts with the index, so the newest is the nearest).
+   */
+  anchor: TargetState | null;
 }
-
-/** Most anchors kept per target (the oldest goes first). */
-const MAX_ANCHORS = 32;
 
 /**
  * Upper bound on |relative change of tokens per character| per unit of Σ|Δ fraction| of the
@@ -221,39 +221,34 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
   /** Cheap counters with sampling: one request (see the module doc and sample-plan.ts). */
   const sizeSampled = async (index: number, target: number, render: (chars: number) => string, hint: number | null, t0: number): Promise<SizedAnswer> => {
     let entry = sampled.get(target);
-    if (entry === undefined) sampled.set(target, (entry = { seen: 0, verifyUntil: EXACT_FIRST, anchors: [] }));
+    if (entry === undefined) sampled.set(target, (entry = { seen: 0, verifyUntil: EXACT_FIRST, anchor: null }));
     const j = entry.seen++;
     const exact = async (start: SizingHint | number | null): Promise<SizedAnswer> => {
       const sized = await solveExactly(target, render, start);
-      if (sized.withinTolerance && !sized.belowMinimum) keepAnchor(entry, target, sized.text, sized.countedTokens, last.get(target)!.tokensPerChar, sized.fillerChars);
+      if (sized.withinTolerance && !sized.belowMinimum) {
+        entry.anchor = { fillerChars: sized.fillerChars, countedTokens: sized.countedTokens, tokensPerChar: last.get(target)!.tokensPerChar, textChars: sized.text.length, makeup: makeupOf(sized.text) };
+      }
       return record(index, target, sized, 'counted', t0);
     };
-    if (j < EXACT_FIRST || entry.anchors.length === 0) return exact(hint);
+    const anchor = entry.anchor;
+    if (j < EXACT_FIRST || anchor === null) return exact(hint);
     const envelope = render(0).length;
-    // From the newest anchor (make-up drifts with the request index, so it is usually the
-    // nearest), then from the anchor nearest in make-up to the text that gave, if another.
-    let anchor = entry.anchors[entry.anchors.length - 1]!;
-    let prediction = predict(anchor, target, envelope);
+    const prediction = predict(anchor, target, envelope);
     if (prediction === null) return exact(hint);
-    let text = render(prediction.fillerChars);
-    let makeup = makeupOf(text);
-    const closest = nearestAnchor(entry.anchors, makeup);
-    if (closest !== anchor) {
-      const again = predict(closest, target, envelope);
-      if (again === null) return exact(hint);
-      [anchor, prediction] = [closest, again];
-      text = render(prediction.fillerChars);
-      makeup = makeupOf(text);
-    }
+    // Make-up is compared at the anchor's own body length: where a cut falls inside a filler line
+    // changes the fractions a little without changing the density the stand-in assumes.
+    const alike = render(anchor.fillerChars);
+    const drifted = DENSITY_SENSITIVITY * makeupDistance(anchor.makeup, makeupOf(alike)) > driftBudget(target);
+    const text = prediction.fillerChars === anchor.fillerChars ? alike : render(prediction.fillerChars);
     // The prediction assumed a body of exactly fillerChars characters; anything else is counted.
     if (text.length !== envelope + prediction.fillerChars) return exact(hint);
-    const drifted = DENSITY_SENSITIVITY * makeupDistance(anchor.makeup, makeup) > driftBudget(target);
-    const estimate = sizedFrom(text, prediction.fillerChars, prediction.tokens, target, anchor.tokensPerChar);
-    if (!drifted && j >= entry.verifyUntil && !inSample(j)) return record(index, target, estimate, 'estimated', t0);
+    if (!drifted && j >= entry.verifyUntil && !inSample(j)) {
+      return record(index, target, sizedFrom(text, prediction.fillerChars, prediction.tokens, target, anchor.tokensPerChar), 'estimated', t0);
+    }
     const counted = await counter.count(text);
     stats.counts++;
     if (withinTolerance(counted, target)) {
-      keepAnchor(entry, target, text, counted, anchor.tokensPerChar, prediction.fillerChars, makeup);
+      entry.anchor = { fillerChars: prediction.fillerChars, countedTokens: counted, tokensPerChar: anchor.tokensPerChar, textChars: text.length, makeup: makeupOf(text) };
       return record(index, target, sizedFrom(text, prediction.fillerChars, counted, target, anchor.tokensPerChar), 'verified', t0);
     }
     // Outside the tolerance: solve this one exactly, from the verified count, and look closer at the next ones.
@@ -299,30 +294,6 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
 /** Relative token-density change a stand-in may ignore: half the tolerance. */
 function driftBudget(target: number): number {
   return toleranceTokens(target) / 2 / target;
-}
-
-/**
- * Keeps an exact count of a target's prompt as an anchor of its stand-in: it replaces the anchor
- * of the same make-up region (within half the drift budget), else joins them.
- */
-function keepAnchor(entry: SampledTarget, target: number, text: string, countedTokens: number, tokensPerChar: number, fillerChars: number, makeup: Makeup = makeupOf(text)): void {
-  const anchor: TargetState = { fillerChars, countedTokens, tokensPerChar, textChars: text.length, makeup };
-  const region = driftBudget(target) / 2;
-  const same = entry.anchors.findIndex((a) => DENSITY_SENSITIVITY * makeupDistance(a.makeup, makeup) <= region);
-  if (same >= 0) entry.anchors.splice(same, 1);
-  entry.anchors.push(anchor);
-  if (entry.anchors.length > MAX_ANCHORS) entry.anchors.shift();
-}
-
-/** The anchor whose make-up is nearest to `makeup` (the newest on a tie). */
-function nearestAnchor(anchors: readonly TargetState[], makeup: Makeup): TargetState {
-  let best = anchors[anchors.length - 1]!;
-  let distance = makeupDistance(best.makeup, makeup);
-  for (let i = anchors.length - 2; i >= 0; i--) {
-    const d = makeupDistance(anchors[i]!.makeup, makeup);
-    if (d < distance) [best, distance] = [anchors[i]!, d];
-  }
-  return best;
 }
 
 /**

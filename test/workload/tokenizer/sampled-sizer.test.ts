@@ -10,6 +10,7 @@ import { countChatTokens } from '../../../src/sim/tokenizer.js';
 import { CountingCounter, createCountingSizer, withinTolerance, type SkeletonLike } from '../../../src/workload/tokenizer/index.js';
 import { EXACT_FIRST, inSample, plannedChecks, WIDEN_AFTER_FAILURE } from '../../../src/workload/tokenizer/sample-plan.js';
 import { buildWorkload, type WorkloadInput } from '../../../src/workload/workload.js';
+import { createPromptCounter } from '../../../src/target/token-counter.js';
 import type { PrefixPolicy } from '../../../src/workload/skeleton.js';
 
 /** The simulator's count of a one-user-message chat request, as a counter that counts in process. */
@@ -113,4 +114,19 @@ test('up to 64 requests per target, sampled sizing sends the bytes of exact sizi
   assert.equal(exactSizer.stats().strategy, 'exact');
   assert.equal(exactSizer.stats().promptsCounted, 4 * EXACT_FIRST);
   assert.equal(exactSizer.stats().promptsEstimated, 0);
+});
+
+test('sampled sizing with a local tokenizer (tiktoken) stays within tolerance of its own counts', async () => {
+  const { counter } = await createPromptCounter('tiktoken:cl100k_base');
+  for (const [seed, target] of [[1, 512], [2, 2048]] as const) {
+    const sizer = createCountingSizer(counter);
+    const planned = Array.from({ length: 200 }, () => target);
+    const workload = await buildWorkload({ ...input(planned, 'shared', 0, sizer), seed });
+    assert.ok(sizer.stats().promptsEstimated > 0);
+    for (let index = 0; index < planned.length; index++) {
+      const [message] = await workload.prepare(index);
+      const counted = await counter.count(message!.content);
+      assert.ok(withinTolerance(counted, target), `request ${index}: ${counted} for ${target}`);
+    }
+  }
 });
