@@ -65,17 +65,38 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { tokenizer: 'server', requests: 100_000, ctxTokens: 512, baselineRequests: null, json: false };
+  const options: Options = {
+    tokenizer: 'server',
+    requests: 100_000,
+    ctxTokens: 512,
+    baselineRequests: null,
+    json: false,
+  };
   let baseline: number | null | undefined;
   for (let i = 0; i < argv.length; i++) {
     switch (argv[i]) {
-      case '--tokenizer': options.tokenizer = argv[++i] ?? ''; break;
-      case '--requests': options.requests = numberArg('--requests', argv[++i], 'count'); break;
-      case '--ctx-tokens': options.ctxTokens = numberArg('--ctx-tokens', argv[++i], 'count'); break;
-      case '--baseline-requests': baseline = numberArg('--baseline-requests', argv[++i], 'count'); break;
-      case '--no-baseline': baseline = null; break;
-      case '--json': options.json = true; break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --tokenizer, --requests, --ctx-tokens, --baseline-requests, --no-baseline, --json)`);
+      case '--tokenizer':
+        options.tokenizer = argv[++i] ?? '';
+        break;
+      case '--requests':
+        options.requests = numberArg('--requests', argv[++i], 'count');
+        break;
+      case '--ctx-tokens':
+        options.ctxTokens = numberArg('--ctx-tokens', argv[++i], 'count');
+        break;
+      case '--baseline-requests':
+        baseline = numberArg('--baseline-requests', argv[++i], 'count');
+        break;
+      case '--no-baseline':
+        baseline = null;
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      default:
+        throw new Error(
+          `unknown argument ${argv[i]} (use --tokenizer, --requests, --ctx-tokens, --baseline-requests, --no-baseline, --json)`,
+        );
     }
   }
   options.baselineRequests = baseline === undefined ? options.requests : baseline;
@@ -83,7 +104,12 @@ function parseArgs(argv: readonly string[]): Options {
 }
 
 /** Plans `requests` prompts of `ctxTokens` against a fresh simulator and times it. */
-export async function timePlanSizing(requests: number, ctxTokens: number, verify: 'sample' | 'all', tokenizer = 'server'): Promise<PlanTiming> {
+export async function timePlanSizing(
+  requests: number,
+  ctxTokens: number,
+  verify: 'sample' | 'all',
+  tokenizer = 'server',
+): Promise<PlanTiming> {
   const sim = await startSim({});
   const dispatcher = createDispatcher({ connections: 4, idleTimeoutS: 60 });
   try {
@@ -101,7 +127,16 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
     });
     const sizer = createCountingSizer(counter, { verify });
     const workload = await buildWorkload({
-      requests, ctxTokens, seed: 0, cap: null, buckets: null, ...skeletonOptions, cacheBust: false, maxTokens: 16, dataset: null, sizer,
+      requests,
+      ctxTokens,
+      seed: 0,
+      cap: null,
+      buckets: null,
+      ...skeletonOptions,
+      cacheBust: false,
+      maxTokens: 16,
+      dataset: null,
+      sizer,
     });
     workload.promptSetId();
     const planMs = performance.now() - t0;
@@ -117,9 +152,19 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
       maxAbsError = Math.max(maxAbsError ?? 0, Math.abs(served - ctxTokens));
     }
     return {
-      tokenizer, verify, requests, ctxTokens, planMs, planCpuMs, counts: stats.counts,
-      promptsCounted: stats.promptsCounted, promptsVerified: stats.promptsVerified, promptsEstimated: stats.promptsEstimated, verifyFailures: stats.verifyFailures,
-      outsideTolerance, maxAbsError,
+      tokenizer,
+      verify,
+      requests,
+      ctxTokens,
+      planMs,
+      planCpuMs,
+      counts: stats.counts,
+      promptsCounted: stats.promptsCounted,
+      promptsVerified: stats.promptsVerified,
+      promptsEstimated: stats.promptsEstimated,
+      verifyFailures: stats.verifyFailures,
+      outsideTolerance,
+      maxAbsError,
     };
   } finally {
     await dispatcher.close();
@@ -128,9 +173,15 @@ export async function timePlanSizing(requests: number, ctxTokens: number, verify
 }
 
 /** The sampled planning, then the exact baseline (unless `baselineRequests` is null). */
-export async function measurePlanSizing(requests: number, ctxTokens: number, baselineRequests: number | null, tokenizer = 'server'): Promise<PlanSizingFigures> {
+export async function measurePlanSizing(
+  requests: number,
+  ctxTokens: number,
+  baselineRequests: number | null,
+  tokenizer = 'server',
+): Promise<PlanSizingFigures> {
   const sampled = await timePlanSizing(requests, ctxTokens, 'sample', tokenizer);
-  const baseline = baselineRequests === null ? null : await timePlanSizing(baselineRequests, ctxTokens, 'all', tokenizer);
+  const baseline =
+    baselineRequests === null ? null : await timePlanSizing(baselineRequests, ctxTokens, 'all', tokenizer);
   const speedup = baseline === null ? null : baseline.planMs / baseline.requests / (sampled.planMs / sampled.requests);
   return { sampled, baseline, speedup };
 }
@@ -140,21 +191,31 @@ function line(t: PlanTiming): string {
     `  ${t.verify === 'sample' ? 'sampled' : 'exact  '}  ${t.requests.toLocaleString('en-US').padStart(9)} requests  ${(t.planMs / 1000).toFixed(2).padStart(7)} s ` +
     `(${((t.planMs * 1000) / t.requests).toFixed(1)} µs/request; CPU ${(t.planCpuMs / 1000).toFixed(2)} s)  counts ${t.counts}: counted ${t.promptsCounted}, verified ${t.promptsVerified}, ` +
     `estimated ${t.promptsEstimated}, failed checks ${t.verifyFailures}` +
-    (t.outsideTolerance === null ? '' : `; server count outside tolerance: ${t.outsideTolerance} (max |error| ${t.maxAbsError})`)
+    (t.outsideTolerance === null
+      ? ''
+      : `; server count outside tolerance: ${t.outsideTolerance} (max |error| ${t.maxAbsError})`)
   );
 }
 
 async function main(argv: readonly string[]): Promise<void> {
   const options = parseArgs(argv);
-  const figures = await measurePlanSizing(options.requests, options.ctxTokens, options.baselineRequests, options.tokenizer);
+  const figures = await measurePlanSizing(
+    options.requests,
+    options.ctxTokens,
+    options.baselineRequests,
+    options.tokenizer,
+  );
   if (options.json) {
     process.stdout.write(`${JSON.stringify(figures)}\n`);
     return;
   }
-  process.stdout.write(`planning ${options.requests.toLocaleString('en-US')} requests at ${options.ctxTokens} tokens, --tokenizer ${options.tokenizer} (simulator in process)\n`);
+  process.stdout.write(
+    `planning ${options.requests.toLocaleString('en-US')} requests at ${options.ctxTokens} tokens, --tokenizer ${options.tokenizer} (simulator in process)\n`,
+  );
   process.stdout.write(`${line(figures.sampled)}\n`);
   if (figures.baseline !== null) process.stdout.write(`${line(figures.baseline)}\n`);
-  if (figures.speedup !== null) process.stdout.write(`  per request, exact ÷ sampled = ${figures.speedup.toFixed(1)}× \n`);
+  if (figures.speedup !== null)
+    process.stdout.write(`  per request, exact ÷ sampled = ${figures.speedup.toFixed(1)}× \n`);
 }
 
 if (isEntryModule(import.meta.url)) {

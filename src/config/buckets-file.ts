@@ -33,7 +33,8 @@ export function parseContextBuckets(value: string, resolvePath: (p: string) => s
     if (!Array.isArray(doc)) throw new InputFileError(value, 'expected a JSON array of {"tokens", "up_to"}');
     const buckets = doc.map((entry: unknown, i): ContextBucket => {
       const e = entry as { tokens?: unknown; up_to?: unknown } | null;
-      if (typeof e?.tokens !== 'number' || typeof e.up_to !== 'number') throw new InputFileError(value, `[${i}]: needs numeric "tokens" and "up_to"`);
+      if (typeof e?.tokens !== 'number' || typeof e.up_to !== 'number')
+        throw new InputFileError(value, `[${i}]: needs numeric "tokens" and "up_to"`);
       return { tokens: e.tokens, upTo: e.up_to };
     });
     return checkBuckets(buckets, value);

@@ -27,10 +27,15 @@ function parseJsonl(text: string, file: string): DatasetRow[] {
 }
 
 function rowFromObject(value: unknown, where: string, origin: string): DatasetRow {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputFileError(where, 'expected a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InputFileError(where, 'expected a JSON object');
   const row = value as Record<string, unknown>;
   const maxTokens = row['max_tokens'];
-  if (maxTokens !== undefined && maxTokens !== null && (!Number.isSafeInteger(maxTokens) || (maxTokens as number) < 1)) {
+  if (
+    maxTokens !== undefined &&
+    maxTokens !== null &&
+    (!Number.isSafeInteger(maxTokens) || (maxTokens as number) < 1)
+  ) {
     throw new InputFileError(where, "field 'max_tokens' must be a positive integer");
   }
   const tokens = (maxTokens as number | null | undefined) ?? null;
@@ -40,19 +45,27 @@ function rowFromObject(value: unknown, where: string, origin: string): DatasetRo
   }
   if (row['prompt'] !== undefined) throw new InputFileError(where, "field 'prompt' must be a string");
   const messages = row['messages'];
-  if (!Array.isArray(messages) || messages.length === 0) throw new InputFileError(where, "needs a 'prompt' string or a non-empty 'messages' array");
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new InputFileError(where, "needs a 'prompt' string or a non-empty 'messages' array");
   return { messages: messages.map((m, j) => checkMessage(m, where, `messages[${j}]`)), maxTokens: tokens, origin };
 }
 
 function checkMessage(value: unknown, where: string, path: string): ChatMessage {
   const m = value as { role?: unknown; content?: unknown } | null;
   if (typeof m !== 'object' || m === null) throw new InputFileError(where, `field '${path}' must be an object`);
-  if (typeof m.role !== 'string' || m.role === '') throw new InputFileError(where, `field '${path}.role' must be a non-empty string`);
+  if (typeof m.role !== 'string' || m.role === '')
+    throw new InputFileError(where, `field '${path}.role' must be a non-empty string`);
   if (typeof m.content !== 'string') throw new InputFileError(where, `field '${path}.content' must be a string`);
   return { role: m.role, content: m.content };
 }
 
-const SHAREGPT_ROLES: Record<string, string> = { human: 'user', user: 'user', system: 'system', gpt: 'assistant', assistant: 'assistant' };
+const SHAREGPT_ROLES: Record<string, string> = {
+  human: 'user',
+  user: 'user',
+  system: 'system',
+  gpt: 'assistant',
+  assistant: 'assistant',
+};
 
 function parseShareGpt(text: string, file: string): DatasetRow[] {
   let doc: unknown;
@@ -76,15 +89,18 @@ function parseShareGpt(text: string, file: string): DatasetRow[] {
     const messages: ChatMessage[] = [];
     for (const [j, turn] of turns.entries()) {
       const t = turn as { from?: unknown; value?: unknown } | null;
-      if (typeof t?.from !== 'string' || typeof t.value !== 'string') throw new InputFileError(where, `field 'conversations[${j}]' needs string 'from' and 'value'`);
+      if (typeof t?.from !== 'string' || typeof t.value !== 'string')
+        throw new InputFileError(where, `field 'conversations[${j}]' needs string 'from' and 'value'`);
       const role = SHAREGPT_ROLES[t.from.toLowerCase()];
-      if (role === undefined) throw new InputFileError(where, `field 'conversations[${j}].from': unknown speaker '${t.from}'`);
+      if (role === undefined)
+        throw new InputFileError(where, `field 'conversations[${j}].from': unknown speaker '${t.from}'`);
       if (role === 'assistant') break;
       messages.push({ role, content: t.value });
       if (role === 'user') break;
     }
     // Conversations that do not open with a human turn are skipped, as other tools do.
-    if (messages.some((m) => m.role === 'user' && m.content !== '')) rows.push({ messages, maxTokens: null, origin: `[${i}]` });
+    if (messages.some((m) => m.role === 'user' && m.content !== ''))
+      rows.push({ messages, maxTokens: null, origin: `[${i}]` });
   });
   return rows;
 }

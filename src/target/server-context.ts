@@ -34,7 +34,13 @@ export interface CounterContext {
 }
 
 /** Thinking controls of a run that sets none. */
-const NO_THINKING_CONTROLS: ThinkingControls = { mode: 'default', noThinking: false, reasoningEffort: null, chatTemplateKwargs: null, mechanism: 'none' };
+const NO_THINKING_CONTROLS: ThinkingControls = {
+  mode: 'default',
+  noThinking: false,
+  reasoningEffort: null,
+  chatTemplateKwargs: null,
+  mechanism: 'none',
+};
 
 /** The network half of a {@link CounterContext}, when it has one. */
 export interface ServerContext {
@@ -50,7 +56,8 @@ export interface ServerContext {
 
 /** The server part of `ctx`, or null when it cannot reach a server (no dispatcher, URL or model). */
 export function serverContext(ctx: CounterContext): ServerContext | null {
-  if (ctx.dispatcher === undefined || ctx.baseUrl === undefined || ctx.baseUrl === null || ctx.model === undefined) return null;
+  if (ctx.dispatcher === undefined || ctx.baseUrl === undefined || ctx.baseUrl === null || ctx.model === undefined)
+    return null;
   return {
     dispatcher: ctx.dispatcher,
     baseUrl: ctx.baseUrl,

@@ -15,7 +15,12 @@ import { formatTokenizerSpec, parseTokenizerSpec, type TokenizerSpec } from '../
 import { IncrementalCounter } from '../workload/tokenizer/incremental.js';
 import { loadTiktoken, oneLine, type TextTokenizer } from '../workload/tokenizer/local.js';
 import { charsCounter, CountingCounter, type RawCount } from '../workload/tokenizer/counting-counter.js';
-import { TokenizerCalibrationError, type CalibrationInfo, type ChatTurn, type PromptCounter } from '../workload/tokenizer/types.js';
+import {
+  TokenizerCalibrationError,
+  type CalibrationInfo,
+  type ChatTurn,
+  type PromptCounter,
+} from '../workload/tokenizer/types.js';
 import { serverContext, type CounterContext, type ServerContext } from './server-context.js';
 import { detectTokenizeEndpoint, tokenizeCall, type TokenizeEndpoint } from './tokenize-probe.js';
 import { defaultSampleText, probePromptTokens } from './usage-probe.js';
@@ -37,7 +42,10 @@ export interface CreatedCounter {
  * const { counter, info } = await createPromptCounter('server', { dispatcher, baseUrl, model, headers });
  * await counter.count(prompt); // = usage.prompt_tokens of a chat request with that one user message
  */
-export async function createPromptCounter(spec: string | TokenizerSpec, ctx: CounterContext = {}): Promise<CreatedCounter> {
+export async function createPromptCounter(
+  spec: string | TokenizerSpec,
+  ctx: CounterContext = {},
+): Promise<CreatedCounter> {
   const parsed = typeof spec === 'string' ? parseTokenizerSpec(spec) : spec;
   const mode = formatTokenizerSpec(parsed);
   let counter: CountingCounter;
@@ -76,38 +84,64 @@ async function localCounter(mode: string, tokenizer: TextTokenizer, ctx: Counter
       overhead = probe.promptTokens - tokenizer.countText(sample);
       source = 'probe';
       sampled = { chars: sample.length, tokens: probe.promptTokens };
-      if (overhead < 0) warnings.push(`the server counted ${-overhead} tokens fewer than ${tokenizer.description} for the probe: is this the server's tokenizer?`);
+      if (overhead < 0)
+        warnings.push(
+          `the server counted ${-overhead} tokens fewer than ${tokenizer.description} for the probe: is this the server's tokenizer?`,
+        );
     } else {
       warnings.push(`chat-template overhead unknown (probe failed: ${probe.problem}): counted as 0 tokens`);
     }
   }
   const incremental = new IncrementalCounter((text) => tokenizer.countText(text));
-  const counter = new CountingCounter(mode, 'local', true, (text) => incremental.count(text), {
+  const counter = new CountingCounter(
     mode,
-    method: `${tokenizer.description}${source === 'probe' ? '+overhead' : ''}`,
-    tokenizeUrl: null,
-    overheadTokens: overhead,
-    overheadSource: source,
-    warnings,
-    tokenizer: tokenizer.description,
-  }, incremental);
+    'local',
+    true,
+    (text) => incremental.count(text),
+    {
+      mode,
+      method: `${tokenizer.description}${source === 'probe' ? '+overhead' : ''}`,
+      tokenizeUrl: null,
+      overheadTokens: overhead,
+      overheadSource: source,
+      warnings,
+      tokenizer: tokenizer.description,
+    },
+    incremental,
+  );
   counter.probes = probes;
   counter.sample = sampled;
-  counter.countMessages = messageCounter((text) => incremental.count(text), overhead, server, sample, counter, warnings);
+  counter.countMessages = messageCounter(
+    (text) => incremental.count(text),
+    overhead,
+    server,
+    sample,
+    counter,
+    warnings,
+  );
   return counter;
 }
 
 /** `server`: the tokenize endpoint when there is one, else usage probes. */
 async function serverCounter(mode: string, ctx: CounterContext): Promise<CountingCounter> {
   const server = serverContext(ctx);
-  if (server === null) throw new TokenizerCalibrationError('--tokenizer server needs a server to calibrate against (base URL, model and dispatcher)');
+  if (server === null)
+    throw new TokenizerCalibrationError(
+      '--tokenizer server needs a server to calibrate against (base URL, model and dispatcher)',
+    );
   const sample = ctx.sampleText ?? defaultSampleText();
   const detected = await detectTokenizeEndpoint(server, sample);
   if (detected.endpoint !== null) return tokenizeCounter(mode, server, detected.endpoint, sample, detected.sampleCount);
   return usageProbeCounter(mode, server, sample, detected.tried);
 }
 
-async function tokenizeCounter(mode: string, server: ServerContext, endpoint: TokenizeEndpoint, sample: string, sampleCount: number): Promise<CountingCounter> {
+async function tokenizeCounter(
+  mode: string,
+  server: ServerContext,
+  endpoint: TokenizeEndpoint,
+  sample: string,
+  sampleCount: number,
+): Promise<CountingCounter> {
   const warnings: string[] = [];
   const probe = await probePromptTokens(server, sample);
   let overhead = 0;
@@ -117,7 +151,9 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
     overhead = probe.promptTokens - sampleCount;
     source = endpoint.style === 'messages' ? 'endpoint-template' : 'probe';
     if (endpoint.style === 'messages' && overhead !== 0) {
-      warnings.push(`${endpoint.url} counted the probe as ${sampleCount} tokens but the chat request as ${probe.promptTokens}: corrected by ${overhead}`);
+      warnings.push(
+        `${endpoint.url} counted the probe as ${sampleCount} tokens but the chat request as ${probe.promptTokens}: corrected by ${overhead}`,
+      );
     }
   } else if (endpoint.style === 'messages') {
     source = 'endpoint-template';
@@ -129,7 +165,8 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
   const flavour = endpoint.style === 'messages' ? 'messages' : endpoint.style === 'content' ? 'content' : 'prompt';
   const raw = async (text: string): Promise<number> => {
     const answer = await tokenizeCall(server, endpoint.url, endpoint.style, text, server.timeoutS);
-    if (!answer.ok) throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
+    if (!answer.ok)
+      throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
     return answer.count;
   };
   const counter = new CountingCounter(mode, 'network', true, raw, {
@@ -147,7 +184,10 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
     endpoint.style === 'messages'
       ? async (messages) => {
           const answer = await tokenizeCall(server, endpoint.url, 'messages', messages, server.timeoutS);
-          if (!answer.ok) throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
+          if (!answer.ok)
+            throw new TokenizerCalibrationError(
+              `--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`,
+            );
           return answer.count + overhead;
         }
       : messageCounter(raw, overhead, server, sample, counter, warnings);
@@ -192,14 +232,19 @@ function messageCounter(
 }
 
 /** No tokenize endpoint: every count is a probe. The first probe (the sample) checks that usage is reported. */
-async function usageProbeCounter(mode: string, server: ServerContext, sample: string, tried: string[]): Promise<CountingCounter> {
+async function usageProbeCounter(
+  mode: string,
+  server: ServerContext,
+  sample: string,
+  tried: string[],
+): Promise<CountingCounter> {
   const first = await probePromptTokens(server, sample);
   if (!first.ok) {
     throw new TokenizerCalibrationError(
       `--tokenizer server: no tokenize endpoint (${tried.join('; ') || 'none tried'}) and the probe request gave no usage.prompt_tokens (${first.problem}); use --tokenizer hf:PATH, tiktoken:ENCODING or chars:3.0`,
     );
   }
-  let counter: CountingCounter;
+  // Each count is a probe: `raw` runs only after `counter` exists, and counts its probes.
   const raw = async (text: string): Promise<number> => {
     counter.probes++;
     const answer = await probePromptTokens(server, text);
@@ -208,13 +253,15 @@ async function usageProbeCounter(mode: string, server: ServerContext, sample: st
     if (answer.httpStatus === 400 || answer.httpStatus === 413) return Number.POSITIVE_INFINITY;
     throw new TokenizerCalibrationError(`--tokenizer server: a calibration probe failed: ${oneLine(answer.problem)}`);
   };
-  counter = new CountingCounter(mode, 'request', true, raw, {
+  const counter = new CountingCounter(mode, 'request', true, raw, {
     mode,
     method: 'server:usage-probes',
     tokenizeUrl: null,
     overheadTokens: null,
     overheadSource: 'not-applicable',
-    warnings: [`no tokenize endpoint (${tried.join('; ') || 'none tried'}): sizing from chat probes' usage.prompt_tokens`],
+    warnings: [
+      `no tokenize endpoint (${tried.join('; ') || 'none tried'}): sizing from chat probes' usage.prompt_tokens`,
+    ],
     tokenizer: 'server:usage',
   });
   counter.probes = 1;

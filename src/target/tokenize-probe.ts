@@ -23,14 +23,19 @@ export interface TokenizeEndpoint {
 }
 
 /** The body of a tokenize call for `text` in `style`. */
-export function tokenizeBody(server: ServerContext, style: TokenizeStyle, text: string | readonly ProbeMessage[]): Record<string, unknown> {
+export function tokenizeBody(
+  server: ServerContext,
+  style: TokenizeStyle,
+  text: string | readonly ProbeMessage[],
+): Record<string, unknown> {
   if (typeof text !== 'string' && style !== 'messages') throw new Error(`a ${style} tokenize call takes one text`);
   switch (style) {
     case 'messages': {
       // vLLM's chat form: same template and kwargs as the chat request, generation prompt included.
       const messages = typeof text === 'string' ? [{ role: 'user', content: text }] : text;
       const body: Record<string, unknown> = { model: server.model, messages, add_generation_prompt: true };
-      if (server.thinking.chatTemplateKwargs !== null) body['chat_template_kwargs'] = server.thinking.chatTemplateKwargs;
+      if (server.thinking.chatTemplateKwargs !== null)
+        body['chat_template_kwargs'] = server.thinking.chatTemplateKwargs;
       return body;
     }
     case 'prompt':
@@ -44,11 +49,26 @@ export function tokenizeBody(server: ServerContext, style: TokenizeStyle, text: 
 export type TokenizeAnswer = { ok: true; count: number } | { ok: false; problem: string; httpStatus: number | null };
 
 /** POSTs one tokenize call and reads `count` (vLLM, SGLang, the simulator) or the length of `tokens` (llama.cpp). */
-export async function tokenizeCall(server: ServerContext, url: string, style: TokenizeStyle, text: string | readonly ProbeMessage[], timeoutS: number): Promise<TokenizeAnswer> {
-  const answer = await postJson(server.dispatcher, url, server.headers, tokenizeBody(server, style, text), timeoutS, MAX_TOKENIZE_BYTES, server.signal);
+export async function tokenizeCall(
+  server: ServerContext,
+  url: string,
+  style: TokenizeStyle,
+  text: string | readonly ProbeMessage[],
+  timeoutS: number,
+): Promise<TokenizeAnswer> {
+  const answer = await postJson(
+    server.dispatcher,
+    url,
+    server.headers,
+    tokenizeBody(server, style, text),
+    timeoutS,
+    MAX_TOKENIZE_BYTES,
+    server.signal,
+  );
   if (!answer.ok) return { ok: false, problem: answer.problem, httpStatus: answer.error.httpStatus };
   const value = answer.value;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'the answer is not a JSON object', httpStatus: answer.status };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, problem: 'the answer is not a JSON object', httpStatus: answer.status };
   const record = value as Record<string, unknown>;
   const count = record['count'];
   if (typeof count === 'number' && Number.isInteger(count) && count >= 0) return { ok: true, count };
@@ -98,11 +118,13 @@ export async function detectTokenizeEndpoint(server: ServerContext, sample: stri
     }
     if (messages.ok && messages.count > 0 && (raw === null || messages.count > raw.count)) {
       const again = await tokenizeCall(server, url, 'messages', longer, timeoutS);
-      if (again.ok && again.count > messages.count) return { endpoint: { url, style: 'messages' }, sampleCount: messages.count, tried };
+      if (again.ok && again.count > messages.count)
+        return { endpoint: { url, style: 'messages' }, sampleCount: messages.count, tried };
     }
     if (raw !== null) {
       const again = await tokenizeCall(server, url, raw.style, longer, timeoutS);
-      if (again.ok && again.count > raw.count) return { endpoint: { url, style: raw.style }, sampleCount: raw.count, tried };
+      if (again.ok && again.count > raw.count)
+        return { endpoint: { url, style: raw.style }, sampleCount: raw.count, tried };
     }
     tried.push(`${url}: no usable token count in its answers`);
   }

@@ -32,10 +32,17 @@ export async function loadHfTokenizer(path: string): Promise<TextTokenizer> {
   // Bounded before reading (the size is checked on the open file, not after loading it).
   const { bytes } = readInputBytes(file, MAX_TOKENIZER_BYTES, 'tokenizer.json');
   const json = parseJsonObject(file, bytes);
-  if (typeof json['model'] !== 'object' || json['model'] === null) throw new InputFileError(file, 'not a Hugging Face tokenizer.json (no "model" object)');
+  if (typeof json['model'] !== 'object' || json['model'] === null)
+    throw new InputFileError(file, 'not a Hugging Face tokenizer.json (no "model" object)');
   const configFile = join(dirname(file), 'tokenizer_config.json');
   const configInfo = await stat(configFile).catch(() => null);
-  const config = configInfo === null ? {} : parseJsonObject(configFile, readInputBytes(configFile, MAX_TOKENIZER_CONFIG_BYTES, 'tokenizer_config.json').bytes);
+  const config =
+    configInfo === null
+      ? {}
+      : parseJsonObject(
+          configFile,
+          readInputBytes(configFile, MAX_TOKENIZER_CONFIG_BYTES, 'tokenizer_config.json').bytes,
+        );
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 12);
   try {
     return await hfTokenizer(json, config, `hf:sha256:${digest}`);
@@ -52,7 +59,8 @@ function parseJsonObject(file: string, bytes: Buffer): Record<string, unknown> {
   } catch (error) {
     throw new InputFileError(file, jsonProblem(text, error));
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputFileError(file, 'not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InputFileError(file, 'not a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -63,4 +71,3 @@ function fsProblem(error: unknown): string {
   if (code === 'EISDIR') return 'is a directory';
   return oneLine(error);
 }
-

@@ -42,8 +42,7 @@ export function probeBody(server: ServerContext, messages: readonly ProbeMessage
 
 /** What a chat probe told us. */
 export type ProbeAnswer =
-  | { ok: true; promptTokens: number }
-  | { ok: false; problem: string; httpStatus: number | null };
+  { ok: true; promptTokens: number } | { ok: false; problem: string; httpStatus: number | null };
 
 /**
  * Sends `content` (one user message, or the messages given) with `max_tokens` 1 and returns
@@ -51,7 +50,10 @@ export type ProbeAnswer =
  * reasoning model whose one token was reasoning, so no visible content) still answers: the
  * prompt was counted.
  */
-export async function probePromptTokens(server: ServerContext, content: string | readonly ProbeMessage[]): Promise<ProbeAnswer> {
+export async function probePromptTokens(
+  server: ServerContext,
+  content: string | readonly ProbeMessage[],
+): Promise<ProbeAnswer> {
   const result = await streamChatCompletion({
     dispatcher: server.dispatcher,
     url: endpointUrl(server.baseUrl, '/chat/completions'),
@@ -64,8 +66,9 @@ export async function probePromptTokens(server: ServerContext, content: string |
     signal: server.signal,
   });
   const promptTokens = result.usage?.['prompt_tokens'];
-  if (typeof promptTokens === 'number' && Number.isInteger(promptTokens) && promptTokens > 0) return { ok: true, promptTokens };
-  if (result.error !== null) return { ok: false, problem: `${result.error.type}: ${result.error.message}`, httpStatus: result.error.httpStatus };
+  if (typeof promptTokens === 'number' && Number.isInteger(promptTokens) && promptTokens > 0)
+    return { ok: true, promptTokens };
+  if (result.error !== null)
+    return { ok: false, problem: `${result.error.type}: ${result.error.message}`, httpStatus: result.error.httpStatus };
   return { ok: false, problem: 'the streamed response carried no usage.prompt_tokens', httpStatus: result.httpStatus };
 }
-

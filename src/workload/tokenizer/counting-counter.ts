@@ -43,7 +43,10 @@ export class CountingCounter implements PromptCounter {
 
   info(): CalibrationInfo {
     const warnings = [...this.base.warnings];
-    if (this.incremental?.state === 'off') warnings.push('incremental counting turned off: the tokenizer is not additive at line breaks (every count is a whole count)');
+    if (this.incremental?.state === 'off')
+      warnings.push(
+        'incremental counting turned off: the tokenizer is not additive at line breaks (every count is a whole count)',
+      );
     return {
       ...this.base,
       warnings,

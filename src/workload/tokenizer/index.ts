@@ -15,9 +15,8 @@ export {
   type PromptCounter,
   type ChatTurn,
   type CalibrationInfo,
-  type CountCost,
 } from './types.js';
-export { CountingCounter, charsCounter, type RawCount } from './counting-counter.js';
-export { hfTokenizer, loadTiktoken, type TextTokenizer } from './local.js';
+export { CountingCounter } from './counting-counter.js';
+export { loadTiktoken, type TextTokenizer } from './local.js';
 export { sizePrompt, type SizeOptions, type SizedPrompt, type SizingHint } from './solve.js';
 export { createCountingSizer, type CountingSizer, type CountingSizerOptions, type SizerStats, type SkeletonLike } from './sizer.js';
