@@ -94,6 +94,13 @@ export const sizingBlockSchema = z.strictObject({
   out_of_tolerance: int.optional(),
   max_abs_error: int.optional(),
   sizing_ms: num.optional(),
+  // How the cost grows: with the distinct targets, each sized once, a sample of prompts verified by a count.
+  strategy: z.enum(['exact', 'sampled', 'probe-fits']).optional(),
+  targets: int.optional(),
+  prompts_counted: int.optional(),
+  prompts_verified: int.optional(),
+  prompts_estimated: int.optional(),
+  verify_failures: int.optional(),
   fits: z
     .array(
       z.strictObject({
