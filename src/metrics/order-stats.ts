@@ -44,12 +44,6 @@ const SCRATCH_WORDS = new Uint32Array(SCRATCH.buffer);
 /** Most significant 16-bit digit of the order-preserving key of a double's high word. */
 const topDigitOfHigh = (hi: number): number => (hi < 0x80000000 ? (hi >>> 16) | 0x8000 : ~hi >>> 16);
 
-/** Most significant 16-bit key digit of a finite double: sign, 11 exponent bits, 4 mantissa bits. */
-export function topDigit(value: number): number {
-  SCRATCH[0] = value;
-  return topDigitOfHigh(SCRATCH_WORDS[HI]!);
-}
-
 /** Shared scratch of {@link select}: counts and the kept-digit map of the level being processed. */
 const COUNTS = new Uint32Array(RADIX);
 const KEEP = new Int32Array(RADIX);
