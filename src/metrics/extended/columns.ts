@@ -1,7 +1,7 @@
 /**
  * Per-request columns carved out of one ArrayBuffer. Typed arrays are external memory, and V8
  * answers external-memory growth with full mark-compacts: with one buffer a million-result run
- * pays for one of them instead of one per column (bench/summarize.ts times it).
+ * pays for one of them instead of one per column (bench/README.md, "Figures behind code comments").
  */
 export class Columns {
   readonly #buffer: ArrayBuffer;
