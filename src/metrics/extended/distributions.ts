@@ -1,4 +1,7 @@
-/** The `distributions` block: the per-request families of the timed successes (EXTENDED_RULES, extended-definitions.ts). */
+/**
+ * The `distributions` block: the per-request families of the timed successes (EXTENDED_RULES,
+ * extended-definitions.ts).
+ */
 
 import type { MsFamily, RateFamily, TokenFamily } from '../extended-definitions.js';
 import { familiesOf, familyRecord } from './families.js';

@@ -1,4 +1,7 @@
-/** The in-flight count over time: its exact step function swept per bucket, and the time-weighted average per bucket. */
+/**
+ * The in-flight count over time: its exact step function swept per bucket, and the time-weighted
+ * average per bucket.
+ */
 
 export interface SweepResult {
   /** Largest in-flight count at any instant. */

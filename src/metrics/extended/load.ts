@@ -1,4 +1,7 @@
-/** The `load` block: the load the run was asked for beside the load it achieved, over the run and in the steady state. */
+/**
+ * The `load` block: the load the run was asked for beside the load it achieved, over the run and
+ * in the steady state.
+ */
 
 import { rate, ratio } from './ratios.js';
 import type { RunShape } from './run-shape.js';

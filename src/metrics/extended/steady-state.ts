@@ -30,7 +30,10 @@ export type SteadyState = MsFamily<'ttft'> & MsFamily<'e2e'> & MsFamily<'mean_it
 /** The window found, or why there is none (written as `steady_state_reason`). */
 export type Window = { ok: true; rule: string; startMs: number; endMs: number } | { ok: false; reason: string };
 
-/** The window of a closed loop (target concurrency reached → last start) or an open loop (ramp end → last scheduled arrival). */
+/**
+ * The window of a closed loop (target concurrency reached → last start) or an open loop (ramp end
+ * → last scheduled arrival).
+ */
 export function steadyWindow(run: RunShape, m: number, startS: Float64Array, schedS: Float64Array, sweep: SweepResult): Window {
   if (m === 0) return { ok: false, reason: 'no measured requests' };
   if (run.mode === 'closed') {

@@ -1,4 +1,7 @@
-/** The `time_series` block: per one-second bucket of the run, in-flight load, output tokens, completions, failures and the TTFT median. */
+/**
+ * The `time_series` block: per one-second bucket of the run, in-flight load, output tokens,
+ * completions, failures and the TTFT median.
+ */
 
 import { nearestRankIndex } from '../percentile.js';
 import type { Arrivals } from './arrivals.js';
