@@ -11,7 +11,6 @@ import {
   deltaEvent,
   httpServer,
   rawServer,
-  sleep,
   usageEvent,
   writeSse,
   type RawRequest,
