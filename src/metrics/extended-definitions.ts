@@ -246,7 +246,7 @@ export const ENTRIES: readonly Entry[] = [
 ];
 
 /** Rules that several figures share, rendered above the table. */
-export const EXTENDED_RULES: readonly [string, string][] = [
+const EXTENDED_RULES: readonly [string, string][] = [
   ['Measured requests',
     'Requests marked `warmup` are excluded from every figure and counted in requests.warmup_excluded. Times are run-relative: a request starts at start_offset_ms and ends at start + E2E (success) or start + error.atS (failure); it is in flight over [start, end). Its output arrivals are start + chunkOffsetsS[j].'],
   ['Token attribution',

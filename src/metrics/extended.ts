@@ -58,11 +58,22 @@ export function computeExtendedMetrics(results: readonly RequestResult[], run: R
   // Per-request columns: 7 of pass A, the steady-state values and series (2 each), the
   // distributions, 3 schedule series, 2 sorted copies for the sweep, 1 for the per-bucket TTFT
   // medians; 3 flag columns. Columns throws if this count is short.
-  const columns = new Columns(m, 7 + 2 * familiesOf('steady_state').length + familiesOf('distributions').length + 3 + 2 + 1, 3);
+  const columns = new Columns(
+    m,
+    7 + 2 * familiesOf('steady_state').length + familiesOf('distributions').length + 3 + 2 + 1,
+    3,
+  );
   const f = requestFacts(measured, run, columns);
   const span = measuredSpan(f);
   const buckets = seriesBuckets(run, f);
-  const sweep = inFlightSweep(f.startS, f.endS, columns.f64(), columns.f64(), buckets, run.mode === 'closed' ? run.targetConcurrency : null);
+  const sweep = inFlightSweep(
+    f.startS,
+    f.endS,
+    columns.f64(),
+    columns.f64(),
+    buckets,
+    run.mode === 'closed' ? run.targetConcurrency : null,
+  );
   const window = steadyWindow(run, m, f.startS, f.schedS, sweep);
   const arrivals = window.ok
     ? attributeArrivals(measured, f, buckets, window.startMs / 1000, window.endMs / 1000)
@@ -81,8 +92,16 @@ export function computeExtendedMetrics(results: readonly RequestResult[], run: R
     steady_state_reason: window.ok ? null : window.reason,
     load: loadBlock(run, m, span, sweep.max, steady),
     time_series: timeSeriesBlock(f, buckets, inFlightPerBucket(f.startS, f.endS, buckets), sweep, arrivals, columns),
-    goodput: run.slo === null ? null : goodputBlock(run.slo, distributions, {
-      goodRequests: f.goodRequests, goodTokens: f.goodTokens, measured: m, spanS: span.durationS, clauseMeeting: f.clauseMeeting, clauseWithout: f.clauseWithout,
-    }),
+    goodput:
+      run.slo === null
+        ? null
+        : goodputBlock(run.slo, distributions, {
+            goodRequests: f.goodRequests,
+            goodTokens: f.goodTokens,
+            measured: m,
+            spanS: span.durationS,
+            clauseMeeting: f.clauseMeeting,
+            clauseWithout: f.clauseWithout,
+          }),
   };
 }

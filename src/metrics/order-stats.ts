@@ -36,7 +36,7 @@ const LO = LOW_WORD;
 /** Below this many values a copy-and-sort is cheaper than counting 65,536 buckets. */
 const SORT_BELOW = 4096;
 /** Number of values of one 16-bit key digit. */
-export const RADIX = 1 << 16;
+const RADIX = 1 << 16;
 
 const SCRATCH = new Float64Array(1);
 const SCRATCH_WORDS = new Uint32Array(SCRATCH.buffer);
@@ -178,7 +178,7 @@ export interface SeriesStats {
 const EMPTY_STATS: SeriesStats = { samples: 0, mean: null, max: null, percentiles: LEVELS.map(() => null) };
 
 /** 0-based ranks of the {@link LEVELS} percentiles among n values (spec §4.2 rule, via percentile.ts). */
-export function levelRanks(n: number): number[] {
+function levelRanks(n: number): number[] {
   return LEVELS.map((q) => nearestRankIndex(q, n));
 }
 

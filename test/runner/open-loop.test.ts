@@ -62,7 +62,8 @@ class VirtualTime implements OpenLoopClock {
     });
   };
 
-  waitUntil = (startNs: bigint, dueMs: number, signal?: AbortSignal): Promise<void> => this.sleep(dueMs - this.elapsedMs(startNs), signal);
+  waitUntil = (startNs: bigint, dueMs: number, signal?: AbortSignal): Promise<void> =>
+    this.sleep(dueMs - this.elapsedMs(startNs), signal);
 
   /** Resolves `ms` of virtual time from now. */
   delay(ms: number): Promise<void> {
@@ -77,7 +78,10 @@ class VirtualTime implements OpenLoopClock {
    */
   async drive<T>(work: Promise<T>): Promise<T> {
     let settled = false;
-    work.then(() => (settled = true), () => (settled = true));
+    work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     for (;;) {
       let quiet = 0;
       while (quiet < 5) {
@@ -140,7 +144,15 @@ test('open loop: each request is prepared ahead and sent at its due instant, in 
   // 0 and 5 are due before the preparation lead has passed; 20 is due twice.
   const offsetsMs = [0, 5, 20, 20, 100, 250];
   const results = await time.drive(
-    runOpenLoop({ offsetsMs, maxConcurrency: null, runStartNs: BigInt(RUN_START_NS), prepare: h.prepare, send: h.send, onResult: h.onResult, clock: time }),
+    runOpenLoop({
+      offsetsMs,
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      clock: time,
+    }),
   );
   assert.deepEqual(
     h.sends,
@@ -149,11 +161,25 @@ test('open loop: each request is prepared ahead and sent at its due instant, in 
   // Request i is prepared PREPARE_LEAD_MS before it is due, or once request i − 1 has been sent if that is later.
   assert.deepEqual(
     h.prepares,
-    offsetsMs.map((due, index) => ({ index, atMs: Math.max(0, due - PREPARE_LEAD_MS, index > 0 ? offsetsMs[index - 1]! : 0) })),
+    offsetsMs.map((due, index) => ({
+      index,
+      atMs: Math.max(0, due - PREPARE_LEAD_MS, index > 0 ? offsetsMs[index - 1]! : 0),
+    })),
   );
-  assert.deepEqual(results.map((r) => r.requestIndex), [0, 1, 2, 3, 4, 5]);
-  assert.deepEqual(results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!), [0, 0, 0, 0, 0, 0], 'no request is late');
-  assert.deepEqual([...h.reported].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5], 'onResult once per request');
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!),
+    [0, 0, 0, 0, 0, 0],
+    'no request is late',
+  );
+  assert.deepEqual(
+    [...h.reported].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5],
+    'onResult once per request',
+  );
   assert.equal(time.nowMs(), 280, 'the loop returns when the last request (due at 250, 30 ms long) has come back');
 });
 
@@ -162,7 +188,15 @@ test('open loop: max concurrency holds; an arrival that finds every slot busy is
   const h = harness(time, 100);
   const offsetsMs = [0, 10, 20, 30, 40];
   const results = await time.drive(
-    runOpenLoop({ offsetsMs, maxConcurrency: 2, runStartNs: BigInt(RUN_START_NS), prepare: h.prepare, send: h.send, onResult: h.onResult, clock: time }),
+    runOpenLoop({
+      offsetsMs,
+      maxConcurrency: 2,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      clock: time,
+    }),
   );
   assert.equal(h.maxInFlight(), 2);
   // Two slots, 100 ms each: 0 and 1 go on time; 2 takes 0's slot at 100, 3 takes 1's at 110, 4 takes 2's at 200.
@@ -176,8 +210,15 @@ test('open loop: max concurrency holds; an arrival that finds every slot busy is
       { index: 4, atMs: 200, scheduledOffsetMs: 40 },
     ],
   );
-  assert.deepEqual(results.map((r) => r.requestIndex), [0, 1, 2, 3, 4]);
-  assert.deepEqual(results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!), [0, 0, 80, 80, 160], 'the wait for a slot shows as lateness');
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2, 3, 4],
+  );
+  assert.deepEqual(
+    results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!),
+    [0, 0, 80, 80, 160],
+    'the wait for a slot shows as lateness',
+  );
   assert.equal(time.nowMs(), 300);
 });
 
@@ -188,13 +229,35 @@ test('open loop: the stop signal ends scheduling; requests in flight drain and c
   time.at(120, () => stop.abort());
   const results = await time.drive(
     runOpenLoop({
-      offsetsMs: [0, 50, 100, 150, 200], maxConcurrency: null, runStartNs: BigInt(RUN_START_NS),
-      prepare: h.prepare, send: h.send, onResult: h.onResult, stopScheduling: stop.signal, clock: time,
+      offsetsMs: [0, 50, 100, 150, 200],
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      stopScheduling: stop.signal,
+      clock: time,
     }),
   );
-  assert.deepEqual(h.sends.map((s) => [s.index, s.atMs]), [[0, 0], [1, 50], [2, 100]], 'nothing is sent after the stop at 120 ms');
-  assert.deepEqual(h.prepares.map((p) => p.index), [0, 1, 2], 'nor prepared');
-  assert.deepEqual(results.map((r) => r.requestIndex), [0, 1, 2], 'the two in flight at the stop (ending at 130 and 180 ms) come back');
+  assert.deepEqual(
+    h.sends.map((s) => [s.index, s.atMs]),
+    [
+      [0, 0],
+      [1, 50],
+      [2, 100],
+    ],
+    'nothing is sent after the stop at 120 ms',
+  );
+  assert.deepEqual(
+    h.prepares.map((p) => p.index),
+    [0, 1, 2],
+    'nor prepared',
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2],
+    'the two in flight at the stop (ending at 130 and 180 ms) come back',
+  );
   assert.equal(time.nowMs(), 180, 'the loop returns when the last one in flight has');
 });
 
@@ -206,13 +269,30 @@ for (const sendWaitsForDue of [false, true]) {
     time.at(50, () => stop.abort());
     const results = await time.drive(
       runOpenLoop({
-        offsetsMs: [0, 10, 20], maxConcurrency: 1, runStartNs: BigInt(RUN_START_NS),
-        prepare: h.prepare, send: h.send, onResult: h.onResult, stopScheduling: stop.signal, sendWaitsForDue, clock: time,
+        offsetsMs: [0, 10, 20],
+        maxConcurrency: 1,
+        runStartNs: BigInt(RUN_START_NS),
+        prepare: h.prepare,
+        send: h.send,
+        onResult: h.onResult,
+        stopScheduling: stop.signal,
+        sendWaitsForDue,
+        clock: time,
       }),
     );
-    assert.deepEqual(h.prepares.map((p) => p.index), [0, 1], 'request 1 was prepared and waited for the one slot');
-    assert.deepEqual(h.sends.map((s) => s.index), [0]);
-    assert.deepEqual(results.map((r) => r.requestIndex), [0]);
+    assert.deepEqual(
+      h.prepares.map((p) => p.index),
+      [0, 1],
+      'request 1 was prepared and waited for the one slot',
+    );
+    assert.deepEqual(
+      h.sends.map((s) => s.index),
+      [0],
+    );
+    assert.deepEqual(
+      results.map((r) => r.requestIndex),
+      [0],
+    );
     assert.equal(time.nowMs(), 100);
   });
 }
@@ -222,13 +302,25 @@ test('open loop: with sendWaitsForDue a request is handed over as soon as it is 
   const h = harness(time, 30);
   const results = await time.drive(
     runOpenLoop({
-      offsetsMs: [100, 200], maxConcurrency: null, runStartNs: BigInt(RUN_START_NS),
-      prepare: h.prepare, send: h.send, onResult: h.onResult, sendWaitsForDue: true, clock: time,
+      offsetsMs: [100, 200],
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      sendWaitsForDue: true,
+      clock: time,
     }),
   );
-  assert.deepEqual(h.sends.map(({ index, atMs, scheduledOffsetMs }) => ({ index, atMs, scheduledOffsetMs })), [
-    { index: 0, atMs: 100 - PREPARE_LEAD_MS, scheduledOffsetMs: 100 },
-    { index: 1, atMs: 200 - PREPARE_LEAD_MS, scheduledOffsetMs: 200 },
-  ]);
-  assert.deepEqual(results.map((r) => r.requestIndex), [0, 1]);
+  assert.deepEqual(
+    h.sends.map(({ index, atMs, scheduledOffsetMs }) => ({ index, atMs, scheduledOffsetMs })),
+    [
+      { index: 0, atMs: 100 - PREPARE_LEAD_MS, scheduledOffsetMs: 100 },
+      { index: 1, atMs: 200 - PREPARE_LEAD_MS, scheduledOffsetMs: 200 },
+    ],
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1],
+  );
 });

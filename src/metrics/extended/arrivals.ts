@@ -23,7 +23,13 @@ export interface Arrivals {
  * EXTENDED_RULES "Token attribution") added to its bucket and, if inside [w0, w1), to the window;
  * consecutive arrivals give the inter-chunk gaps (first pass of their order statistics).
  */
-export function attributeArrivals(measured: readonly RequestResult[], f: RequestFacts, buckets: number, w0: number, w1: number): Arrivals {
+export function attributeArrivals(
+  measured: readonly RequestResult[],
+  f: RequestFacts,
+  buckets: number,
+  w0: number,
+  w1: number,
+): Arrivals {
   const bucketTokens = new Float64Array(buckets);
   const gaps = new StreamingOrderStats();
   let windowTokens = 0;

@@ -8,13 +8,22 @@ import { familiesOf, familyRecord } from './families.js';
 import type { RequestFacts } from './request-facts.js';
 
 /** Per-request distributions (timed successes). */
-export type RequestDistributions = MsFamily<'ttfo'> & MsFamily<'ttft'> & MsFamily<'e2e'> & MsFamily<'generation'> &
-  MsFamily<'visible_generation'> & MsFamily<'mean_itl'> & RateFamily<'decode'> & RateFamily<'effective_prefill'> &
-  TokenFamily<'prompt'> & TokenFamily<'output'>;
+export type RequestDistributions = MsFamily<'ttfo'> &
+  MsFamily<'ttft'> &
+  MsFamily<'e2e'> &
+  MsFamily<'generation'> &
+  MsFamily<'visible_generation'> &
+  MsFamily<'mean_itl'> &
+  RateFamily<'decode'> &
+  RateFamily<'effective_prefill'> &
+  TokenFamily<'prompt'> &
+  TokenFamily<'output'>;
 
 /** Every distribution family's keys, from the series pass A filled (in FAMILIES order). */
 export function distributionsBlock(f: RequestFacts): RequestDistributions {
   const distributions: Record<string, number | null> = {};
-  familiesOf('distributions').forEach((family, k) => Object.assign(distributions, familyRecord(family.base, family.unit, f.dist[k]!.stats())));
+  familiesOf('distributions').forEach((family, k) =>
+    Object.assign(distributions, familyRecord(family.base, family.unit, f.dist[k]!.stats())),
+  );
   return distributions as RequestDistributions;
 }

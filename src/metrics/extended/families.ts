@@ -8,7 +8,11 @@ export const familiesOf = (section: Family['section']): Family[] => FAMILIES.fil
 /** The keys of one family filled from its statistics. */
 export function familyRecord(base: string, unit: FamilyUnit, stats: SeriesStats): Record<string, number | null> {
   const keys = familyKeys(base, unit);
-  const out: Record<string, number | null> = { [keys.samples]: stats.samples, [keys.mean]: stats.mean, [keys.max]: stats.max };
+  const out: Record<string, number | null> = {
+    [keys.samples]: stats.samples,
+    [keys.mean]: stats.mean,
+    [keys.max]: stats.max,
+  };
   keys.percentiles.forEach((key, i) => {
     out[key] = stats.percentiles[i] ?? null;
   });

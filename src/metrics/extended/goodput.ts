@@ -30,7 +30,8 @@ export interface Goodput {
 }
 
 /** Whether one request value (or a run-level percentile) meets a clause. */
-export const meets = (clause: SloClause, value: number): boolean => (clause.op === '<=' ? value <= clause.threshold : value >= clause.threshold);
+export const meets = (clause: SloClause, value: number): boolean =>
+  clause.op === '<=' ? value <= clause.threshold : value >= clause.threshold;
 
 /** What pass A counted for goodput, and the measured span it is a rate over. */
 export interface GoodputFacts {
@@ -67,7 +68,7 @@ export function goodputBlock(slo: Slo, distributions: Record<string, number | nu
       met,
       requests_meeting: facts.clauseMeeting[c] ?? 0,
       requests_without_value: facts.clauseWithout[c] ?? 0,
-    } as GoodputClause;
+    };
   });
   return {
     slo: slo.text,

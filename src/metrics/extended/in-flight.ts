@@ -16,7 +16,14 @@ export interface SweepResult {
  * Exact sweep over the half-open intervals [start, end): at equal times ends are processed
  * before starts. A bucket's max is the step function's max over [k, k+1).
  */
-export function inFlightSweep(startS: Float64Array, endS: Float64Array, startsScratch: Float64Array, endsScratch: Float64Array, buckets: number, target: number | null): SweepResult {
+export function inFlightSweep(
+  startS: Float64Array,
+  endS: Float64Array,
+  startsScratch: Float64Array,
+  endsScratch: Float64Array,
+  buckets: number,
+  target: number | null,
+): SweepResult {
   startsScratch.set(startS);
   endsScratch.set(endS);
   const starts = startsScratch.sort();

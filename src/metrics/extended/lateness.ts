@@ -10,12 +10,18 @@ import { familiesOf, familyRecord } from './families.js';
 import type { RequestFacts } from './request-facts.js';
 
 /** Open-loop schedule distributions. */
-export type ScheduleDistributions = MsFamily<'send_lag'> & MsFamily<'ttft_from_schedule'> & MsFamily<'e2e_from_schedule'>;
+export type ScheduleDistributions = MsFamily<'send_lag'> &
+  MsFamily<'ttft_from_schedule'> &
+  MsFamily<'e2e_from_schedule'>;
 
 /** The schedule families' keys, from the series pass A filled for an open loop. */
 export function scheduleBlock(f: RequestFacts): ScheduleDistributions {
   const block: Record<string, number | null> = {};
-  const series: Record<string, Series> = { send_lag: f.sendLag, ttft_from_schedule: f.ttftFromSchedule, e2e_from_schedule: f.e2eFromSchedule };
+  const series: Record<string, Series> = {
+    send_lag: f.sendLag,
+    ttft_from_schedule: f.ttftFromSchedule,
+    e2e_from_schedule: f.e2eFromSchedule,
+  };
   for (const family of familiesOf('schedule')) {
     const source = series[family.base];
     if (source === undefined) throw new Error(`no series for schedule family ${family.base}`);

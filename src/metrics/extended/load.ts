@@ -24,7 +24,13 @@ export interface Load {
 }
 
 /** `measured` requests over `span`; `inFlightMax` from the in-flight sweep. */
-export function loadBlock(run: RunShape, measured: number, span: MeasuredSpan, inFlightMax: number, steady: SteadyState | null): Load {
+export function loadBlock(
+  run: RunShape,
+  measured: number,
+  span: MeasuredSpan,
+  inFlightMax: number,
+  steady: SteadyState | null,
+): Load {
   const spanS = span.durationS;
   const inFlightAvgRun = spanS !== null && spanS > 0 ? span.busyS / spanS : null;
   const achievedRate = rate(measured, spanS);

@@ -24,8 +24,16 @@ type NumericRowField = {
 }[keyof TimingRow];
 
 const EVALUATED_ROW_FIELDS: ReadonlySet<string> = new Set<NumericRowField>([
-  'time_to_first_output_ms', 'ttft_ms', 'e2e_ms', 'generation_ms', 'visible_generation_ms', 'mean_inter_token_latency_ms',
-  'decode_tok_s', 'effective_prefill_tok_s', 'prompt_tokens', 'output_tokens',
+  'time_to_first_output_ms',
+  'ttft_ms',
+  'e2e_ms',
+  'generation_ms',
+  'visible_generation_ms',
+  'mean_inter_token_latency_ms',
+  'decode_tok_s',
+  'effective_prefill_tok_s',
+  'prompt_tokens',
+  'output_tokens',
 ]);
 const isEvaluatedRowField = (field: string): field is NumericRowField => EVALUATED_ROW_FIELDS.has(field);
 
@@ -38,17 +46,38 @@ function rowValues(x: RowInput, fields: readonly NumericRowField[], out: Float64
   for (let f = 0; f < fields.length; f++) {
     let v: number | null;
     switch (fields[f]) {
-      case 'time_to_first_output_ms': v = ROW_FIELDS.time_to_first_output_ms.derive(x); break;
-      case 'ttft_ms': v = ROW_FIELDS.ttft_ms.derive(x); break;
-      case 'e2e_ms': v = ROW_FIELDS.e2e_ms.derive(x); break;
-      case 'generation_ms': v = ROW_FIELDS.generation_ms.derive(x); break;
-      case 'visible_generation_ms': v = ROW_FIELDS.visible_generation_ms.derive(x); break;
-      case 'mean_inter_token_latency_ms': v = ROW_FIELDS.mean_inter_token_latency_ms.derive(x); break;
-      case 'decode_tok_s': v = ROW_FIELDS.decode_tok_s.derive(x); break;
-      case 'effective_prefill_tok_s': v = ROW_FIELDS.effective_prefill_tok_s.derive(x); break;
-      case 'prompt_tokens': v = ROW_FIELDS.prompt_tokens.derive(x); break;
-      case 'output_tokens': v = ROW_FIELDS.output_tokens.derive(x); break;
-      default: throw new Error(`no formula for row field ${String(fields[f])}`);
+      case 'time_to_first_output_ms':
+        v = ROW_FIELDS.time_to_first_output_ms.derive(x);
+        break;
+      case 'ttft_ms':
+        v = ROW_FIELDS.ttft_ms.derive(x);
+        break;
+      case 'e2e_ms':
+        v = ROW_FIELDS.e2e_ms.derive(x);
+        break;
+      case 'generation_ms':
+        v = ROW_FIELDS.generation_ms.derive(x);
+        break;
+      case 'visible_generation_ms':
+        v = ROW_FIELDS.visible_generation_ms.derive(x);
+        break;
+      case 'mean_inter_token_latency_ms':
+        v = ROW_FIELDS.mean_inter_token_latency_ms.derive(x);
+        break;
+      case 'decode_tok_s':
+        v = ROW_FIELDS.decode_tok_s.derive(x);
+        break;
+      case 'effective_prefill_tok_s':
+        v = ROW_FIELDS.effective_prefill_tok_s.derive(x);
+        break;
+      case 'prompt_tokens':
+        v = ROW_FIELDS.prompt_tokens.derive(x);
+        break;
+      case 'output_tokens':
+        v = ROW_FIELDS.output_tokens.derive(x);
+        break;
+      default:
+        throw new Error(`no formula for row field ${String(fields[f])}`);
     }
     out[f] = v ?? NaN;
   }
@@ -99,7 +128,8 @@ export function requestFacts(measured: readonly RequestResult[], run: RunShape, 
   // The row fields every per-request figure reads: the distribution families' (which include the
   // SLO metrics' and the steady-state families'), evaluated once per request into `values`.
   const fields = distFamilies.map((f) => {
-    if (f.rowField === null || !isEvaluatedRowField(f.rowField)) throw new Error(`distribution family ${f.base} needs a numeric row field`);
+    if (f.rowField === null || !isEvaluatedRowField(f.rowField))
+      throw new Error(`distribution family ${f.base} needs a numeric row field`);
     return f.rowField;
   });
   const values = new Float64Array(fields.length);
@@ -110,7 +140,8 @@ export function requestFacts(measured: readonly RequestResult[], run: RunShape, 
   };
   const perRequestFields: Record<string, number> = {};
   for (const family of familiesOf('steady_state')) {
-    if (family.rowField === null || !isEvaluatedRowField(family.rowField)) throw new Error(`steady-state family ${family.base} needs a numeric row field`);
+    if (family.rowField === null || !isEvaluatedRowField(family.rowField))
+      throw new Error(`steady-state family ${family.base} needs a numeric row field`);
     perRequestFields[family.base] = fieldIndex(family.rowField);
   }
   const perRequestKeys = Object.keys(perRequestFields);
@@ -162,7 +193,12 @@ export function requestFacts(measured: readonly RequestResult[], run: RunShape, 
     if (!r.ok) {
       const error = r.error;
       const e2e = r.e2eS;
-      const at = error !== null && Number.isFinite(error.atS) && error.atS >= 0 ? error.atS : e2e !== null && Number.isFinite(e2e) && e2e >= 0 ? e2e : 0;
+      const at =
+        error !== null && Number.isFinite(error.atS) && error.atS >= 0
+          ? error.atS
+          : e2e !== null && Number.isFinite(e2e) && e2e >= 0
+            ? e2e
+            : 0;
       endS[i] = s + at;
       if (s + at > lastEventS) lastEventS = s + at;
       continue;

@@ -11,21 +11,23 @@ import type { SweepResult } from './in-flight.js';
 import type { RequestFacts } from './request-facts.js';
 import type { RunShape } from './run-shape.js';
 
-export type SteadyState = MsFamily<'ttft'> & MsFamily<'e2e'> & MsFamily<'mean_itl'> & {
-  rule: string;
-  start_ms: number;
-  end_ms: number;
-  duration_s: number;
-  requests_started: number;
-  requests_completed: number;
-  requests_failed: number;
-  requests_inside: number;
-  output_tokens: number;
-  output_tok_s: number;
-  completions_per_s: number;
-  starts_per_s: number;
-  in_flight_avg: number;
-};
+export type SteadyState = MsFamily<'ttft'> &
+  MsFamily<'e2e'> &
+  MsFamily<'mean_itl'> & {
+    rule: string;
+    start_ms: number;
+    end_ms: number;
+    duration_s: number;
+    requests_started: number;
+    requests_completed: number;
+    requests_failed: number;
+    requests_inside: number;
+    output_tokens: number;
+    output_tok_s: number;
+    completions_per_s: number;
+    starts_per_s: number;
+    in_flight_avg: number;
+  };
 
 /** The window found, or why there is none (written as `steady_state_reason`). */
 export type Window = { ok: true; rule: string; startMs: number; endMs: number } | { ok: false; reason: string };
@@ -34,19 +36,31 @@ export type Window = { ok: true; rule: string; startMs: number; endMs: number } 
  * The window of a closed loop (target concurrency reached → last start) or an open loop (ramp end
  * → last scheduled arrival).
  */
-export function steadyWindow(run: RunShape, m: number, startS: Float64Array, schedS: Float64Array, sweep: SweepResult): Window {
+export function steadyWindow(
+  run: RunShape,
+  m: number,
+  startS: Float64Array,
+  schedS: Float64Array,
+  sweep: SweepResult,
+): Window {
   if (m === 0) return { ok: false, reason: 'no measured requests' };
   if (run.mode === 'closed') {
     if (run.targetConcurrency === null) return { ok: false, reason: 'closed loop without a target concurrency' };
     if (sweep.reachedS === null) {
-      return { ok: false, reason: `in-flight requests never reached the target concurrency ${run.targetConcurrency} (max ${sweep.max})` };
+      return {
+        ok: false,
+        reason: `in-flight requests never reached the target concurrency ${run.targetConcurrency} (max ${sweep.max})`,
+      };
     }
     let lastStart = -Infinity;
     for (let i = 0; i < m; i++) if (startS[i]! > lastStart) lastStart = startS[i]!;
     const startMs = sweep.reachedS * 1000;
     const endMs = lastStart * 1000;
     if (!(endMs > startMs)) {
-      return { ok: false, reason: `no request started after the target concurrency ${run.targetConcurrency} was reached at ${startMs} ms: the run is all ramp-up and drain` };
+      return {
+        ok: false,
+        reason: `no request started after the target concurrency ${run.targetConcurrency} was reached at ${startMs} ms: the run is all ramp-up and drain`,
+      };
     }
     return { ok: true, rule: 'closed: target concurrency reached → last start', startMs, endMs };
   }
@@ -60,13 +74,21 @@ export function steadyWindow(run: RunShape, m: number, startS: Float64Array, sch
   const startMs = Math.max(first * 1000, rampEndMs ?? -Infinity);
   const endMs = lastArrival * 1000;
   if (!(endMs > startMs)) {
-    return { ok: false, reason: `no arrival was scheduled after ${rampEndMs !== null && rampEndMs >= first * 1000 ? 'the ramp end' : 'the first arrival'} (${startMs} ms)` };
+    return {
+      ok: false,
+      reason: `no arrival was scheduled after ${rampEndMs !== null && rampEndMs >= first * 1000 ? 'the ramp end' : 'the first arrival'} (${startMs} ms)`,
+    };
   }
   return { ok: true, rule: 'open: ramp end → last scheduled arrival', startMs, endMs };
 }
 
 /** The steady-state figures over [w0, w1) (see EXTENDED_RULES "Steady-state window"). */
-export function steadyFigures(f: RequestFacts, window: Extract<Window, { ok: true }>, windowTokens: number, columns: Columns): SteadyState {
+export function steadyFigures(
+  f: RequestFacts,
+  window: Extract<Window, { ok: true }>,
+  windowTokens: number,
+  columns: Columns,
+): SteadyState {
   const w0 = window.startMs / 1000;
   const w1 = window.endMs / 1000;
   const durationS = (window.endMs - window.startMs) / 1000;

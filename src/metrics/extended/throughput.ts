@@ -15,7 +15,8 @@ export interface Throughput {
 
 export function throughputBlock(f: RequestFacts, span: MeasuredSpan, arrivals: Arrivals): Throughput {
   let peak: number | null = null;
-  for (let k = 0; k < arrivals.bucketTokens.length; k++) if (peak === null || arrivals.bucketTokens[k]! > peak) peak = arrivals.bucketTokens[k]!;
+  for (let k = 0; k < arrivals.bucketTokens.length; k++)
+    if (peak === null || arrivals.bucketTokens[k]! > peak) peak = arrivals.bucketTokens[k]!;
   return {
     output_tokens: f.outputTokens,
     output_tok_s: rate(f.outputTokens, span.durationS),

@@ -34,12 +34,18 @@ export function bucketOf(t: number, buckets: number): number {
 export function seriesBuckets(run: RunShape, f: RequestFacts): number {
   const wallBuckets = Number.isFinite(run.wallSeconds) && run.wallSeconds > 0 ? Math.ceil(run.wallSeconds) : 0;
   const buckets = Math.max(wallBuckets, f.m > 0 ? Math.floor(Math.max(0, f.lastEventS)) + 1 : 0);
-  if (buckets > MAX_SERIES_BUCKETS) throw new RangeError(`the time series would need ${buckets} one-second buckets (limit ${MAX_SERIES_BUCKETS})`);
+  if (buckets > MAX_SERIES_BUCKETS)
+    throw new RangeError(`the time series would need ${buckets} one-second buckets (limit ${MAX_SERIES_BUCKETS})`);
   return buckets;
 }
 
 /** Nearest-rank median of `values[i]` grouped by the bucket of `times[i]` (NaN times are skipped). */
-function bucketMedians(times: Float64Array, values: Float64Array, buckets: number, scratch: Float64Array): (number | null)[] {
+function bucketMedians(
+  times: Float64Array,
+  values: Float64Array,
+  buckets: number,
+  scratch: Float64Array,
+): (number | null)[] {
   const counts = new Uint32Array(buckets + 1);
   for (let i = 0; i < times.length; i++) if (!Number.isNaN(times[i]!)) counts[bucketOf(times[i]!, buckets) + 1]!++;
   for (let k = 1; k <= buckets; k++) counts[k]! += counts[k - 1]!;
@@ -53,14 +59,21 @@ function bucketMedians(times: Float64Array, values: Float64Array, buckets: numbe
   for (let k = 0; k < buckets; k++) {
     const n = counts[k + 1]! - counts[k]!;
     if (n === 0) continue;
-    const segment = grouped.subarray(counts[k]!, counts[k + 1]!).sort();
+    const segment = grouped.subarray(counts[k], counts[k + 1]).sort();
     out[k] = segment[nearestRankIndex(50, n)] ?? null;
   }
   return out;
 }
 
 /** The series from pass A's columns, the in-flight sweep and averages, and pass B's tokens per bucket. */
-export function timeSeriesBlock(f: RequestFacts, buckets: number, inFlightAvg: Float64Array, sweep: SweepResult, arrivals: Arrivals, columns: Columns): TimeSeries {
+export function timeSeriesBlock(
+  f: RequestFacts,
+  buckets: number,
+  inFlightAvg: Float64Array,
+  sweep: SweepResult,
+  arrivals: Arrivals,
+  columns: Columns,
+): TimeSeries {
   const completions = new Array<number>(buckets).fill(0);
   const failures = new Array<number>(buckets).fill(0);
   if (buckets > 0) {
