@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { applyDataEvent, newChunkState } from '../../src/client/chunk.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
-import { DONE_EVENT, dataEvent, deltaEvent, rawServer, usageEvent, writeSse } from './servers.js';
+import { DONE_EVENT, dataEvent, deltaEvent, rawServer, usageEvent, writeSse } from '../helpers/servers.js';
 
 const choice = (delta: unknown): string => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] });
 

@@ -10,7 +10,7 @@ import { Attempt } from '../../src/client/attempt.js';
 import { watchChunkLag } from '../../src/client/chunk-lag.js';
 import { ExchangeHandler, type ExchangeEnd } from '../../src/client/exchange.js';
 import type { StreamRequest } from '../../src/client/stream.js';
-import { DONE_EVENT, deltaEvent } from './servers.js';
+import { DONE_EVENT, deltaEvent } from '../helpers/servers.js';
 
 /** Only what an attempt reads of its request. */
 function attempt(): Attempt {

@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion, type StreamRequest } from '../../src/client/index.js';
 import { isStaleKeepAlive, STALE_CONNECTION_WINDOW_MS, type NoResponseEvidence } from '../../src/client/stale-connection.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { DONE_EVENT, deltaEvent, rawServer, sleep, writeSse, type TestServer } from './servers.js';
+import { DONE_EVENT, deltaEvent, rawServer, sleep, writeSse, type TestServer } from '../helpers/servers.js';
 
 /** What a scripted server does with a request: `nth` is its number on its socket (1 = a fresh connection). */
 type Script = (socket: Socket, nth: number) => void;

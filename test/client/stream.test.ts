@@ -15,7 +15,7 @@ import {
   writeSse,
   type RawRequest,
   type TestServer,
-} from './servers.js';
+} from '../helpers/servers.js';
 
 let dispatcher: Dispatcher;
 before(() => {

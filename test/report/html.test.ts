@@ -16,7 +16,7 @@ import { runView, type RunView } from '../../src/result/run-view.js';
 import { renderShow } from '../../src/result/show.js';
 import { runCli } from '../helpers/cli.js';
 import { externalReferences } from '../helpers/html.js';
-import { fixtureFiles } from '../result/fixtures.js';
+import { fixtureFiles } from '../helpers/fixtures.js';
 
 const load = async (file: string): Promise<RunView> => runView(file, (await readResultFile(file)).result);
 const page = (runs: RunView[]): string => renderHtmlReport({ runs, sweep: null, generatedAt: '2026-01-01T00:00:00Z', toolVersion: 'test' });
