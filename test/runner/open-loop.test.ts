@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { PREPARE_LEAD_MS, runOpenLoop, type OpenLoopClock } from '../../src/runner/open-loop.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { VirtualClock } from '../../src/sim/clock.js';
-import { ok } from '../metrics/results.js';
+import { ok } from '../helpers/request-results.js';
 
 /** Where the run starts on the virtual clock (not 0, so the loop must measure from runStartNs). */
 const RUN_START_NS = 1_000_000_000;
