@@ -6,7 +6,8 @@
  * `resolveRunConfig` as it goes). The runner and the CLI take the content from here and never
  * open these files again.
  */
-import { loadDataset, type DatasetRow } from '../workload/dataset.js';
+import type { DatasetRow } from '../workload/dataset.js';
+import { loadDataset } from './dataset-file.js';
 import { loadTrace, type TraceEntry } from '../schedule/trace.js';
 import { readSimConfigFile, type SimConfig } from '../sim/config.js';
 
