@@ -51,7 +51,10 @@ export class Progress {
       if (this.ttfts.length > ROLLING_TTFT_COUNT) this.ttfts.shift();
     }
     const tokens = result.usage?.['completion_tokens'];
-    this.completions.push({ atMs: this.options.nowMs(), tokens: typeof tokens === 'number' ? tokens : result.contentChunks });
+    this.completions.push({
+      atMs: this.options.nowMs(),
+      tokens: typeof tokens === 'number' ? tokens : result.contentChunks,
+    });
     if (!this.options.isTTY) this.plain();
   }
 
@@ -67,8 +70,10 @@ export class Progress {
     const now = this.options.nowMs();
     const elapsed = now / 1000;
     const recent = this.completions.filter((c) => c.atMs >= now - ROLLING_RATE_WINDOW_MS);
-    while (this.completions.length > 0 && this.completions[0]!.atMs < now - ROLLING_RATE_WINDOW_MS) this.completions.shift();
-    const rate = recent.reduce((sum, c) => sum + c.tokens, 0) / (Math.min(ROLLING_RATE_WINDOW_MS, Math.max(now, 1)) / 1000);
+    while (this.completions.length > 0 && this.completions[0]!.atMs < now - ROLLING_RATE_WINDOW_MS)
+      this.completions.shift();
+    const rate =
+      recent.reduce((sum, c) => sum + c.tokens, 0) / (Math.min(ROLLING_RATE_WINDOW_MS, Math.max(now, 1)) / 1000);
     const sorted = [...this.ttfts].sort((a, b) => a - b);
     const ttft = sorted.length === 0 ? '-' : `${sorted[Math.max(0, Math.ceil(sorted.length / 2) - 1)]!.toFixed(0)} ms`;
     const total = this.options.durationS !== null && this.options.total >= 1_000_000 ? '' : `/${this.options.total}`;

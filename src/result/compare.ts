@@ -81,7 +81,8 @@ export interface CompareReport {
   comparisons: Comparison[];
 }
 
-const BOOTSTRAP_METHOD = 'percentile bootstrap: resample each run\'s request rows with replacement (independently per run), recompute the figure, interval of B* − A*';
+const BOOTSTRAP_METHOD =
+  "percentile bootstrap: resample each run's request rows with replacement (independently per run), recompute the figure, interval of B* − A*";
 
 /** Compares each candidate with the baseline. */
 export function compareRuns(baseline: RunView, candidates: readonly RunView[], options: CompareOptions): CompareReport {
@@ -100,7 +101,8 @@ function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: Comp
   const mismatches = identity.filter((c) => c.status !== 'same').map((c) => c.field);
   const differing = identity.filter((c) => c.status === 'differs').map((c) => c.field);
   const notRecorded = identity.filter((c) => c.status === 'unknown').map((c) => c.field);
-  const blocking = options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
+  const blocking =
+    options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
   const compared = blocking.length === 0;
   const provenance = PROVENANCE_FIELDS.map((p) => {
     const va = p.read(a);
@@ -148,7 +150,19 @@ function deltas(a: RunFigures, b: RunFigures, options: CompareOptions): MetricDe
       const worsened = m.better === 'lower' ? ci[0] > 0 : ci[1] < 0;
       verdict = improved ? 'better' : worsened ? 'worse' : 'no significant difference';
     }
-    return { metric: m.id, label: m.label, unit: m.unit, better: m.better, a: va, b: vb, delta, delta_pct: deltaPct, ci, ci_pct: ciPct, verdict };
+    return {
+      metric: m.id,
+      label: m.label,
+      unit: m.unit,
+      better: m.better,
+      a: va,
+      b: vb,
+      delta,
+      delta_pct: deltaPct,
+      ci,
+      ci_pct: ciPct,
+      verdict,
+    };
   });
 }
 
@@ -157,12 +171,22 @@ function deltas(a: RunFigures, b: RunFigures, options: CompareOptions): MetricDe
  * restarts the generator from the seed, so the baseline is resampled identically against each
  * candidate and a rerun with the same seed reproduces every interval exactly.
  */
-function bootstrap(a: RunFigures, b: RunFigures, options: CompareOptions): Map<string, { diffs: number[]; pcts: number[] }> {
+function bootstrap(
+  a: RunFigures,
+  b: RunFigures,
+  options: CompareOptions,
+): Map<string, { diffs: number[]; pcts: number[] }> {
   const ids = COMPARE_METRICS.map((m) => m.id).filter((id) => a.specs.has(id) && b.specs.has(id));
   const out = new Map<string, { diffs: number[]; pcts: number[] }>();
   if (ids.length === 0 || options.resamples < 1) return out;
-  const sampleA = new RowSample(a.rowCount, ids.map((id) => a.specs.get(id) as StatSpec));
-  const sampleB = new RowSample(b.rowCount, ids.map((id) => b.specs.get(id) as StatSpec));
+  const sampleA = new RowSample(
+    a.rowCount,
+    ids.map((id) => a.specs.get(id) as StatSpec),
+  );
+  const sampleB = new RowSample(
+    b.rowCount,
+    ids.map((id) => b.specs.get(id) as StatSpec),
+  );
   for (const id of ids) out.set(id, { diffs: [], pcts: [] });
   const rng = seededRng(options.seed);
   for (let r = 0; r < options.resamples; r++) {

@@ -27,14 +27,62 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   // A reasoning model, so the timeline has all three phases; 4 slots, so requests queue; slow
   // enough decode steps that a run spans a few one-second buckets of the time series.
-  reasoning = await startSimProcess({ max_num_seqs: 4, prefill_tok_s: 300000, decode_step_ms: 12, decode_batch_slowdown: 0.1, reasoning_tokens: 12, output_tokens: { kind: 'uniform', min_tokens: 6, max_tokens: 32 } });
+  reasoning = await startSimProcess({
+    max_num_seqs: 4,
+    prefill_tok_s: 300000,
+    decode_step_ms: 12,
+    decode_batch_slowdown: 0.1,
+    reasoning_tokens: 12,
+    output_tokens: { kind: 'uniform', min_tokens: 6, max_tokens: 32 },
+  });
   evil = await startSimProcess({ model: EVIL_MODEL, max_num_seqs: 4, prefill_tok_s: 300000, decode_step_ms: 2 });
   const common = ['--base-url', reasoning.url, '--ctx-tokens', '1024', '--max-tokens', '32', '--quiet'];
   const runs = [
-    ['run', ...common, '--requests', '24', '--concurrency', '4', '--output', join(dir, 'run.json'), '--report', join(dir, 'run.html')],
+    [
+      'run',
+      ...common,
+      '--requests',
+      '24',
+      '--concurrency',
+      '4',
+      '--output',
+      join(dir, 'run.json'),
+      '--report',
+      join(dir, 'run.html'),
+    ],
     ['run', ...common, '--requests', '24', '--concurrency', '8', '--output', join(dir, 'run-c8.json')],
-    ['sweep', ...common, '--concurrency', '1,2,4', '--requests', '12', '--slo', 'ttft_p95<=400,e2e_p95<=1500', '--output-dir', join(dir, 'sweep'), '--report', join(dir, 'sweep.html')],
-    ['run', '--base-url', evil.url, '--ctx-tokens', '256', '--max-tokens', '8', '--requests', '4', '--concurrency', '2', '--quiet', '--output', join(dir, 'evil.json'), '--report', join(dir, 'evil.html')],
+    [
+      'sweep',
+      ...common,
+      '--concurrency',
+      '1,2,4',
+      '--requests',
+      '12',
+      '--slo',
+      'ttft_p95<=400,e2e_p95<=1500',
+      '--output-dir',
+      join(dir, 'sweep'),
+      '--report',
+      join(dir, 'sweep.html'),
+    ],
+    [
+      'run',
+      '--base-url',
+      evil.url,
+      '--ctx-tokens',
+      '256',
+      '--max-tokens',
+      '8',
+      '--requests',
+      '4',
+      '--concurrency',
+      '2',
+      '--quiet',
+      '--output',
+      join(dir, 'evil.json'),
+      '--report',
+      join(dir, 'evil.html'),
+    ],
     ['report', join(dir, 'run.json'), join(dir, 'run-c8.json'), '--html', join(dir, 'overlay.html')],
   ];
   for (const args of runs) {
@@ -64,7 +112,9 @@ async function open(page: Page, file: string): Promise<Loaded> {
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   // Browser-side code as text: the tests compile without the DOM library.
-  const charts = await page.evaluate<Loaded['charts']>(`[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+  const charts = await page.evaluate<
+    Loaded['charts']
+  >(`[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
     const chart = Chart.getChart(canvas);
     let elements = 0;
     if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
@@ -91,7 +141,10 @@ test('the run report and the overlay load offline, without errors, and draw ever
   const browser: Browser | null = await launchChromium(t);
   if (browser === null) return;
   try {
-    for (const [name, expected] of [['run', ['cdf-ttfo', 'cdf-ttft', 'cdf-e2e', 'scatter-ttft', 'gaps', 'timeline-0', 'series-0']], ['overlay', ['cdf-ttft', 'timeline-1', 'series-1']]] as const) {
+    for (const [name, expected] of [
+      ['run', ['cdf-ttfo', 'cdf-ttft', 'cdf-e2e', 'scatter-ttft', 'gaps', 'timeline-0', 'series-0']],
+      ['overlay', ['cdf-ttft', 'timeline-1', 'series-1']],
+    ] as const) {
       const file = join(dir, `${name}.html`);
       assert.deepEqual(externalReferences(readFileSync(file, 'utf8'), [reasoning.url]), []);
       const page = await browser.context.newPage();
@@ -117,7 +170,8 @@ test('the sweep report draws the sweep curves and every point, in light and dark
       const loaded = await open(page, file);
       assertClean(file, loaded);
       const ids = loaded.charts.map((c) => c.id);
-      for (const id of ['sweep-latency', 'sweep-scaling', 'timeline-0', 'timeline-2', 'cdf-e2e']) assert.ok(ids.includes(id), `chart ${id} missing`);
+      for (const id of ['sweep-latency', 'sweep-scaling', 'timeline-0', 'timeline-2', 'cdf-e2e'])
+        assert.ok(ids.includes(id), `chart ${id} missing`);
       // The SLO lines: two threshold datasets beside the two latency curves.
       const labels = await page.evaluate("Chart.getChart('sweep-latency').data.datasets.map((d) => d.label)");
       assert.deepEqual(labels, ['TTFT p95', 'SLO TTFT p95 ≤ 400 ms', 'E2E p95', 'SLO E2E p95 ≤ 1500 ms']);
@@ -146,7 +200,11 @@ test('a model name with <script> and quotes runs nothing and shows as text', asy
     assertClean(file, loaded);
     assert.equal(await page.evaluate('typeof window.__pwned'), 'undefined');
     assert.deepEqual(dialogs, []);
-    assert.equal(await page.evaluate("document.querySelectorAll('script').length"), 3, 'only the data block and the two page scripts');
+    assert.equal(
+      await page.evaluate("document.querySelectorAll('script').length"),
+      3,
+      'only the data block and the two page scripts',
+    );
     assert.equal(await page.evaluate("document.querySelectorAll('img').length"), 0);
     const heading = await page.evaluate("document.querySelector('h1').textContent");
     assert.equal(heading, EVIL_MODEL);

@@ -19,14 +19,16 @@ import { externalReferences } from '../helpers/html.js';
 import { fixtureFiles } from '../helpers/fixtures.js';
 
 const load = async (file: string): Promise<RunView> => runView(file, (await readResultFile(file)).result);
-const page = (runs: RunView[]): string => renderHtmlReport({ runs, sweep: null, generatedAt: '2026-01-01T00:00:00Z', toolVersion: 'test' });
+const page = (runs: RunView[]): string =>
+  renderHtmlReport({ runs, sweep: null, generatedAt: '2026-01-01T00:00:00Z', toolVersion: 'test' });
 
 test('escapeHtml and embedJson make result text inert', () => {
   const evil = '</script><script>alert(1)</script><!-- "\' & \u2028\u2029';
   assert.equal(escapeHtml(evil).includes('<'), false);
   assert.equal(escapeHtml('a"b\'c'), 'a&quot;b&#39;c');
   const json = embedJson({ model: evil });
-  for (const ch of ['<', '>', '&', '\u2028', '\u2029']) assert.equal(json.includes(ch), false, `raw ${JSON.stringify(ch)}`);
+  for (const ch of ['<', '>', '&', '\u2028', '\u2029'])
+    assert.equal(json.includes(ch), false, `raw ${JSON.stringify(ch)}`);
   assert.deepEqual(JSON.parse(json), { model: evil });
 });
 
@@ -47,7 +49,7 @@ test('every fixture era renders; rows-less eras get the summary table; no extern
   assert.match(html, /<canvas id="cdf-ttft" data-chart="cdf"/);
 });
 
-test('a run\'s own warnings (a saturated client first of all) appear in its section and in show, escaped', async () => {
+test("a run's own warnings (a saturated client first of all) appear in its section and in show, escaped", async () => {
   const file = fixtureFiles().find((f) => f.includes('capacity-4k-c1-r3'))!;
   const parsed = (await readResultFile(file)).result;
   const warning = 'the client itself was saturated (<rule>): timings may be inflated by the client, not the server';
@@ -124,7 +126,11 @@ test('--csv: RFC 4180 quoting, CRLF, one line per request row, values round-trip
   assert.equal(csvField(null), '');
   const file = fixtureFiles().find((f) => f.includes('capacity-4k-c1-r3'))!;
   const view = await load(file);
-  const tricky = { ...view, file: 'odd, "name".json', rows: view.rows.map((r) => ({ ...r, finish_reason: 'stop,\n"quoted"' })) };
+  const tricky = {
+    ...view,
+    file: 'odd, "name".json',
+    rows: view.rows.map((r) => ({ ...r, finish_reason: 'stop,\n"quoted"' })),
+  };
   const rows = parseCsv(rowsCsv([tricky]));
   assert.equal(rows.length, 1 + view.rows.length);
   const header = rows[0]!;

@@ -24,9 +24,27 @@ let sim: SimHandle;
 let flags: string[];
 
 before(async () => {
-  sim = await startSim({ max_model_len: 8192, prefill_tok_s: 400000, decode_step_ms: 2, max_num_seqs: 4, output_tokens: { kind: 'uniform', min_tokens: 4, max_tokens: 24 } });
+  sim = await startSim({
+    max_model_len: 8192,
+    prefill_tok_s: 400000,
+    decode_step_ms: 2,
+    max_num_seqs: 4,
+    output_tokens: { kind: 'uniform', min_tokens: 4, max_tokens: 24 },
+  });
   // A sampled plan (small buckets), so the context seed is part of the identity.
-  flags = ['--base-url', sim.url, '--requests', '24', '--concurrency', '4', '--context-buckets', '256:0.5,512:1.0', '--max-tokens', '24', '--quiet'];
+  flags = [
+    '--base-url',
+    sim.url,
+    '--requests',
+    '24',
+    '--concurrency',
+    '4',
+    '--context-buckets',
+    '256:0.5,512:1.0',
+    '--max-tokens',
+    '24',
+    '--quiet',
+  ];
   for (const output of [A, B]) {
     const run = await runCli(['run', ...flags, '--output', output]);
     assert.equal(run.code, 0, run.stderr);
@@ -74,13 +92,31 @@ const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => voi
   { field: 'cache_policy', change: (d) => (d['cache_policy'] = 'prefix=unique;cache-bust=off') },
   { field: 'max_tokens', change: (d) => (d['max_tokens'] = 48) },
   { field: 'requests', change: (d) => (d['requests'] = 30) },
-  { field: 'load_mode', change: (d) => (d['servebench']['load'] = { ...d['servebench']['load'], mode: 'open', max_concurrency: 4 }) },
+  {
+    field: 'load_mode',
+    change: (d) => (d['servebench']['load'] = { ...d['servebench']['load'], mode: 'open', max_concurrency: 4 }),
+  },
   { field: 'concurrency', change: (d) => (d['concurrency'] = 8) },
   { field: 'rate', change: (d) => (d['servebench']['load']['rate'] = 5) },
-  { field: 'arrival', base: (d) => (d['servebench']['load'] = { ...d['servebench']['load'], mode: 'open', rate: 4, arrival: 'poisson', burstiness: 1, max_concurrency: 4 }),
-    change: (d) => (d['servebench']['load']['arrival'] = 'constant') },
+  {
+    field: 'arrival',
+    base: (d) =>
+      (d['servebench']['load'] = {
+        ...d['servebench']['load'],
+        mode: 'open',
+        rate: 4,
+        arrival: 'poisson',
+        burstiness: 1,
+        max_concurrency: 4,
+      }),
+    change: (d) => (d['servebench']['load']['arrival'] = 'constant'),
+  },
   { field: 'ramp_s', change: (d) => (d['servebench']['load']['ramp_s'] = 2) },
-  { field: 'duration_s', base: (d) => (d['servebench']['load']['duration_s'] = 30), change: (d) => (d['servebench']['load']['duration_s'] = 60) },
+  {
+    field: 'duration_s',
+    base: (d) => (d['servebench']['load']['duration_s'] = 30),
+    change: (d) => (d['servebench']['load']['duration_s'] = 60),
+  },
   { field: 'shared_prefix_burst', change: (d) => (d['serve_flags']['shared_prefix_burst'] = true) },
   { field: 'thinking_mode', change: (d) => (d['serve_flags']['thinking_mode'] = 'enabled') },
   { field: 'no_thinking', change: (d) => (d['serve_flags']['no_thinking'] = true) },
@@ -165,7 +201,8 @@ test('--fail-on: a regression beyond its limit exits 1, within it 0; verdicts fo
   const within = await runCli(['compare', base, slower, '--fail-on', 'ttft_p95:+60%,e2e_p95:+1%']);
   assert.equal(within.code, 0, within.stdout);
   const { report } = await compareJson([base, slower]);
-  const verdict = (id: string): string => report['comparisons'][0]['metrics'].find((m: Json) => m['metric'] === id)['verdict'];
+  const verdict = (id: string): string =>
+    report['comparisons'][0]['metrics'].find((m: Json) => m['metric'] === id)['verdict'];
   assert.equal(verdict('ttft_p50'), 'worse');
   // Doubling every decode rate is an improvement.
   const faster = copyWith(read(A), (d) => {
@@ -173,7 +210,10 @@ test('--fail-on: a regression beyond its limit exits 1, within it 0; verdicts fo
   });
   const better = await compareJson([A, faster, '--fail-on', 'decode_p50:-5%']);
   assert.equal(better.code, 0);
-  assert.equal(better.report['comparisons'][0]['metrics'].find((m: Json) => m['metric'] === 'decode_p50')['verdict'], 'better');
+  assert.equal(
+    better.report['comparisons'][0]['metrics'].find((m: Json) => m['metric'] === 'decode_p50')['verdict'],
+    'better',
+  );
 });
 
 test('bad --fail-on and other bad usage: exit 2 with one line', async () => {
@@ -183,7 +223,12 @@ test('bad --fail-on and other bad usage: exit 2 with one line', async () => {
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
     assert.match(run.stderr, /^servebench compare: --fail-on/);
   }
-  for (const args of [[A], [A, B, '--bootstrap', 'x'], [A, join(dir, 'missing.json')], [A, B, '--allow-mismatch=nope']]) {
+  for (const args of [
+    [A],
+    [A, B, '--bootstrap', 'x'],
+    [A, join(dir, 'missing.json')],
+    [A, B, '--allow-mismatch=nope'],
+  ]) {
     const run = await runCli(['compare', ...args]);
     assert.equal(run.code, 2, args.join(' '));
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
@@ -202,7 +247,9 @@ test('reference files: the same file twice is blocked because prompt_set_id and 
   const metrics = allowed.report['comparisons'][0]['metrics'] as Json[];
   assert.ok(metrics.find((m) => m['metric'] === 'ttft_p50')!['ci'] !== null, 'reference rows are resampled');
   // Pre-v2 files have no rows: deltas from the stored figures, no interval.
-  const preV2 = files.filter((f) => !('measurement_protocol' in (JSON.parse(readFileSync(f, 'utf8')) as Json))).slice(0, 3);
+  const preV2 = files
+    .filter((f) => !('measurement_protocol' in (JSON.parse(readFileSync(f, 'utf8')) as Json)))
+    .slice(0, 3);
   const three = await compareJson(['--allow-mismatch', ...preV2]);
   assert.equal(three.code, 0);
   assert.equal(three.report['comparisons'].length, 2, 'each file against the first');
@@ -216,23 +263,38 @@ test('reference files: the same file twice is blocked because prompt_set_id and 
 });
 
 test('two reference files: prompt_set_id and cache_policy are "not recorded in either", not differences, and still block (fail closed)', async () => {
-  const [r1, r3] = ['r1', 'r3'].map((r) => fixtureFiles().find((f) => f.endsWith(`deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-${r}.json`))!);
+  const [r1, r3] = ['r1', 'r3'].map((r) =>
+    fixtureFiles().find((f) => f.endsWith(`deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-${r}.json`))!,
+  );
   const text = await runCli(['compare', r1!, r3!]);
   assert.equal(text.code, 1, text.stdout + text.stderr);
-  assert.match(text.stdout, /workload identity: no field differs, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE\n/);
+  assert.match(
+    text.stdout,
+    /workload identity: no field differs, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE\n/,
+  );
   assert.doesNotMatch(text.stdout, /fields differ/);
-  assert.match(text.stdout, /\n  prompt_set_id: not recorded in either; the reference harness never records it \(anvil spec §6\.6\)\n/);
+  assert.match(
+    text.stdout,
+    /\n  prompt_set_id: not recorded in either; the reference harness never records it \(anvil spec §6\.6\)\n/,
+  );
   assert.match(text.stdout, /\n  cache_policy: not recorded in either; /);
   const { code, report } = await compareJson([r1!, r3!]);
   assert.equal(code, 1);
   const c = report['comparisons'][0];
   assert.deepEqual(c['differing'], []);
   assert.deepEqual(c['not_recorded'], ['prompt_set_id', 'cache_policy']);
-  assert.deepEqual(c['mismatches'], ['prompt_set_id', 'cache_policy'], 'unknown fields still keep the pair from being comparable');
+  assert.deepEqual(
+    c['mismatches'],
+    ['prompt_set_id', 'cache_policy'],
+    'unknown fields still keep the pair from being comparable',
+  );
   assert.equal(c['comparable'], false);
   // Against a servebench result, the one side that records the field is shown with its value.
   const mixed = await runCli(['compare', '--bootstrap', '50', A, r1!]);
-  assert.match(mixed.stdout, /\n  prompt_set_id: not recorded in B; the reference harness never records it \(anvil spec §6\.6\); A: sha256:[0-9a-f]{64}\n/);
+  assert.match(
+    mixed.stdout,
+    /\n  prompt_set_id: not recorded in B; the reference harness never records it \(anvil spec §6\.6\); A: sha256:[0-9a-f]{64}\n/,
+  );
   assert.match(mixed.stdout, /\d+ of \d+ fields differ, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE/);
 });
 
@@ -248,9 +310,13 @@ test('--cold-connections starts the clock elsewhere (clock_origin): blocked agai
   const { report } = await compareJson(['--bootstrap', '50', A, cold]);
   assert.deepEqual(report['comparisons'][0]['mismatches'], ['clock_origin']);
   // A reference file used the hand-over clock by definition: it differs from a default run, matches a cold one.
-  const reference = fixtureFiles().find((f) => f.includes('deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-r3'))!;
+  const reference = fixtureFiles().find((f) =>
+    f.includes('deepseek-0731-native-kv-offload-evidence__capacity-4k-c1-r3'),
+  )!;
   const origin = async (a: string, b: string): Promise<Json> =>
-    (await compareJson(['--allow-mismatch', '--bootstrap', '50', a, b])).report['comparisons'][0]['identity'].find((f: Json) => f['field'] === 'clock_origin');
+    (await compareJson(['--allow-mismatch', '--bootstrap', '50', a, b])).report['comparisons'][0]['identity'].find(
+      (f: Json) => f['field'] === 'clock_origin',
+    );
   const vsDefault = await origin(reference, A);
   assert.equal(vsDefault['status'], 'differs');
   assert.deepEqual([vsDefault['a']['value'], vsDefault['b']['value']], ['hand-over', 'write']);
@@ -259,5 +325,13 @@ test('--cold-connections starts the clock elsewhere (clock_origin): blocked agai
   const withoutT0 = (file: string): string => copyWith(read(file), (d) => delete d['servebench']['clock']['t0']);
   assert.equal((await origin(withoutT0(A), A))['status'], 'same');
   assert.equal((await origin(withoutT0(cold), cold))['status'], 'same');
-  assert.equal((await origin(copyWith(read(A), (d) => delete d['servebench']['clock']), cold))['status'], 'same');
+  assert.equal(
+    (
+      await origin(
+        copyWith(read(A), (d) => delete d['servebench']['clock']),
+        cold,
+      )
+    )['status'],
+    'same',
+  );
 });

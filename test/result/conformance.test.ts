@@ -17,9 +17,21 @@ import { recoverRowSeconds, secondsCandidates } from '../../src/result/validate-
 import { fixtureFiles, seedFile } from '../helpers/fixtures.js';
 
 const REFERENCE_ROW_KEYS = [
-  'request_index', 'planned_context_tokens', 'prompt_tokens', 'output_tokens', 'output_token_source',
-  'time_to_first_output_ms', 'ttft_ms', 'generation_ms', 'visible_generation_ms', 'e2e_ms',
-  'effective_prefill_tok_s', 'decode_tok_s', 'mean_inter_token_latency_ms', 'reasoning_chunks', 'content_chunks',
+  'request_index',
+  'planned_context_tokens',
+  'prompt_tokens',
+  'output_tokens',
+  'output_token_source',
+  'time_to_first_output_ms',
+  'ttft_ms',
+  'generation_ms',
+  'visible_generation_ms',
+  'e2e_ms',
+  'effective_prefill_tok_s',
+  'decode_tok_s',
+  'mean_inter_token_latency_ms',
+  'reasoning_chunks',
+  'content_chunks',
 ] as const;
 
 /** The RequestResults a client must have produced for a current-era file (cached tokens are not stored). */
@@ -31,18 +43,38 @@ function resultsFrom(doc: CurrentResult): RequestResult[] {
     const usage: Record<string, unknown> = {};
     if (row.prompt_tokens !== null) usage['prompt_tokens'] = row.prompt_tokens;
     if (row.output_token_source === 'usage') usage['completion_tokens'] = row.output_tokens;
-    return { ...base, requestIndex: row.request_index, plannedContextTokens: row.planned_context_tokens, ok: true,
-      timeToFirstOutputS: s.tfoS, ttftS: s.ttftS, e2eS: s.e2eS, reasoningChunks: row.reasoning_chunks,
-      contentChunks: row.content_chunks, usage: Object.keys(usage).length > 0 ? usage : null, error: null };
+    return {
+      ...base,
+      requestIndex: row.request_index,
+      plannedContextTokens: row.planned_context_tokens,
+      ok: true,
+      timeToFirstOutputS: s.tfoS,
+      ttftS: s.ttftS,
+      e2eS: s.e2eS,
+      reasoningChunks: row.reasoning_chunks,
+      contentChunks: row.content_chunks,
+      usage: Object.keys(usage).length > 0 ? usage : null,
+      error: null,
+    };
   });
   // Failures carry no planned size: assign what the distribution has left over.
   const left = new Map(Object.entries(doc.context_distribution));
-  for (const row of doc.request_timings) left.set(String(row.planned_context_tokens), (left.get(String(row.planned_context_tokens)) ?? 0) - 1);
+  for (const row of doc.request_timings)
+    left.set(String(row.planned_context_tokens), (left.get(String(row.planned_context_tokens)) ?? 0) - 1);
   const spare = [...left].flatMap(([size, n]) => Array<number>(Math.max(n, 0)).fill(Number(size)));
-  const failures = doc.failures.map((f, i): RequestResult => ({ ...base, requestIndex: f.request_index,
-    plannedContextTokens: spare[i] ?? 0, ok: false, timeToFirstOutputS: null, ttftS: null, e2eS: null, reasoningChunks: 0,
-    contentChunks: 0, usage: null,
-    error: { type: f.error_type, message: f.error_message ?? '', httpStatus: null, bodyExcerpt: null, atS: 0 } }));
+  const failures = doc.failures.map((f, i): RequestResult => ({
+    ...base,
+    requestIndex: f.request_index,
+    plannedContextTokens: spare[i] ?? 0,
+    ok: false,
+    timeToFirstOutputS: null,
+    ttftS: null,
+    e2eS: null,
+    reasoningChunks: 0,
+    contentChunks: 0,
+    usage: null,
+    error: { type: f.error_type, message: f.error_message ?? '', httpStatus: null, bodyExcerpt: null, atS: 0 },
+  }));
   return [...failures, ...successes];
 }
 
@@ -66,19 +98,25 @@ describe('validate recomputes every stored figure of real files', () => {
     assert.equal(report.rowsChecked, 32);
     // 32 rows × 9 fields + 25 metrics + protocol + counts/indexes
     assert.ok(report.figuresChecked >= 32 * 9 + 25);
-    assert.deepEqual(report.notes, ['metrics.prefix_cache_hit_avg not recomputed: rows carry no cached_tokens (only servebench files do)']);
+    assert.deepEqual(report.notes, [
+      'metrics.prefix_cache_hit_avg not recomputed: rows carry no cached_tokens (only servebench files do)',
+    ]);
   });
 });
 
 describe('summarize() reproduces current-era files from their RequestResults', () => {
-  const files = [seedFile(), ...fixtureFiles()].filter((f) => detectEra(JSON.parse(readFileSync(f, 'utf8'))) === 'current');
+  const files = [seedFile(), ...fixtureFiles()].filter(
+    (f) => detectEra(JSON.parse(readFileSync(f, 'utf8'))) === 'current',
+  );
   it('finds the 23 current-era fixtures and the seed', () => assert.equal(files.length, 24));
   for (const file of files) {
     it(path.basename(file), async () => {
       const loaded = await readResultFile(file);
       assert.ok(loaded.result.era === 'current');
       const doc = loaded.result.doc;
-      const wall = secondsCandidates(doc.wall_clock_ms).find((w) => doc.metrics.output_tokens === null || doc.metrics.output_tokens / w === doc.metrics.throughput_tok_s);
+      const wall = secondsCandidates(doc.wall_clock_ms).find(
+        (w) => doc.metrics.output_tokens === null || doc.metrics.output_tokens / w === doc.metrics.throughput_tok_s,
+      );
       assert.ok(wall !== undefined, 'some wall seconds behind wall_clock_ms reproduce throughput exactly');
       const s = summarize(resultsFrom(doc), wall);
       assert.equal(s.rows.length, doc.request_timings.length);
@@ -92,7 +130,10 @@ describe('summarize() reproduces current-era files from their RequestResults', (
       }
       assert.equal(s.measurement_protocol, doc.measurement_protocol);
       assert.deepEqual(s.context_distribution, doc.context_distribution);
-      assert.deepEqual(s.failures.map((f) => [f.request_index, f.error_type]), doc.failures.map((f) => [f.request_index, f.error_type]));
+      assert.deepEqual(
+        s.failures.map((f) => [f.request_index, f.error_type]),
+        doc.failures.map((f) => [f.request_index, f.error_type]),
+      );
       for (const [i, f] of doc.failures.entries()) {
         if (f.error_message !== undefined) assert.equal(s.failures[i]?.error_message, f.error_message);
       }

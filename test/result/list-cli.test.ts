@@ -27,11 +27,17 @@ test('lists all 127 fixture files of every era, oldest first, one line each', as
   assert.equal(inv['json_files'], 127);
   assert.equal(inv['runs'].length, 127);
   assert.equal(inv['matched'], 127);
-  assert.deepEqual(Object.values(inv['skipped']).filter((n) => n !== 0), []);
+  assert.deepEqual(
+    Object.values(inv['skipped']).filter((n) => n !== 0),
+    [],
+  );
   const eras = new Set((inv['runs'] as Json[]).map((r) => r['era']));
   assert.deepEqual([...eras].sort(), ['current', 'pre-v2', 'v2', 'v3-legacy']);
   const dates = (inv['runs'] as Json[]).map((r) => r['run_date'] as string);
-  assert.ok(dates.every((d) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(d)), 'every run has a date (started_at or run_id)');
+  assert.ok(
+    dates.every((d) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(d)),
+    'every run has a date (started_at or run_id)',
+  );
   assert.deepEqual(dates, [...dates].sort());
   const text = await runCli(['list', FIXTURES]);
   assert.equal(text.code, 0);
@@ -54,8 +60,18 @@ test('filters: --model substring (case-insensitive), --protocol, --since', async
   const since = await list(['--since', '2026-08-01', FIXTURES]);
   assert.ok(since['runs'].length > 0 && since['runs'].length < 127);
   assert.ok((since['runs'] as Json[]).every((r) => (r['run_date'] as string) >= '2026-08-01'));
-  const combined = await list(['--since', '2026-08-01', '--protocol', 'capacity-v4-reasoning', '--model', 'deepseek', FIXTURES]);
-  assert.ok((combined['runs'] as Json[]).every((r) => r['protocol'] === 'capacity-v4-reasoning' && /deepseek/.test(r['model'])));
+  const combined = await list([
+    '--since',
+    '2026-08-01',
+    '--protocol',
+    'capacity-v4-reasoning',
+    '--model',
+    'deepseek',
+    FIXTURES,
+  ]);
+  assert.ok(
+    (combined['runs'] as Json[]).every((r) => r['protocol'] === 'capacity-v4-reasoning' && /deepseek/.test(r['model'])),
+  );
   for (const bad of [['--since', '2026-13-45'], ['--protocol', 'v9'], ['--max-depth', 'x'], []]) {
     const run = await runCli(['list', ...bad, ...(bad.length > 0 ? [FIXTURES] : [])]);
     assert.equal(run.code, 2, bad.join(' '));
@@ -81,7 +97,10 @@ test('symlinks are not followed; oversized, non-JSON and non-result files are sk
   mkdirSync(deep, { recursive: true });
   copyFileSync(picked[2]!, join(deep, 'deep.json'));
   const inv = await list([root]);
-  assert.deepEqual((inv['runs'] as Json[]).map((r) => r['path']).sort(), [basename(picked[0]!), join('sub', basename(picked[1]!))].sort());
+  assert.deepEqual(
+    (inv['runs'] as Json[]).map((r) => r['path']).sort(),
+    [basename(picked[0]!), join('sub', basename(picked[1]!))].sort(),
+  );
   assert.equal(inv['skipped']['symlink'], 2);
   assert.equal(inv['skipped']['too_large'], 1);
   assert.equal(inv['skipped']['not_json'], 1);

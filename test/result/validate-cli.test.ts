@@ -14,8 +14,19 @@ const dir = mkdtempSync(path.join(tmpdir(), 'servebench-validate-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function fakeIO(): CliIO & { out: string; err: string } {
-  const io = { out: '', err: '', env: {}, cwd: dir, isTTY: false,
-    stdout: (t: string) => { io.out += t; }, stderr: (t: string) => { io.err += t; } };
+  const io = {
+    out: '',
+    err: '',
+    env: {},
+    cwd: dir,
+    isTTY: false,
+    stdout: (t: string) => {
+      io.out += t;
+    },
+    stderr: (t: string) => {
+      io.err += t;
+    },
+  };
   return io;
 }
 
@@ -34,11 +45,16 @@ describe('servebench validate: exit codes', () => {
     const some = fixtureFiles().filter((_, i) => i % 20 === 0);
     assert.equal(await validateCommand([seedFile(), ...some], io), 0);
     assert.equal(io.err, '');
-    assert.match(io.out, /seed-result-capacity-v4-reasoning\.json: consistent \(current, capacity-v4-reasoning; \d+ figures, 32 rows\)/);
+    assert.match(
+      io.out,
+      /seed-result-capacity-v4-reasoning\.json: consistent \(current, capacity-v4-reasoning; \d+ figures, 32 rows\)/,
+    );
   });
 
   it('1 when a summary figure was altered, naming that field with both values', async () => {
-    const file = alteredSeed('p50.json', (d) => { d['metrics']['ttft_p50_ms'] = 6000.5; });
+    const file = alteredSeed('p50.json', (d) => {
+      d['metrics']['ttft_p50_ms'] = 6000.5;
+    });
     const io = fakeIO();
     assert.equal(await validateCommand([file], io), 1);
     assert.match(io.out, /1 figure disagrees/);
@@ -47,15 +63,21 @@ describe('servebench validate: exit codes', () => {
   });
 
   it('1 when a row field was altered (derived fields no longer follow)', async () => {
-    const file = alteredSeed('row.json', (d) => { d['request_timings'][5]['generation_ms'] += 0.001; });
+    const file = alteredSeed('row.json', (d) => {
+      d['request_timings'][5]['generation_ms'] += 0.001;
+    });
     const io = fakeIO();
     assert.equal(await validateCommand([file], io), 1);
     assert.match(io.out, /request_timings\[5\]\.generation_ms: stored/);
   });
 
   it('1 for a wrong protocol label and for counts that do not add up', async () => {
-    const label = alteredSeed('label.json', (d) => { d['measurement_protocol'] = 'capacity-v3'; });
-    const counts = alteredSeed('counts.json', (d) => { d['failed'] = 1; });
+    const label = alteredSeed('label.json', (d) => {
+      d['measurement_protocol'] = 'capacity-v3';
+    });
+    const counts = alteredSeed('counts.json', (d) => {
+      d['failed'] = 1;
+    });
     const io = fakeIO();
     assert.equal(await validateCommand([label, counts], io), 1);
     assert.match(io.out, /measurement_protocol: stored capacity-v3, recomputed capacity-v4-reasoning/);
@@ -64,11 +86,18 @@ describe('servebench validate: exit codes', () => {
 
   it('throughput: a 1-ulp edit passes only under the stated 4-ulp tolerance (with a note); more fails', async () => {
     // 41.644436059165464 is the next double above the stored 41.64443605916546
-    const file = alteredSeed('ulp.json', (d) => { d['metrics']['throughput_tok_s'] = 41.644436059165464; });
+    const file = alteredSeed('ulp.json', (d) => {
+      d['metrics']['throughput_tok_s'] = 41.644436059165464;
+    });
     const io = fakeIO();
     assert.equal(await validateCommand([file], io), 0, 'within 4 ulp of output / (wall_clock_ms / 1000)');
-    assert.match(io.out, /note: metrics\.throughput_tok_s agrees with output \/ \(wall_clock_ms \/ 1000\) within 1 ulp/);
-    const far = alteredSeed('far.json', (d) => { d['metrics']['throughput_tok_s'] = 41.65; });
+    assert.match(
+      io.out,
+      /note: metrics\.throughput_tok_s agrees with output \/ \(wall_clock_ms \/ 1000\) within 1 ulp/,
+    );
+    const far = alteredSeed('far.json', (d) => {
+      d['metrics']['throughput_tok_s'] = 41.65;
+    });
     assert.equal(await validateCommand([far], fakeIO()), 1);
   });
 
@@ -77,7 +106,11 @@ describe('servebench validate: exit codes', () => {
     writeFileSync(path.join(dir, 'schema.json'), '{"schema": "x"}');
     writeFileSync(path.join(dir, 'big.json'), '');
     truncateSync(path.join(dir, 'big.json'), 64 * 1024 * 1024 + 10);
-    for (const [name, pattern] of [['notjson.json', /not valid JSON/], ['schema.json', /schema is "x"/], ['big.json', /over the 64 MiB limit/]] as const) {
+    for (const [name, pattern] of [
+      ['notjson.json', /not valid JSON/],
+      ['schema.json', /schema is "x"/],
+      ['big.json', /over the 64 MiB limit/],
+    ] as const) {
       await assert.rejects(validateCommand([name], fakeIO()), (e: unknown) => {
         assert.ok(e instanceof InputFileError);
         assert.equal(e.file, name, 'names the file as typed');
@@ -91,24 +124,38 @@ describe('servebench validate: exit codes', () => {
   it('2 at the end with several files: each unreadable one reported, the rest still validated', async () => {
     const io = fakeIO();
     assert.equal(await validateCommand(['notjson.json', seedFile(), 'missing.json'], io), 2);
-    assert.equal(io.err, 'servebench validate: notjson.json: not valid JSON: Unexpected token \'o\', "nope" is not valid JSON\n'
-      + 'servebench validate: missing.json: no such file\n');
+    assert.equal(
+      io.err,
+      'servebench validate: notjson.json: not valid JSON: Unexpected token \'o\', "nope" is not valid JSON\n' +
+        'servebench validate: missing.json: no such file\n',
+    );
     assert.match(io.out, /consistent/);
   });
 
   it('--json prints one machine-readable report', async () => {
-    const file = alteredSeed('json.json', (d) => { d['metrics']['e2e_p95_ms'] = 1; });
+    const file = alteredSeed('json.json', (d) => {
+      d['metrics']['e2e_p95_ms'] = 1;
+    });
     const io = fakeIO();
     assert.equal(await validateCommand(['--json', file, 'missing.json'], io), 2);
-    const report = JSON.parse(io.out) as { files: { file: string; readable: boolean; consistent?: boolean; disagreements?: { path: string }[] }[] };
+    const report = JSON.parse(io.out) as {
+      files: { file: string; readable: boolean; consistent?: boolean; disagreements?: { path: string }[] }[];
+    };
     assert.equal(report.files.length, 2);
     assert.equal(report.files[0]?.consistent, false);
-    assert.deepEqual(report.files[0]?.disagreements?.map((d) => d.path), ['metrics.e2e_p95_ms']);
+    assert.deepEqual(
+      report.files[0]?.disagreements?.map((d) => d.path),
+      ['metrics.e2e_p95_ms'],
+    );
     assert.equal(report.files[1]?.readable, false);
   });
 
   it('usage errors: unknown flag, no file; --help exits 0', async () => {
-    await assert.rejects(validateCommand(['--frob', 'x'], fakeIO()), (e: unknown) => e instanceof UsageError && /unknown option '--frob'/i.test(e.message) && !e.message.includes('\n'));
+    await assert.rejects(
+      validateCommand(['--frob', 'x'], fakeIO()),
+      (e: unknown) =>
+        e instanceof UsageError && /unknown option '--frob'/i.test(e.message) && !e.message.includes('\n'),
+    );
     await assert.rejects(validateCommand([], fakeIO()), UsageError);
     const io = fakeIO();
     assert.equal(await validateCommand(['--help'], io), 0);
@@ -120,9 +167,15 @@ describe('servebench show', () => {
   it('summarizes the seed with aligned columns', async () => {
     const io = fakeIO();
     assert.equal(await showCommand([seedFile()], io), 0);
-    for (const pattern of [/^model {9}glm53-flash/m, /^protocol {6}capacity-v4-reasoning \(current emitter\)/m,
-      /^workload {6}n=32 c=16 ctx=4096 max_tokens=256/m, /^outcome {7}32 completed, 0 failed of 32/m,
-      /^TTFO +5\.65 s +14\.83 s$/m, /^decode +4\.44 tok\/s +49\.1 tok\/s$/m, /^throughput +41\.6 tok\/s \(1303 output tokens\)/m]) {
+    for (const pattern of [
+      /^model {9}glm53-flash/m,
+      /^protocol {6}capacity-v4-reasoning \(current emitter\)/m,
+      /^workload {6}n=32 c=16 ctx=4096 max_tokens=256/m,
+      /^outcome {7}32 completed, 0 failed of 32/m,
+      /^TTFO +5\.65 s +14\.83 s$/m,
+      /^decode +4\.44 tok\/s +49\.1 tok\/s$/m,
+      /^throughput +41\.6 tok\/s \(1303 output tokens\)/m,
+    ]) {
       assert.match(io.out, pattern);
     }
     assert.doesNotMatch(io.out, /null|NaN|undefined/);
@@ -146,6 +199,9 @@ describe('servebench show', () => {
     await assert.rejects(showCommand([], fakeIO()), UsageError);
     await assert.rejects(showCommand([seedFile(), seedFile()], fakeIO()), UsageError);
     await assert.rejects(showCommand(['--json', seedFile()], fakeIO()), /unknown option '--json'/i);
-    await assert.rejects(showCommand(['missing.json'], fakeIO()), (e: unknown) => e instanceof InputFileError && e.file === 'missing.json');
+    await assert.rejects(
+      showCommand(['missing.json'], fakeIO()),
+      (e: unknown) => e instanceof InputFileError && e.file === 'missing.json',
+    );
   });
 });

@@ -5,7 +5,13 @@
  * {@link embedJson}: a result file cannot close the script element or start markup.
  */
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Text safe in element content and in quoted attribute values. */
 export function escapeHtml(value: unknown): string {

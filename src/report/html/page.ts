@@ -12,7 +12,16 @@ import { CLIENT_SCRIPT } from './client.js';
 import { MAX_DRAWN_REQUESTS, runChartData, sweepChartData, type RunChartData } from './data.js';
 import { embedJson, escapeHtml as esc } from './escape.js';
 import { STYLE } from './style.js';
-import { cards, extendedTable, fmt, headerChips, identityTable, identityVerdict, referenceTable, rowFieldTable } from './tables.js';
+import {
+  cards,
+  extendedTable,
+  fmt,
+  headerChips,
+  identityTable,
+  identityVerdict,
+  referenceTable,
+  rowFieldTable,
+} from './tables.js';
 import { chartJsSource } from './vendor.js';
 
 /** What a report shows. */
@@ -26,7 +35,9 @@ export interface ReportInput {
 const hash = (script: string): string => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
 
 function canvas(id: string, chart: string, attrs: Record<string, string | number> = {}, tall = 0): string {
-  const extra = Object.entries(attrs).map(([k, v]) => ` data-${k}="${esc(v)}"`).join('');
+  const extra = Object.entries(attrs)
+    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
+    .join('');
   const box = tall > 0 ? `<div class="chart tall" style="--h:${tall}px">` : '<div class="chart">';
   return `${box}<canvas id="${esc(id)}" data-chart="${chart}"${extra} role="img"></canvas></div>`;
 }
@@ -40,50 +51,133 @@ function latencySection(data: Charts): string {
   const has = (pick: (d: RunChartData) => boolean): boolean => data.some(pick);
   const panels: string[] = [];
   const cdfs: [string, 'ttfo' | 'ttft' | 'e2e', string][] = [
-    ['Time to first output (TTFO)', 'ttfo', 'First reasoning or content delta: when a reasoning model starts streaming.'],
-    ['Time to first token (TTFT)', 'ttft', 'First visible content delta. Each curve: share of requests that had their first token within x ms.'],
+    [
+      'Time to first output (TTFO)',
+      'ttfo',
+      'First reasoning or content delta: when a reasoning model starts streaming.',
+    ],
+    [
+      'Time to first token (TTFT)',
+      'ttft',
+      'First visible content delta. Each curve: share of requests that had their first token within x ms.',
+    ],
     ['End-to-end latency', 'e2e', 'Request start to end of stream.'],
   ];
   // Without reasoning TTFO equals TTFT for every request: one chart says it all.
   const reasoning = has((d) => d.reasons);
-  for (const [title, key, note] of cdfs) if ((key !== 'ttfo' || reasoning) && has((d) => d.cdf[key].length > 0)) panels.push(panel(title, canvas(`cdf-${key}`, 'cdf', { metric: key }), esc(note)));
-  if (has((d) => d.scatter.length > 0)) panels.push(panel('TTFT versus prompt tokens', canvas('scatter-ttft', 'scatter'), 'One point per request; prefill time grows with the prompt, queueing shows as spread.'));
-  if (has((d) => d.gaps !== null)) panels.push(panel('Inter-chunk gaps', canvas('gaps', 'gaps'), 'Time between consecutive output deltas, all requests pooled (zero gaps, deltas in one read, excluded).'));
-  if (panels.length === 0) return '<p class="note">These files have no per-request rows (pre-v2 or capacity-v2 era): only the summary figures below.</p>';
+  for (const [title, key, note] of cdfs)
+    if ((key !== 'ttfo' || reasoning) && has((d) => d.cdf[key].length > 0))
+      panels.push(panel(title, canvas(`cdf-${key}`, 'cdf', { metric: key }), esc(note)));
+  if (has((d) => d.scatter.length > 0))
+    panels.push(
+      panel(
+        'TTFT versus prompt tokens',
+        canvas('scatter-ttft', 'scatter'),
+        'One point per request; prefill time grows with the prompt, queueing shows as spread.',
+      ),
+    );
+  if (has((d) => d.gaps !== null))
+    panels.push(
+      panel(
+        'Inter-chunk gaps',
+        canvas('gaps', 'gaps'),
+        'Time between consecutive output deltas, all requests pooled (zero gaps, deltas in one read, excluded).',
+      ),
+    );
+  if (panels.length === 0)
+    return '<p class="note">These files have no per-request rows (pre-v2 or capacity-v2 era): only the summary figures below.</p>';
   return `<div class="grid">${panels.join('')}</div>`;
 }
 
 function runSections(input: ReportInput, data: Charts): string {
-  return input.runs.map((run, i) => {
-    const d = data[i]!;
-    const parts: string[] = [];
-    if (d.timeline !== null) {
-      const shown = d.timeline.bars.length + d.timeline.failures.length;
-      const more = d.timeline.total > d.timeline.bars.length ? ` Showing the first ${MAX_DRAWN_REQUESTS} of ${d.timeline.total} requests by start time.` : '';
-      parts.push(panel('Per-request timeline', canvas(`timeline-${i}`, 'timeline', { run: i }, Math.min(1400, Math.max(240, shown * 9 + 90))),
-        `Each bar is one request from its start: waiting and prefill until the first output, reasoning until the first visible token, then visible generation.${more}`));
-    }
-    if (d.series !== null) parts.push(panel('Load over time', canvas(`series-${i}`, 'series', { run: i }), 'Per-second buckets of <code>servebench.metrics.time_series</code>: output tokens attributed to each second and the time-averaged requests in flight.'));
-    if (parts.length === 0) {
-      const why = run.hasRows ? 'rows without start offsets (reference harness): no timeline or time series' : 'no per-request rows in this era';
-      parts.push(`<p class="note">${esc(why)}.</p>`);
-    }
-    // What the run said about itself on the console (a saturated client first of all) stays with its figures.
-    const warnings = run.warnings.map((warning) => `<p class="note warning">warning: ${esc(warning)}</p>`).join('');
-    return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2>${warnings}<div class="grid">${parts.join('')}</div></section>`;
-  }).join('');
+  return input.runs
+    .map((run, i) => {
+      const d = data[i]!;
+      const parts: string[] = [];
+      if (d.timeline !== null) {
+        const shown = d.timeline.bars.length + d.timeline.failures.length;
+        const more =
+          d.timeline.total > d.timeline.bars.length
+            ? ` Showing the first ${MAX_DRAWN_REQUESTS} of ${d.timeline.total} requests by start time.`
+            : '';
+        parts.push(
+          panel(
+            'Per-request timeline',
+            canvas(`timeline-${i}`, 'timeline', { run: i }, Math.min(1400, Math.max(240, shown * 9 + 90))),
+            `Each bar is one request from its start: waiting and prefill until the first output, reasoning until the first visible token, then visible generation.${more}`,
+          ),
+        );
+      }
+      if (d.series !== null)
+        parts.push(
+          panel(
+            'Load over time',
+            canvas(`series-${i}`, 'series', { run: i }),
+            'Per-second buckets of <code>servebench.metrics.time_series</code>: output tokens attributed to each second and the time-averaged requests in flight.',
+          ),
+        );
+      if (parts.length === 0) {
+        const why = run.hasRows
+          ? 'rows without start offsets (reference harness): no timeline or time series'
+          : 'no per-request rows in this era';
+        parts.push(`<p class="note">${esc(why)}.</p>`);
+      }
+      // What the run said about itself on the console (a saturated client first of all) stays with its figures.
+      const warnings = run.warnings.map((warning) => `<p class="note warning">warning: ${esc(warning)}</p>`).join('');
+      return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2>${warnings}<div class="grid">${parts.join('')}</div></section>`;
+    })
+    .join('');
 }
 
 function sweepSection(sweep: SweepSummary): string {
-  const head = ['load', 'ok/n', 'tok/s', 'steady tok/s', 'TTFT p50', 'TTFT p95', 'ITL p50', 'E2E p95', 'scaling', 'SLO'];
-  const rows = sweep.points.map((p) => `<tr>${[p.load, `${p.completed}/${p.requests}`, p.output_tok_s, p.steady_output_tok_s, p.ttft_ms_p50, p.ttft_ms_p95, p.mean_itl_ms_p50, p.e2e_ms_p95, p.scaling_efficiency_ratio, p.slo_met === null ? '–' : p.slo_met ? 'met' : 'missed']
-    .map((v) => `<td class="num">${fmt(v)}</td>`).join('')}</tr>`);
+  const head = [
+    'load',
+    'ok/n',
+    'tok/s',
+    'steady tok/s',
+    'TTFT p50',
+    'TTFT p95',
+    'ITL p50',
+    'E2E p95',
+    'scaling',
+    'SLO',
+  ];
+  const rows = sweep.points.map(
+    (p) =>
+      `<tr>${[
+        p.load,
+        `${p.completed}/${p.requests}`,
+        p.output_tok_s,
+        p.steady_output_tok_s,
+        p.ttft_ms_p50,
+        p.ttft_ms_p95,
+        p.mean_itl_ms_p50,
+        p.e2e_ms_p95,
+        p.scaling_efficiency_ratio,
+        p.slo_met === null ? '–' : p.slo_met ? 'met' : 'missed',
+      ]
+        .map((v) => `<td class="num">${fmt(v)}</td>`)
+        .join('')}</tr>`,
+  );
   const table = `<div class="scroll"><table class="figures numeric"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
-  const slo = sweep.slo === null ? '' : ` Highest load meeting <code>${esc(sweep.slo)}</code>: ${fmt(sweep.slo_limit_load)}${sweep.slo_note ? ` (${esc(sweep.slo_note)})` : ''}.`;
-  return `<section><h2>Sweep over ${esc(sweep.swept)}</h2><div class="grid">`
-    + panel('Throughput versus latency', canvas('sweep-latency', 'sweepLatency'), `Each point is one load level; dashed lines are the SLO thresholds.${slo}`)
-    + panel('Scaling', canvas('sweep-scaling', 'sweepScaling'), `Knee (triangle): ${fmt(sweep.knee_load)} — ${esc(sweep.knee_rule)}.`)
-    + `</div><div class="panel" style="margin-top:14px">${table}<p class="note">Times in ms, rates in tok/s.</p></div></section>`;
+  const slo =
+    sweep.slo === null
+      ? ''
+      : ` Highest load meeting <code>${esc(sweep.slo)}</code>: ${fmt(sweep.slo_limit_load)}${sweep.slo_note ? ` (${esc(sweep.slo_note)})` : ''}.`;
+  return (
+    `<section><h2>Sweep over ${esc(sweep.swept)}</h2><div class="grid">` +
+    panel(
+      'Throughput versus latency',
+      canvas('sweep-latency', 'sweepLatency'),
+      `Each point is one load level; dashed lines are the SLO thresholds.${slo}`,
+    ) +
+    panel(
+      'Scaling',
+      canvas('sweep-scaling', 'sweepScaling'),
+      `Knee (triangle): ${fmt(sweep.knee_load)} — ${esc(sweep.knee_rule)}.`,
+    ) +
+    `</div><div class="panel" style="margin-top:14px">${table}<p class="note">Times in ms, rates in tok/s.</p></div></section>`
+  );
 }
 
 /** Renders the complete page. */
@@ -95,11 +189,17 @@ export function renderHtmlReport(input: ReportInput): string {
   const csp = `default-src 'none'; script-src ${hash(vendor)} ${hash(CLIENT_SCRIPT)}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
   const models = [...new Set(input.runs.map((r) => r.model))];
   const title = models.length === 0 ? 'sweep' : models.join(' · ');
-  const runsPart = input.runs.length === 0 ? '' : `<section><h2>Workload</h2><div class="panel scroll">${identityTable(input.runs)}${identityVerdict(input.runs)}</div></section>
+  const runsPart =
+    input.runs.length === 0
+      ? ''
+      : `<section><h2>Workload</h2><div class="panel scroll">${identityTable(input.runs)}${identityVerdict(input.runs)}</div></section>
 <section><h2>Headline figures</h2>${cards(input.runs)}</section>
 ${input.sweep === null ? '' : sweepSection(input.sweep)}
 <section><h2>Latency</h2>${latencySection(charts)}</section>`;
-  const figures = input.runs.length === 0 ? '' : `<section><h2>Every figure, with its definition</h2>
+  const figures =
+    input.runs.length === 0
+      ? ''
+      : `<section><h2>Every figure, with its definition</h2>
 <div class="panel scroll"><h3>Reference figures (<code>metrics</code>)</h3>${referenceTable(input.runs)}</div>
 <div class="panel scroll" style="margin-top:14px"><details><summary>servebench figures (<code>servebench.metrics</code>): p50–p99.9 of every latency and rate, steady state, load, goodput</summary>${extendedTable(input.runs)}</details></div>
 <div class="panel scroll" style="margin-top:14px"><details><summary>Per-request fields (timeline, scatter, CSV)</summary>${rowFieldTable()}</details></div></section>`;

@@ -22,7 +22,8 @@ export function chartJsSource(): string {
   // The package's exports map hides dist/chart.umd.min.js; its main entry sits beside it.
   const dist = path.dirname(require.resolve('chart.js'));
   const source = readFileSync(path.join(dist, 'chart.umd.min.js'), 'utf8');
-  if (/<\/script|<!--/i.test(source)) throw new Error('chart.js bundle contains </script or <!--; refusing to inline it');
+  if (/<\/script|<!--/i.test(source))
+    throw new Error('chart.js bundle contains </script or <!--; refusing to inline it');
   cached = source;
   return source;
 }
