@@ -6,8 +6,8 @@
  * const { result } = await runBenchmark(config, { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null, embeddedSimulator: false });
  * process.stdout.write(serializeResult(result));
  */
-export { runBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './runner/benchmark.js';
-export { buildDryRunPlan, type DryRunPlan } from './runner/dry-run.js';
+export { runBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './pipeline/benchmark.js';
+export { buildDryRunPlan, type DryRunPlan } from './plan/dry-run.js';
 export { resolveRunConfig, type RunConfig } from './config/run-config.js';
 export { parseFlags, type ParsedFlags } from './cli/parse.js';
 export { RUN_FLAGS, type FlagSpec } from './cli/options.js';

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from './helpers/paths.js';
 
 /** Earlier stages never import later ones. */
-export const STAGE_ORDER = ['util', 'record', 'client', 'sim', 'workload', 'schedule', 'metrics', 'result', 'report', 'config', 'runner', 'cli'];
+export const STAGE_ORDER = ['util', 'record', 'client', 'sim', 'workload', 'schedule', 'metrics', 'result', 'report', 'config', 'target', 'plan', 'execute', 'assemble', 'pipeline', 'cli'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

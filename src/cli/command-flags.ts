@@ -18,8 +18,10 @@ export interface CommandSpec {
   readonly usage: string;
   readonly summary: string;
   readonly flags: readonly FlagSpec[];
-  /** `sweep`: every `run` flag applies too, except these. */
+  /** `sweep`, `plan`: every `run` flag applies too, except these. */
   readonly runFlagsExcept?: readonly string[];
+  /** What the run flags do for this command (docs/cli.md), after "except …". */
+  readonly runFlagsNote?: string;
 }
 
 const HELP_LONG: FlagSpec = { name: 'help', type: 'boolean', default: false, help: 'show this help' };
@@ -27,7 +29,15 @@ const HELP: FlagSpec = { ...HELP_LONG, short: 'h' };
 const JSON_OUT: FlagSpec = { name: 'json', type: 'boolean', default: false, help: 'print JSON on stdout instead of text (sorted keys)' };
 
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
-export const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json'] as const;
+export const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json', 'plan'] as const;
+
+/** The run flags that make no sense when writing a plan (they are about executing one). */
+export const PLAN_EXCLUDED_RUN_FLAGS = ['plan', 'journal', 'report', 'dry-run', 'json', 'on-interrupt'] as const;
+
+/** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
+export const WITH_PLAN_RUN_FLAGS = ['plan', 'base-url', 'api-key-env', 'api-key-file', 'sim-config', 'output', 'report', 'journal', 'on-interrupt', 'json', 'quiet', 'help'] as const;
+
+export const PLAN_FLAGS: readonly FlagSpec[] = [HELP_LONG];
 
 export const SWEEP_FLAGS: readonly FlagSpec[] = [
   { name: 'concurrency', type: 'string', meta: 'LIST', help: 'closed-loop points, comma-separated whole numbers > 0, no repeats (e.g. 1,2,4,8); run in ascending order' },
@@ -89,6 +99,7 @@ export const SIM_FLAGS: readonly FlagSpec[] = [
 /** Every command, in the order docs/cli.md shows them. */
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   { name: 'run', usage: 'servebench run [flags]', summary: 'benchmark a server (default: the built-in simulator) and write a result file', flags: RUN_FLAGS },
+  { name: 'plan', usage: 'servebench plan [run flags] --output FILE', summary: 'write the plan a run would execute (every request, its prompt recipe and schedule), probing the server only as sizing needs', flags: PLAN_FLAGS, runFlagsExcept: PLAN_EXCLUDED_RUN_FLAGS, runFlagsNote: 'they describe the run the plan is for; `--output` (required) is where the plan is written. `servebench run --plan FILE` executes it' },
   { name: 'sweep', usage: 'servebench sweep (--concurrency LIST | --rate LIST) [--output-dir DIR] [run flags]', summary: 'one benchmark per load point (--concurrency 1,2,4 or --rate 2,4,8), with the knee and the SLO limit', flags: SWEEP_FLAGS, runFlagsExcept: SWEEP_EXCLUDED_RUN_FLAGS },
   { name: 'compare', usage: 'servebench compare [flags] BASELINE.json CANDIDATE.json [MORE.json...]', summary: 'check two or more results measured the same workload, then compare their figures with bootstrap intervals', flags: COMPARE_FLAGS },
   { name: 'list', usage: 'servebench list [--model SUBSTR] [--protocol P] [--since YYYY-MM-DD] [--max-depth N] [--json] DIR', summary: 'one line per result file below a directory (any era), with filters', flags: LIST_FLAGS },

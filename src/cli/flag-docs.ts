@@ -45,7 +45,8 @@ function renderCommand(spec: CommandSpec): string {
   const parts = [`## \`servebench ${spec.name}\``, '', `${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.`, '', '```', `usage: ${spec.usage}`, '```', '', renderFlagTable(spec.flags)];
   if (spec.runFlagsExcept !== undefined) {
     const except = spec.runFlagsExcept.map((f) => `\`--${f}\``).join(', ');
-    parts.push('', `Every flag of \`servebench run\` above applies to every point as well, except ${except} (the sweep sets the load and the file names of each point itself).`);
+    const note = spec.runFlagsNote ?? 'the sweep sets the load and the file names of each point itself';
+    parts.push('', `Every flag of \`servebench run\` above applies ${spec.runFlagsNote === undefined ? 'to every point ' : ''}as well, except ${except} (${note}).`);
   }
   return parts.join('\n');
 }

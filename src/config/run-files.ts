@@ -70,11 +70,11 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
 /**
  * Checks, before any request, every file a run will write: `--output` (or the default results
  * directory), the journal (`--journal`, or a fresh name beside `--output`) and `--report`, against
- * each other and the run's inputs. Returns the journal path when it is known now; null means the
+ * each other and the run's inputs (and `moreInputs`: a `--plan` file). Returns the journal path when it is known now; null means the
  * default, beside the default result, named once the run id is known.
  * @throws UsageError naming the flag(s) and the path.
  */
-export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null): { journal: string | null } {
+export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null, moreInputs: readonly ReadInput[] = []): { journal: string | null } {
   const targets: WriteTarget[] = [];
   if (config.output !== null) targets.push({ flag: '--output', path: config.output, mode: 'replace' });
   else checkCreatableDirectory(`the default output directory ${defaultResultsDir(cwd)}`, defaultResultsDir(cwd));
@@ -82,7 +82,7 @@ export function checkRunFiles(config: RunConfig, cwd: string, report: string | n
   const journal = config.journal ?? (config.output === null ? null : freshJournalBeside(config.output, report === null ? [] : [report]));
   if (config.journal === null && journal !== null) targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });
   if (report !== null) targets.push({ flag: '--report', path: report, mode: 'replace' });
-  checkWriteTargets(targets, runInputs(config, cwd, contextBuckets));
+  checkWriteTargets(targets, [...runInputs(config, cwd, contextBuckets), ...moreInputs]);
   return { journal };
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
-import { runBenchmark } from '../../src/runner/benchmark.js';
+import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { startSim } from '../../src/sim/server.js';
 
 /** This process's open files under /proc that name a thread's schedstat or stat. */

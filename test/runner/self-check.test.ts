@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSelfCheck } from '../../src/runner/self-check.js';
-import { startStallMeter, STALL_ALLOWANCE_MS } from '../../src/runner/stalls.js';
-import { sleep } from '../../src/runner/clock.js';
+import { startSelfCheck } from '../../src/execute/self-check.js';
+import { startStallMeter, STALL_ALLOWANCE_MS } from '../../src/execute/stalls.js';
+import { sleep } from '../../src/execute/clock.js';
 
 test('an idle client is never blamed for its own work: not flagged, or flagged as starved when the machine stops it', async () => {
   // An idle process can still be kept off the CPU by the machine for tens of milliseconds (a CI

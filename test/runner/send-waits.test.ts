@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { summarizeSendWaits } from '../../src/runner/send-waits.js';
+import { summarizeSendWaits } from '../../src/assemble/send-waits.js';
 import type { RequestResult } from '../../src/record/types.js';
 
 function withWait(index: number, sendWaitMs: number | undefined): RequestResult {

@@ -1,13 +1,13 @@
 /**
- * Which first-token stamps a stall may have delayed (src/runner/stalls.ts), computed by hand, checked
+ * Which first-token stamps a stall may have delayed (src/execute/stalls.ts), computed by hand, checked
  * against a brute-force scan, and used by the self-check.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { afterStall, requestsAfterStalls, STALL_AFTERMATH_MS, STALL_ALLOWANCE_MS, type Stall } from '../../src/runner/stalls.js';
-import { startSelfCheck } from '../../src/runner/self-check.js';
-import { sleep } from '../../src/runner/clock.js';
+import { afterStall, requestsAfterStalls, STALL_AFTERMATH_MS, STALL_ALLOWANCE_MS, type Stall } from '../../src/execute/stalls.js';
+import { startSelfCheck } from '../../src/execute/self-check.js';
+import { sleep } from '../../src/execute/clock.js';
 import type { RequestResult } from '../../src/record/types.js';
 
 /** A finished request with its first token at `firstMs` after run start. */

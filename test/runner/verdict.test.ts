@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StallLedger, STALL_TICK_MS } from '../../src/runner/stalls.js';
-import { breaksBound, clientVerdict, lateTurnFigures, type ClientSelfCheck } from '../../src/runner/self-check.js';
+import { StallLedger, STALL_TICK_MS } from '../../src/execute/stalls.js';
+import { breaksBound, clientVerdict, lateTurnFigures, type ClientSelfCheck } from '../../src/execute/self-check.js';
 import { parseSchedstat, parseStat, type ThreadTimes } from '../../src/util/thread-times.js';
-import { clientWarning } from '../../src/report/console.js';
+import { clientWarning } from '../../src/metrics/client-warning.js';
 
 const ms = (cpuMs: number, runDelayMs: number | null): ThreadTimes => ({ cpuNs: cpuMs * 1e6, runDelayNs: runDelayMs === null ? null : runDelayMs * 1e6 });
 

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { StreamWorkerPool } from '../../src/runner/workers/pool.js';
-import { mergeThreadChecks, threadCpuSeconds, type ThreadSelfCheck } from '../../src/runner/workers/thread-check.js';
-import type { StreamWorkerSettings } from '../../src/runner/workers/protocol.js';
-import type { ClientSelfCheck } from '../../src/runner/self-check.js';
+import { StreamWorkerPool } from '../../src/execute/workers/pool.js';
+import { mergeThreadChecks, threadCpuSeconds, type ThreadSelfCheck } from '../../src/execute/workers/thread-check.js';
+import type { StreamWorkerSettings } from '../../src/execute/workers/protocol.js';
+import type { ClientSelfCheck } from '../../src/execute/self-check.js';
 import type { RequestResult } from '../../src/record/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-workers-'));
@@ -82,7 +82,7 @@ test('a worker that dies mid-run fails the run with its id and stops scheduling'
 });
 
 test('thread CPU counts only the calling thread: a busy worker does not show in the main thread', { skip: threadCpuSeconds() === null ? 'no /proc/thread-self' : false }, async () => {
-  const module = pathToFileURL(join(import.meta.dirname, '../../src/runner/workers/thread-check.js')).href;
+  const module = pathToFileURL(join(import.meta.dirname, '../../src/execute/workers/thread-check.js')).href;
   const burner = script('burner', `
     import { threadCpuSeconds } from '${module}';
     const start = threadCpuSeconds();

@@ -14,7 +14,7 @@ import { InputFileError, UsageError } from '../../util/errors.js';
 import { readInputFile } from '../../util/read-file.js';
 import { parseJournal } from '../../record/journal.js';
 import type { RequestResult } from '../../record/types.js';
-import { assembleResult, type RunHeader } from '../../runner/assemble.js';
+import { assembleResult, type RunHeader } from '../../assemble/assemble.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';

@@ -15,10 +15,14 @@ import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
 import { resolveApiKey } from '../../config/api-key.js';
-import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
-import { nothingMeasured } from '../../runner/plan-check.js';
-import { buildDryRunPlan, formatDryRunPlan } from '../../runner/dry-run.js';
-import { elapsedMs } from '../../runner/clock.js';
+import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
+import { parsePlan, type RunPlan } from '../../plan/run-plan.js';
+import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
+import { readInputFile } from '../../util/read-file.js';
+import { InputFileError } from '../../util/errors.js';
+import { nothingMeasured } from '../../plan/plan-check.js';
+import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
+import { elapsedMs } from '../../execute/clock.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
 import { Progress } from '../../report/progress.js';
@@ -44,7 +48,10 @@ export const runCommand: Command = async (argv, io) => {
     io.stdout(HELP);
     return EXIT.ok;
   }
+  const planFile = typeof parsed.values['plan'] === 'string' ? resolve(io.cwd, parsed.values['plan']) : null;
+  if (planFile !== null) refuseFlagsThePlanFixes(parsed.given);
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const savedPlan = planFile === null ? null : readPlanFile(planFile);
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
   if (reportPath !== null && config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
   if (config.dryRun) {
@@ -54,7 +61,7 @@ export const runCommand: Command = async (argv, io) => {
   }
   // Every file this run writes, checked against the others and the inputs before any request.
   const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
-  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets);
+  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets, planFile === null ? [] : [{ flag: '--plan', path: planFile }]);
   const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config, io.env);
   for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
@@ -73,7 +80,7 @@ export const runCommand: Command = async (argv, io) => {
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
         interrupts.phase = 'running';
-        say(startLine(event, config));
+        say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
         if (!config.quiet && !config.json) {
           progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
           progress.start();
@@ -90,15 +97,16 @@ export const runCommand: Command = async (argv, io) => {
         progress?.onResult(result);
       }
     };
-    const outcome = await runBenchmark(config, target, {
+    const options = {
       onEvent,
       stopSignal: interrupts.stop.signal,
       cancelSignal: interrupts.cancel.signal,
-      journalPathFor: (runId) => {
+      journalPathFor: (runId: string) => {
         outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
         return files.journal ?? journalBeside(outputPath);
       },
-    });
+    };
+    const outcome = savedPlan === null ? await runBenchmark(config, target, options) : await runPlannedBenchmark(savedPlan, target, options);
     interrupts.phase = 'finishing';
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
@@ -114,7 +122,7 @@ export const runCommand: Command = async (argv, io) => {
       say(`report written to ${reportPath}`);
     }
     if (outcome.interrupted) return EXIT.interrupted;
-    const unmeasured = nothingMeasured(config, outcome.results, outcome.interrupted);
+    const unmeasured = nothingMeasured(outcome.plan, outcome.results, outcome.interrupted);
     if (unmeasured !== null) {
       io.stderr(`servebench run: ${unmeasured}\n`);
       return EXIT.failed;
@@ -127,6 +135,48 @@ export const runCommand: Command = async (argv, io) => {
     interrupts.dispose();
   }
 };
+
+/** Largest plan file read (a plan of a million requests is a few tens of megabytes). */
+const MAX_PLAN_BYTES = 512 * 1024 * 1024;
+
+/** `--plan` fixes everything but the target, the key and the run's own files: any other flag typed is refused, all named at once. */
+function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
+  const allowed: readonly string[] = WITH_PLAN_RUN_FLAGS;
+  const fixed = [...given].filter((name) => !allowed.includes(name));
+  if (fixed.length === 0) return;
+  throw new UsageError(`--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`);
+}
+
+function readPlanFile(file: string): RunPlan {
+  const { text } = readInputFile(file, MAX_PLAN_BYTES, 'plan');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(file, `not JSON (${(error as Error).message})`);
+  }
+  return parsePlan(value, file);
+}
+
+/** The start line of a saved plan: the same facts as {@link startLine}, read from the plan. */
+function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, plan: RunPlan): string {
+  const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
+  const thinking = plan.body.thinking;
+  const mode = thinking.mode !== 'default' ? ` thinking=${thinking.mode}` : '';
+  const effort = thinking.reasoningEffort !== null ? ` reasoning_effort=${thinking.reasoningEffort}` : '';
+  const context = plan.prompts.kind === 'dataset' ? 'dataset' : plan.meta.context_tokens !== null ? `ctx=${plan.meta.context_tokens}` : `ctx=sampled(seed ${plan.meta.context_seed})`;
+  const summary = plan.load_summary;
+  const cap = (n: number | null): string => (n ? ` max_concurrency=${n}` : '');
+  const load =
+    plan.load.kind === 'closed'
+      ? `concurrency=${plan.load.concurrency} ${plan.meta.serve_flags.shared_prefix_burst ? 'BURST(shared-prefix)' : 'closed-loop'}`
+      : summary['mode'] === 'open'
+        ? `rate=${String(summary['rate'])}/s ${String(summary['arrival'])}${cap(plan.load.max_concurrency)}`
+        : `trace${cap(plan.load.max_concurrency)}`;
+  const n = plan.requests.time_bounded && event.durationS !== null ? `duration=${event.durationS}s` : `n=${event.requests}`;
+  const workers = plan.client.workers > 1 ? ` workers=${plan.client.workers}` : '';
+  return `BENCH plan model=${event.model} ${n} ${load} ${context} max_tokens=${plan.meta.max_tokens} max_model_len=${window}${mode}${effort}${workers}`;
+}
 
 /** Where the run is, for what a signal does. */
 type RunPhase = 'setup' | 'running' | 'finishing';

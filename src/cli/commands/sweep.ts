@@ -14,7 +14,7 @@ import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { resolveApiKey } from '../../config/api-key.js';
-import { runBenchmark } from '../../runner/benchmark.js';
+import { runBenchmark } from '../../pipeline/benchmark.js';
 import { startEmbeddedSimulator } from '../embedded-sim.js';
 import { writeFileAtomic, writeResultFile } from '../../result/io.js';
 import { loadReportSources, writeHtmlReport } from './report.js';

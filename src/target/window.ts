@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { getJson } from '../client/transport.js';
-import { endpointUrl } from '../config/base-url.js';
+import { endpointUrl } from '../client/endpoint.js';
 import { UsageError } from '../util/errors.js';
 
 /** What `/models` told us. */
@@ -73,14 +73,4 @@ async function probeProps(dispatcher: Dispatcher, baseUrl: string, headers: Reco
     }
   }
   return null;
-}
-
-/** `cap = window − max_tokens − margin`, null when the window is unknown; an impossible budget is a usage error (spec §2.2). */
-export function promptCap(window: number | null, maxTokens: number, margin: number): number | null {
-  if (window === null) return null;
-  const cap = window - maxTokens - margin;
-  if (cap <= 0) {
-    throw new UsageError(`max_model_len must exceed max_tokens plus the context margin (window ${window}, max_tokens ${maxTokens}, margin ${margin})`);
-  }
-  return cap;
 }

@@ -7,7 +7,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { getJson } from '../client/transport.js';
-import { endpointUrl } from '../config/base-url.js';
+import { endpointUrl } from '../client/endpoint.js';
 
 /** Most connections opened ahead: beyond this, set-up cost per request is negligible anyway. */
 export const MAX_WARM_CONNECTIONS = 1024;

@@ -27,8 +27,11 @@ export interface Sizing {
   info(): Record<string, unknown>;
 }
 
+/** What sizing reads of the configuration (a saved plan carries the same fields). */
+export type SizingSettings = Pick<RunConfig, 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking' | 'timeoutS'>;
+
 /** Creates the sizer for the configured mode. */
-export async function createSizer(config: RunConfig, context: SizingContext): Promise<Sizing> {
+export async function createSizer(config: SizingSettings, context: SizingContext): Promise<Sizing> {
   const spec = parseTokenizerSpec(config.tokenizer);
   // Sizing a million prompts is a loop that would otherwise keep the event loop (and a signal) waiting.
   const checkpoint = createCheckpoint(context.signal);

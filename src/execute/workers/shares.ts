@@ -4,7 +4,7 @@
  * merging: every result lands in the main thread's one list, so every metric is computed once
  * from all records.
  */
-import type { RunConfig } from '../../config/run-config.js';
+import type { RunPlan } from '../../plan/run-plan.js';
 import type { ConnectionWarmup } from '../connections.js';
 import type { StreamWorkerSettings } from './protocol.js';
 import { streamBounds } from '../send.js';
@@ -13,7 +13,7 @@ import type { ClientSelfCheck } from '../self-check.js';
 import { mergeThreadChecks } from './thread-check.js';
 
 export interface ShareInput {
-  config: RunConfig;
+  plan: RunPlan;
   baseUrl: string;
   url: string;
   headers: Record<string, string>;
@@ -25,9 +25,9 @@ export interface ShareInput {
 
 /** Starts the stream workers; they have opened their connections when this resolves (aborting `signal` stops them: an `InterruptedError`). */
 export function openStreamWorkers(input: ShareInput, warn: (text: string) => void, signal?: AbortSignal): Promise<StreamWorkerPool> {
-  const { config } = input;
-  if (config.load.kind === 'closed' && config.workers > config.load.concurrency) {
-    warn(`--workers ${config.workers} exceeds --concurrency ${config.load.concurrency}: some workers will stay idle`);
+  const { plan } = input;
+  if (plan.load.kind === 'closed' && plan.client.workers > plan.load.concurrency) {
+    warn(`--workers ${plan.client.workers} exceeds --concurrency ${plan.load.concurrency}: some workers will stay idle`);
   }
   return StreamWorkerPool.open(workerSettings(input), undefined, signal);
 }
@@ -45,16 +45,16 @@ export async function finishStreamWorkers(pool: StreamWorkerPool, main: ClientSe
  * (at most N − 1 connections more than one thread would open).
  */
 export function workerSettings(input: ShareInput): StreamWorkerSettings[] {
-  const { config } = input;
-  const count = config.workers;
+  const { plan } = input;
+  const count = plan.client.workers;
   return Array.from({ length: count }, (_, i) => ({
     id: i + 1,
     url: input.url,
     baseUrl: input.baseUrl,
     headers: input.headers,
     connections: Math.ceil(input.connections / count),
-    warmCount: config.coldConnections ? 0 : Math.ceil(input.warmCount / count),
-    bounds: streamBounds(config),
+    warmCount: plan.client.cold_connections ? 0 : Math.ceil(input.warmCount / count),
+    bounds: streamBounds(plan),
   }));
 }
 

@@ -15,6 +15,7 @@ import type { RequestResult } from '../record/types.js';
 import type { TooSmall, Workload } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 import type { LoadPlan } from './load-plan.js';
+import type { RunPlan } from './run-plan.js';
 
 /**
  * A chat-template overhead above this many tokens for one short user message is not a template:
@@ -111,11 +112,11 @@ export function clampWarning(config: RunConfig, window: number | null, cap: numb
  * After a run that was not interrupted: why nothing was measured when every request sent was a
  * warm-up request (the result then has no rows), else null.
  */
-export function nothingMeasured(config: RunConfig, results: readonly RequestResult[], interrupted: boolean): string | null {
-  const warmup = config.warmup;
+export function nothingMeasured(plan: Pick<RunPlan, 'warmup' | 'load_summary' | 'requests'>, results: readonly RequestResult[], interrupted: boolean): string | null {
+  const warmup = plan.warmup;
   if (interrupted || warmup === null || results.length === 0 || results.some((r) => r.warmup !== true)) return null;
   const flag = 'seconds' in warmup ? `--warmup ${warmup.seconds}s` : `--warmup ${warmup.requests}`;
-  const timeOnly = config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven;
-  const longer = config.load.kind === 'trace' ? '' : timeOnly ? ' or lengthen --duration' : ' or raise --requests';
+  const trace = plan.load_summary['mode'] === 'trace';
+  const longer = trace ? '' : plan.requests.time_bounded ? ' or lengthen --duration' : ' or raise --requests';
   return `nothing was measured: all ${results.length} requests sent fell within ${flag}, which excludes them from every figure (the result has no rows); shorten --warmup${longer}`;
 }

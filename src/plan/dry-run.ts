@@ -6,7 +6,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { buildWorkload, fixedRatioSizer } from '../workload/workload.js';
 import { planLoad, workloadInput } from './load-plan.js';
 import { chatRequestBody } from '../workload/request-body.js';
-import { promptCap } from './window.js';
+import { promptCap } from './prompt-cap.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
 import { checkPromptsBuildable, checkWarmupLeavesRequests } from './plan-check.js';
 

@@ -4,10 +4,10 @@
  * expected prompt tokens, scheduled offset) are attached to the result here.
  */
 import type { Dispatcher } from 'undici';
-import type { RunConfig } from '../config/run-config.js';
+import type { RunPlan } from '../plan/run-plan.js';
 import { streamChatCompletion, type StreamRequest } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
-import type { Workload } from '../workload/workload.js';
+import type { PromptSource } from './prompts.js';
 import { chatRequestBody } from '../workload/request-body.js';
 import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
 import { elapsedMs, waitUntil } from './clock.js';
@@ -20,9 +20,8 @@ export interface SenderOptions {
   dispatcher: Dispatcher;
   url: string;
   headers: Record<string, string>;
-  model: string;
-  config: RunConfig;
-  workload: Workload;
+  plan: RunPlan;
+  prompts: PromptSource;
   runStartNs: bigint;
   cancelSignal?: AbortSignal;
   /**
@@ -32,30 +31,20 @@ export interface SenderOptions {
   streamInWorker?: (order: StreamOrder) => Promise<RequestResult>;
 }
 
-/** The client's bounds on one request, from the configuration: the same in whichever thread it streams. */
+/** The client's bounds on one request, as planned: the same in whichever thread it streams. */
 export type StreamBounds = Pick<StreamRequest, 'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'>;
 
-/**
- * Where each request's clock starts (t0), recorded as `servebench.clock.t0`: `write`, when undici
- * writes the request to its socket (servebench's default), or `hand-over`, just before the request
- * is handed to the HTTP stack (`--cold-connections`; the reference harness's clock). Connect and
- * client queueing count in TTFT only with `hand-over`, so compare treats the two as different workloads.
- */
-export type ClockOrigin = 'write' | 'hand-over';
-
-export function clockOrigin(config: Pick<RunConfig, 'coldConnections'>): ClockOrigin {
-  return config.coldConnections ? 'hand-over' : 'write';
-}
-
-export function streamBounds(config: RunConfig): StreamBounds {
+/** The client's bounds on one request, as the plan fixes them. */
+export function streamBounds(plan: RunPlan): StreamBounds {
+  const client = plan.client;
   return {
-    idleTimeoutS: config.timeoutS,
-    requestTimeoutS: config.requestTimeoutS,
-    maxResponseBytes: config.maxResponseBytes,
-    maxLineBytes: config.maxLineBytes,
+    idleTimeoutS: client.idle_timeout_s,
+    requestTimeoutS: client.request_timeout_s,
+    maxResponseBytes: client.max_response_bytes,
+    maxLineBytes: client.max_line_bytes,
     // --cold-connections keeps the reference's clock: connect and client queueing count in TTFT.
-    timeFrom: clockOrigin(config) === 'write' ? 'write' : 'dispatch',
-    ...(config.retries > 0 ? { retry: { retries: config.retries, maxWaitS: config.retryMaxWaitS } } : {}),
+    timeFrom: plan.identity.clock_origin === 'write' ? 'write' : 'dispatch',
+    ...(client.retries > 0 ? { retry: { retries: client.retries, maxWaitS: client.retry_max_wait_s } } : {}),
   };
 }
 
@@ -64,18 +53,22 @@ export function createRequestSender(options: SenderOptions): {
   prepare(index: number): Promise<Prepared>;
   send(index: number, prepared: Prepared, scheduledOffsetMs: number | null): Promise<RequestResult>;
 } {
-  const { workload, config } = options;
+  const { prompts, plan } = options;
+  const body = plan.body;
+  const output = { ignoreEos: body.ignore_eos, minTokens: body.min_tokens };
+  const bounds = streamBounds(plan);
+  const maxTokens = (index: number): number => plan.requests.max_tokens[index] ?? plan.meta.max_tokens;
   return {
     async prepare(index) {
       try {
-        const messages = await workload.prepare(index);
-        return { body: chatRequestBody(options.model, messages, workload.maxTokens[index] ?? config.maxTokens, config.thinking, config) };
+        const messages = await prompts.prepare(index);
+        return { body: chatRequestBody(body.model, messages, maxTokens(index), body.thinking, output) };
       } catch (error) {
         return { error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error) };
       }
     },
     async send(index, prepared, scheduledOffsetMs) {
-      const planned = workload.plannedTokens[index] ?? 0;
+      const planned = plan.requests.planned_tokens[index] ?? 0;
       const inWorker = options.streamInWorker;
       let result: RequestResult;
       if ('error' in prepared) {
@@ -93,12 +86,12 @@ export function createRequestSender(options: SenderOptions): {
           requestIndex: index,
           plannedContextTokens: planned,
           runStartNs: options.runStartNs,
-          ...streamBounds(config),
+          ...bounds,
           ...(options.cancelSignal ? { signal: options.cancelSignal } : {}),
         });
       }
-      result.expectedPromptTokens = workload.expectedTokens(index);
-      result.maxTokens = workload.maxTokens[index] ?? config.maxTokens;
+      result.expectedPromptTokens = prompts.expectedTokens(index);
+      result.maxTokens = maxTokens(index);
       result.scheduledOffsetMs = scheduledOffsetMs;
       return result;
     },

@@ -8,8 +8,7 @@ import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildResult, type CapacityResult, type RunMeta } from '../result/build.js';
 import { runChecks } from './run-checks.js';
-import { clientWarning } from '../report/console.js';
-import type { ClientSelfCheck } from './self-check.js';
+import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
 import { parseSlo } from '../metrics/slo.js';
 import { retrySummary } from './retries.js';
@@ -22,7 +21,16 @@ export interface RunHeader {
   promptMethod: string;
   enforceCalibration: boolean;
   /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
-  shape: { mode: 'closed' | 'open'; targetConcurrency: number | null; targetRate: number | null; rampEndMs: number | null; slo: string | null };
+  shape: {
+    mode: 'closed' | 'open';
+    targetConcurrency: number | null;
+    targetRate: number | null;
+    rampEndMs: number | null;
+    slo: string | null;
+    /** `--retries` and `--retry-max-wait` as planned (a journal written before they were here: see cli/commands/rebuild.ts). */
+    retries: number;
+    retryMaxWaitS: number;
+  };
 }
 
 /** How the run ended. */
@@ -32,8 +40,8 @@ export interface RunEnd {
   interrupted: boolean;
   /** The prompt-set id when it is only known at the end (prompts sized during the run). */
   promptSetId?: string;
-  /** The client's self-check (src/runner/self-check.ts), when known. */
-  client?: ClientSelfCheck | Record<string, unknown>;
+  /** The client's self-check (src/execute/self-check.ts), when known: `servebench.client`. */
+  client?: Record<string, unknown>;
   /** `--workers N`: what each stream worker did (`servebench.workers`). */
   workers?: Record<string, unknown>;
   /** How the run's journal was written (`servebench.journal`); absent in a result rebuilt from one. */
@@ -62,8 +70,7 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   };
   if (warmupCount > 0) servebench['warmup_connection_retries'] = connectionRetries(results.filter((r) => r.warmup === true));
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
-  const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
-  const retries = retrySummary(results, typeof config.retries === 'number' ? config.retries : 0, typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0);
+  const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
   if (retries !== null) servebench['retries'] = retries;
   if (end.workers !== undefined) servebench['workers'] = end.workers;
   if (end.journal !== undefined) servebench['journal'] = end.journal;

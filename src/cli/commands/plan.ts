@@ -1,0 +1,67 @@
+/**
+ * `servebench plan [run flags] --output FILE`: write the RunPlan a run with these flags would
+ * execute (src/plan/run-plan.ts), and nothing else. The server is asked only what sizing needs
+ * (`/models` for the model and window, the tokenizer or a calibration probe): no benchmark request
+ * is sent. Without --base-url the built-in simulator answers, as for `run`.
+ * `servebench run --plan FILE` executes the plan. Exit codes: 0 written, 2 bad usage.
+ */
+import { resolve } from 'node:path';
+import { parseFlags } from '../parse.js';
+import { RUN_FLAGS, formatFlagHelp } from '../options.js';
+import { PLAN_EXCLUDED_RUN_FLAGS, commandSpec } from '../command-flags.js';
+import { EXIT } from '../exit-codes.js';
+import type { Command } from '../io.js';
+import { resolveRunConfig } from '../../config/run-config.js';
+import { runInputs } from '../../config/run-files.js';
+import { resolveApiKey } from '../../config/api-key.js';
+import { planBenchmark } from '../../pipeline/benchmark.js';
+import { serializePlan } from '../../plan/run-plan.js';
+import { writeFileAtomic } from '../../result/io.js';
+import { UsageError } from '../../util/errors.js';
+import { checkWriteTargets } from '../../util/write-targets.js';
+import { startEmbeddedSimulator } from '../embedded-sim.js';
+
+const EXCLUDED: readonly string[] = PLAN_EXCLUDED_RUN_FLAGS;
+
+const HELP = `usage: ${commandSpec('plan').usage}
+
+Writes the plan a 'servebench run' with the same flags would execute: every request's index,
+schedule, planned context, output cap and prompt recipe, the request body's shape, the client's
+bounds and the run's identity (prompt_set_id, cache_policy, clock origin). It asks the server
+only what sizing needs and sends no benchmark request. 'servebench run --plan FILE' executes it.
+
+${formatFlagHelp(RUN_FLAGS.filter((f) => !EXCLUDED.includes(f.name)))}
+`;
+
+export const planCommand: Command = async (argv, io) => {
+  const parsed = parseFlags(argv, RUN_FLAGS);
+  if (parsed.values['help'] === true) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  const refused = EXCLUDED.filter((name) => parsed.given.has(name));
+  if (refused.length > 0) throw new UsageError(`${refused.map((f) => `--${f}`).join(', ')} ${refused.length === 1 ? 'does' : 'do'} not apply to plan (it writes a plan and runs nothing)`);
+  if (typeof parsed.values['output'] !== 'string') throw new UsageError('--output FILE is required: where to write the plan');
+  const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const output = resolve(io.cwd, parsed.values['output']);
+  const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  // The plan never replaces one of its own inputs.
+  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], runInputs(config, io.cwd, contextBuckets));
+  const { key: apiKey, warnings } = resolveApiKey(config, io.env);
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
+  try {
+    if (sim !== null && !config.quiet) io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
+    const plan = await planBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, {
+      onEvent: (event) => {
+        if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
+        else if (event.kind === 'phase' && !config.quiet) io.stdout(`${event.text}\n`);
+      },
+    });
+    await writeFileAtomic(output, serializePlan(plan));
+    io.stdout(`plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`);
+    return EXIT.ok;
+  } finally {
+    await sim?.close();
+  }
+};
