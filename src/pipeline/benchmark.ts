@@ -243,8 +243,21 @@ async function executeAndAssemble(plan: RunPlan, lazySizer: PromptSizer | null, 
   const finishedAt = utcSeconds(execution.finishedAt);
   const client = { ...execution.client, ...summarizeSendWaits(execution.results) };
   const workersInfo = execution.workers;
-  journalLine({ type: 'end', wall_s: execution.wallSeconds, finished_at: finishedAt, interrupted: execution.interrupted, client, ...(workersInfo ? { workers: workersInfo } : {}) });
   const writer = journal as JournalWriter | null;
+  // The end line records the journal's status as it will be once that line is written, so a
+  // rebuild reproduces the result byte for byte (unless the final flush then fails).
+  const before = writer?.status();
+  const expected = before === undefined ? null : { ...before, complete: before.error === null && before.header_written, end_written: true };
+  journalLine({
+    type: 'end',
+    wall_s: execution.wallSeconds,
+    finished_at: finishedAt,
+    interrupted: execution.interrupted,
+    client,
+    ...(workersInfo ? { workers: workersInfo } : {}),
+    prompt_set_id: execution.promptSetId,
+    ...(expected !== null ? { journal: expected } : {}),
+  });
   writer?.close();
   const journalStatus = writer?.status() ?? null;
   const { result, warnings } = assembleResult(header, execution.results, {
