@@ -135,26 +135,26 @@ async function planWith(config: RunConfig, target: BenchmarkTarget, session: Ses
   // The load plan needs no server: a plan that would measure nothing is refused before anything is sent.
   const load = planLoad(config);
   checkWarmupLeavesRequests(config, load);
-  const probe = await resolveModelAndWindow(config, session.dispatcher, target.baseUrl, session.headers, session.setup);
+  const probe = await resolveModelAndWindow(config.target, session.dispatcher, target.baseUrl, session.headers, session.setup);
   setupInterrupted();
   const model = chosenModel(target.baseUrl, probe);
-  const window = config.maxModelLen > 0 ? config.maxModelLen : probe.window;
-  const cap = promptCap(window, config.maxTokens, config.margin);
+  const window = config.target.maxModelLen > 0 ? config.target.maxModelLen : probe.window;
+  const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
   options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
-  const sizing = await createSizer(config, { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model, headers: session.headers, signal: session.setup });
-  const { plan, warning } = await planRun(config, load, { model, window, windowSource: config.maxModelLen > 0 ? 'flag' : probe.windowSource, cap }, sizing);
+  const sizing = await createSizer({ ...config.workload, timeoutS: config.client.timeoutS }, { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model, headers: session.headers, signal: session.setup });
+  const { plan, warning } = await planRun(config, load, { model, window, windowSource: config.target.maxModelLen > 0 ? 'flag' : probe.windowSource, cap }, sizing);
   if (warning !== null) options.onEvent?.({ kind: 'warning', text: warning });
   return { plan, lazySizer: load.lazy ? sizing.sizer : null };
 }
 
 /** Plans the run of `config` against `target` (probing it only as sizing needs) and returns the plan. */
 export async function planBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<RunPlan> {
-  return withSession(connectionLimit(config), config.timeoutS, target, options, async (session) => (await planWith(config, target, session, options)).plan);
+  return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => (await planWith(config, target, session, options)).plan);
 }
 
 /** Runs the benchmark described by `config` against `target`. */
 export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
-  return withSession(connectionLimit(config), config.timeoutS, target, options, async (session) => {
+  return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => {
     const { plan, lazySizer } = await planWith(config, target, session, options);
     return executeAndAssemble(plan, lazySizer, target, session, options);
   });

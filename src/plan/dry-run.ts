@@ -53,43 +53,43 @@ const MAX_LISTED = 1000;
  * tokenizer from the server first, which a dry run does not contact.
  */
 export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
-  const window = config.maxModelLen > 0 ? config.maxModelLen : null;
-  const cap = promptCap(window, config.maxTokens, config.margin);
-  const offline = config.tokenizer.startsWith('chars:');
+  const window = config.target.maxModelLen > 0 ? config.target.maxModelLen : null;
+  const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
+  const offline = config.workload.tokenizer.startsWith('chars:');
   const load = planLoad(config);
   checkWarmupLeavesRequests(config, load);
   // A closed loop bounded by time alone has no fixed request count: prompts stay unsized and the
   // plan lists its first requests only.
-  const workload = await buildWorkload(workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.tokenizer.slice(6)) : 3.0)));
+  const workload = await buildWorkload(workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.workload.tokenizer.slice(6)) : 3.0)));
   // Only `chars:R` sizes the real prompts offline; a counting mode's envelope is known once it has counted.
   if (offline) await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: {} });
   const plan = { sizes: workload.plannedTokens, distribution: workload.distribution };
-  const model = config.model ?? '<discovered from /models>';
-  const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.maxTokens, config.thinking, config)) as Record<string, unknown>;
+  const model = config.target.model ?? '<discovered from /models>';
+  const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.workload.maxTokens, config.workload.thinking, config.workload)) as Record<string, unknown>;
   return {
     schema: 'servebench.plan/v1',
     workload: 'capacity',
     target: {
-      base_url: config.baseUrl ?? '<built-in simulator>',
-      model: config.model,
-      engine: config.engine,
-      gpu: config.gpu,
-      tier: config.tier,
-      manifest: config.manifest,
+      base_url: config.target.baseUrl ?? '<built-in simulator>',
+      model: config.target.model,
+      engine: config.target.engine,
+      gpu: config.target.gpu,
+      tier: config.target.tier,
+      manifest: config.target.manifest,
     },
     capacity: {
       requests: workload.requests,
-      concurrency: config.concurrency,
-      context_tokens: config.ctxTokens > 0 ? config.ctxTokens : 'measured-distribution',
-      context_seed: config.seed,
-      max_tokens: config.maxTokens,
-      timeout_seconds: config.timeoutS,
+      concurrency: config.load.concurrency,
+      context_tokens: config.workload.ctxTokens > 0 ? config.workload.ctxTokens : 'measured-distribution',
+      context_seed: config.workload.seed,
+      max_tokens: config.workload.maxTokens,
+      timeout_seconds: config.client.timeoutS,
     },
     thinking: {
-      mode: config.thinking.mode,
-      chat_template_kwargs: config.thinking.chatTemplateKwargs,
-      reasoning_effort: config.thinking.reasoningEffort,
-      control_mechanism: config.thinking.mechanism,
+      mode: config.workload.thinking.mode,
+      chat_template_kwargs: config.workload.thinking.chatTemplateKwargs,
+      reasoning_effort: config.workload.thinking.reasoningEffort,
+      control_mechanism: config.workload.thinking.mechanism,
     },
     max_context_tokens: window,
     prompt_cap_tokens: cap,
@@ -99,15 +99,15 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     load: load.summary,
     context_distribution: plan.distribution,
     context_source: workload.contextSource,
-    tokenizer: config.tokenizer,
-    prompt_method: offline ? workload.promptMethod : `${config.tokenizer} (calibrated against the server at run time)`,
+    tokenizer: config.workload.tokenizer,
+    prompt_method: offline ? workload.promptMethod : `${config.workload.tokenizer} (calibrated against the server at run time)`,
     cache_policy: workload.cachePolicy,
     prompt_set_id: offline && !load.lazy ? workload.promptSetId() : null,
     request_body_shape: shape,
-    output: config.output ?? 'results/<run_id>.json',
+    output: config.output.result ?? 'results/<run_id>.json',
     client: {
-      workers: config.workers,
-      connections: config.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock',
+      workers: config.client.workers,
+      connections: config.client.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock',
       helper_threads: helperThreadPriority(),
     },
     deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],

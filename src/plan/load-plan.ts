@@ -39,15 +39,15 @@ export function planLoad(config: RunConfig): LoadPlan {
       summary: { mode: 'trace', file: load.file, requests: entries.length, max_concurrency: load.maxConcurrency, span_ms: entries[entries.length - 1]?.offsetMs ?? 0 },
     };
   }
-  const timeOnly = load.durationS !== null && !config.requestsGiven;
+  const timeOnly = load.durationS !== null && !config.load.requestsGiven;
   if (load.kind === 'open') {
     const offsetsMs = planArrivals({
       rate: load.rate,
       process: load.arrival,
       burstiness: load.burstiness,
-      seed: config.seed,
+      seed: config.workload.seed,
       rampS: load.rampS,
-      maxRequests: timeOnly ? null : config.requests,
+      maxRequests: timeOnly ? null : config.load.requests,
       durationS: load.durationS,
     });
     if (offsetsMs.length === 0) throw new UsageError('the arrival plan is empty: raise --duration or --rate');
@@ -59,10 +59,10 @@ export function planLoad(config: RunConfig): LoadPlan {
     };
   }
   return {
-    requests: timeOnly ? MAX_TIME_BOUNDED_REQUESTS : config.requests,
+    requests: timeOnly ? MAX_TIME_BOUNDED_REQUESTS : config.load.requests,
     offsetsMs: null,
     lazy: timeOnly,
-    summary: { mode: 'closed', concurrency: load.concurrency, ramp_s: load.rampS, duration_s: load.durationS, burst: config.burst },
+    summary: { mode: 'closed', concurrency: load.concurrency, ramp_s: load.rampS, duration_s: load.durationS, burst: config.load.burst },
   };
 }
 
@@ -71,14 +71,14 @@ export function planLoad(config: RunConfig): LoadPlan {
 export function workloadInput(config: RunConfig, load: LoadPlan, cap: number | null, sizer: PromptSizer, countMessages?: (messages: ChatMessage[]) => Promise<number>): WorkloadInput {
   return {
     requests: load.requests,
-    ctxTokens: config.ctxTokens,
-    seed: config.seed,
+    ctxTokens: config.workload.ctxTokens,
+    seed: config.workload.seed,
     cap,
-    buckets: config.contextBuckets,
-    prefix: config.prefix,
-    sharedPrefixTokens: config.sharedPrefixTokens,
-    cacheBust: config.cacheBust,
-    maxTokens: config.maxTokens,
+    buckets: config.workload.contextBuckets,
+    prefix: config.workload.prefix,
+    sharedPrefixTokens: config.workload.sharedPrefixTokens,
+    cacheBust: config.workload.cacheBust,
+    maxTokens: config.workload.maxTokens,
     dataset: config.inputs.dataset,
     sizer,
     lazy: load.lazy,

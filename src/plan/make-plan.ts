@@ -46,13 +46,13 @@ export interface PlanOutcome {
  */
 export type ClockOrigin = 'write' | 'hand-over';
 
-export function clockOrigin(config: Pick<RunConfig, 'coldConnections'>): ClockOrigin {
-  return config.coldConnections ? 'hand-over' : 'write';
+export function clockOrigin(config: { client: Pick<RunConfig['client'], 'coldConnections'> }): ClockOrigin {
+  return config.client.coldConnections ? 'hand-over' : 'write';
 }
 
 /** Spec §1.5: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
 export function checkAggregateBudget(config: RunConfig, requests: number, cap: number | null): void {
-  const planned = config.ctxTokens > 0 ? config.ctxTokens : Math.min(cap ?? 262144, 262144);
+  const planned = config.workload.ctxTokens > 0 ? config.workload.ctxTokens : Math.min(cap ?? 262144, 262144);
   if (requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {
     throw new UsageError(`--requests/--burst or --ctx-tokens: ${requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`);
   }
@@ -60,8 +60,8 @@ export function checkAggregateBudget(config: RunConfig, requests: number, cap: n
 
 /** The phase line shown before sizing. */
 export function sizingNote(config: RunConfig, lazy: boolean): string {
-  if (config.tokenizer.startsWith('chars:')) return `sizing prompts at ${config.tokenizer.slice(6)} characters per token (no calibration)`;
-  return `sizing prompts with --tokenizer ${config.tokenizer}${lazy ? ' (each just before its request: the run is bounded by time)' : ''}`;
+  if (config.workload.tokenizer.startsWith('chars:')) return `sizing prompts at ${config.workload.tokenizer.slice(6)} characters per token (no calibration)`;
+  return `sizing prompts with --tokenizer ${config.workload.tokenizer}${lazy ? ' (each just before its request: the run is bounded by time)' : ''}`;
 }
 
 /** Sockets the run may hold at once: the closed loop's concurrency, an open loop's cap, else 1024. */
@@ -100,13 +100,13 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
   // Sizing has counted the prompt envelope: a plan none of whose prompts fits it stops here, before any timed request.
   await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: sizing.info() });
   const n = workload.requests;
-  const skeleton = { prefix: config.prefix, shared_prefix_tokens: config.sharedPrefixTokens, cache_bust: config.cacheBust };
+  const skeleton = { prefix: config.workload.prefix, shared_prefix_tokens: config.workload.sharedPrefixTokens, cache_bust: config.workload.cacheBust };
   const rows = config.inputs.dataset;
   const prompts: RunPlan['prompts'] =
     rows !== null
-      ? { kind: 'dataset', cache_bust: config.cacheBust, messages: sampleRows(rows, load.requests, config.seed).map((row) => row.messages), expected_tokens: column(n, (i) => workload.expectedTokens(i)) }
+      ? { kind: 'dataset', cache_bust: config.workload.cacheBust, messages: sampleRows(rows, load.requests, config.workload.seed).map((row) => row.messages), expected_tokens: column(n, (i) => workload.expectedTokens(i)) }
       : load.lazy
-        ? { kind: 'synthetic-lazy', ...skeleton, tokenizer: config.tokenizer }
+        ? { kind: 'synthetic-lazy', ...skeleton, tokenizer: config.workload.tokenizer }
         : { kind: 'synthetic', ...skeleton, body_chars: column(n, (i) => record.answers.get(i)?.bodyChars ?? null), expected_tokens: column(n, (i) => record.answers.get(i)?.expectedTokens ?? null) };
   const closed = config.load.kind === 'closed';
   const plan: RunPlan = {
@@ -124,20 +124,20 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
       sizing: sizing.info(),
     },
     meta: {
-      engine: config.engine,
-      gpu: config.gpu,
-      tier: config.tier,
-      manifest: config.manifest,
-      source_recipe: config.sourceRecipe,
+      engine: config.target.engine,
+      gpu: config.target.gpu,
+      tier: config.target.tier,
+      manifest: config.target.manifest,
+      source_recipe: config.target.sourceRecipe,
       concurrency: config.load.kind === 'closed' ? config.load.concurrency : (config.load.maxConcurrency ?? n),
-      context_tokens: config.ctxTokens > 0 ? config.ctxTokens : null,
-      context_seed: config.seed,
-      max_tokens: config.maxTokens,
+      context_tokens: config.workload.ctxTokens > 0 ? config.workload.ctxTokens : null,
+      context_seed: config.workload.seed,
+      max_tokens: config.workload.maxTokens,
       serve_flags: {
-        shared_prefix_burst: config.burst > 0,
-        no_thinking: config.thinking.noThinking,
-        thinking_mode: config.thinking.mode,
-        reasoning_effort: config.thinking.reasoningEffort,
+        shared_prefix_burst: config.load.burst > 0,
+        no_thinking: config.workload.thinking.noThinking,
+        thinking_mode: config.workload.thinking.mode,
+        reasoning_effort: config.workload.thinking.reasoningEffort,
       },
     },
     load_summary: load.summary,
@@ -147,9 +147,9 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
       target_concurrency: config.load.kind === 'closed' ? config.load.concurrency : config.load.maxConcurrency,
       target_rate: config.load.kind === 'open' ? config.load.rate : null,
       ramp_end_ms: config.load.kind === 'open' && config.load.rampS > 0 ? config.load.rampS * 1000 : null,
-      slo: config.slo,
+      slo: config.slo?.text ?? null,
     },
-    enforce_calibration: workload.contextSource !== 'dataset' && !config.tokenizer.startsWith('chars:'),
+    enforce_calibration: workload.contextSource !== 'dataset' && !config.workload.tokenizer.startsWith('chars:'),
     load:
       load.offsetsMs !== null
         ? {
@@ -164,22 +164,22 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
             ramp_s: config.load.kind === 'closed' ? config.load.rampS : 0,
             duration_s: config.load.kind === 'closed' ? config.load.durationS : null,
           },
-    requests: { count: n, time_bounded: config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven, planned_tokens: workload.plannedTokens, max_tokens: workload.maxTokens },
+    requests: { count: n, time_bounded: config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven, planned_tokens: workload.plannedTokens, max_tokens: workload.maxTokens },
     prompts,
-    body: { model: found.model, thinking: config.thinking, ignore_eos: config.ignoreEos, min_tokens: config.minTokens },
+    body: { model: found.model, thinking: config.workload.thinking, ignore_eos: config.workload.ignoreEos, min_tokens: config.workload.minTokens },
     client: {
-      idle_timeout_s: config.timeoutS,
-      request_timeout_s: config.requestTimeoutS,
-      max_response_bytes: config.maxResponseBytes,
-      max_line_bytes: config.maxLineBytes,
-      retries: config.retries,
-      retry_max_wait_s: config.retryMaxWaitS,
-      cold_connections: config.coldConnections,
-      workers: config.workers,
+      idle_timeout_s: config.client.timeoutS,
+      request_timeout_s: config.client.requestTimeoutS,
+      max_response_bytes: config.client.maxResponseBytes,
+      max_line_bytes: config.client.maxLineBytes,
+      retries: config.client.retries,
+      retry_max_wait_s: config.client.retryMaxWaitS,
+      cold_connections: config.client.coldConnections,
+      workers: config.client.workers,
       connections: connectionLimit(config),
       warm_connections: Math.min(warmCount(config), n),
     },
-    warmup: config.warmup,
+    warmup: config.load.warmup,
   };
   return { plan, warning: clampWarning(config, window, cap) };
 }

@@ -25,7 +25,7 @@ const IMPLAUSIBLE_OVERHEAD_TOKENS = 512;
 
 /** A count warm-up must leave at least one planned request to measure. Throws {@link UsageError}. */
 export function checkWarmupLeavesRequests(config: RunConfig, load: LoadPlan): void {
-  const warmup = config.warmup;
+  const warmup = config.load.warmup;
   // A run bounded by time alone has no request count to compare with: checked after the run.
   if (warmup === null || !('requests' in warmup) || load.lazy || warmup.requests < load.requests) return;
   const what =
@@ -33,8 +33,8 @@ export function checkWarmupLeavesRequests(config: RunConfig, load: LoadPlan): vo
       ? `all ${load.requests} requests of the --trace file`
       : config.load.kind === 'open'
         ? `all ${load.requests} planned arrivals`
-        : `all ${load.requests} planned requests (${config.burst > 0 ? '--burst' : '--requests'} ${load.requests})`;
-  const raise = config.load.kind === 'trace' ? '' : config.load.kind === 'open' ? ' or raise --requests (or --duration)' : config.burst > 0 ? ' or raise --burst' : ' or raise --requests';
+        : `all ${load.requests} planned requests (${config.load.burst > 0 ? '--burst' : '--requests'} ${load.requests})`;
+  const raise = config.load.kind === 'trace' ? '' : config.load.kind === 'open' ? ' or raise --requests (or --duration)' : config.load.burst > 0 ? ' or raise --burst' : ' or raise --requests';
   throw new UsageError(`--warmup ${warmup.requests} excludes ${what} from every figure, so nothing would be measured; lower --warmup${raise}`);
 }
 
@@ -64,30 +64,30 @@ export async function checkPromptsBuildable(config: RunConfig, workload: Workloa
 function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetContext): string {
   const largest = tooSmall.largestTarget;
   const clamped = budget.cap !== null && budget.window !== null && largest === budget.cap;
-  const windowText = config.maxModelLen > 0 ? `--max-model-len ${budget.window}` : `the server's window ${budget.window}`;
+  const windowText = config.target.maxModelLen > 0 ? `--max-model-len ${budget.window}` : `the server's window ${budget.window}`;
   const plan = clamped
-    ? `the window leaves ${largest} tokens per prompt (${windowText} − --max-tokens ${config.maxTokens} − --margin ${config.margin}), less than`
+    ? `the window leaves ${largest} tokens per prompt (${windowText} − --max-tokens ${config.workload.maxTokens} − --margin ${config.workload.margin}), less than`
     : config.load.kind === 'trace'
       ? `the largest --trace input length, ${largest} tokens, is less than`
-      : config.ctxTokens > 0
+      : config.workload.ctxTokens > 0
         ? `--ctx-tokens ${largest} is less than`
-        : config.contextBuckets !== null
+        : config.workload.contextBuckets !== null
           ? `the largest --context-buckets size, ${largest} tokens, is less than`
           : `the largest planned context, ${largest} tokens, is less than`;
   const need = tooSmall.envelopeTokens;
-  const chars = config.tokenizer.startsWith('chars:') ? ` at ${config.tokenizer.slice(6)} characters per token` : '';
+  const chars = config.workload.tokenizer.startsWith('chars:') ? ` at ${config.workload.tokenizer.slice(6)} characters per token` : '';
   const parts = chars === '' ? 'tail line and chat template' : 'tail line';
   const envelope = `the prompt envelope alone (${parts}, no body${need === null ? '' : `: ${need} tokens${chars}`})`;
   const atLeast = need === null ? '' : ` to at least ${need}`;
   const fix = clamped
-    ? config.maxModelLen > 0
+    ? config.target.maxModelLen > 0
       ? 'raise --max-model-len or lower --max-tokens or --margin'
       : 'lower --max-tokens or --margin'
     : config.load.kind === 'trace'
       ? `use a trace whose input lengths are at least ${need ?? 'that'}`
-      : config.ctxTokens > 0
+      : config.workload.ctxTokens > 0
         ? `raise --ctx-tokens${atLeast}`
-        : config.contextBuckets !== null
+        : config.workload.contextBuckets !== null
           ? `raise the --context-buckets sizes${atLeast}`
           : 'raise the planned contexts';
   const head = `no planned prompt can be built: ${plan} ${envelope}`;
@@ -103,9 +103,9 @@ function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetCo
 
 /** One warning when a fixed `--ctx-tokens` exceeds the window's prompt budget (every prompt is then clamped), else null. */
 export function clampWarning(config: RunConfig, window: number | null, cap: number | null): string | null {
-  if (config.ctxTokens <= 0 || cap === null || window === null || config.ctxTokens <= cap || config.load.kind === 'trace') return null;
-  const source = config.maxModelLen > 0 ? '--max-model-len' : "the server's window";
-  return `--ctx-tokens ${config.ctxTokens} does not fit the window: every prompt was clamped to ${cap} tokens (${source} ${window} − --max-tokens ${config.maxTokens} − --margin ${config.margin})`;
+  if (config.workload.ctxTokens <= 0 || cap === null || window === null || config.workload.ctxTokens <= cap || config.load.kind === 'trace') return null;
+  const source = config.target.maxModelLen > 0 ? '--max-model-len' : "the server's window";
+  return `--ctx-tokens ${config.workload.ctxTokens} does not fit the window: every prompt was clamped to ${cap} tokens (${source} ${window} − --max-tokens ${config.workload.maxTokens} − --margin ${config.workload.margin})`;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface Sizing {
 }
 
 /** What sizing reads of the configuration (a saved plan carries the same fields). */
-export type SizingSettings = Pick<RunConfig, 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking' | 'timeoutS'>;
+export type SizingSettings = Pick<RunConfig['workload'], 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking'> & Pick<RunConfig['client'], 'timeoutS'>;
 
 /** Creates the sizer for the configured mode. */
 export async function createSizer(config: SizingSettings, context: SizingContext): Promise<Sizing> {

@@ -27,7 +27,7 @@ async function planOf(args: string[]): Promise<RunPlan> {
   const config = resolveRunConfig(parsed.values, {}, cwd, parsed.given);
   const load = planLoad(config);
   const window = 32768;
-  const cap = promptCap(window, config.maxTokens, config.margin);
+  const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
   const sizer = fixedRatioSizer(3);
   const { plan } = await planRun(config, load, { model: 'm', window, windowSource: 'exact', cap }, { sizer, info: () => ({ method: sizer.method }) });
   return plan;

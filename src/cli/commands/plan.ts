@@ -19,7 +19,7 @@ import { serializePlan } from '../../plan/run-plan.js';
 import { writeFileAtomic } from '../../result/io.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
-import { startEmbeddedSimulator } from '../embedded-sim.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 
 const EXCLUDED: readonly string[] = PLAN_EXCLUDED_RUN_FLAGS;
 
@@ -43,19 +43,21 @@ export const planCommand: Command = async (argv, io) => {
   if (refused.length > 0) throw new UsageError(`${refused.map((f) => `--${f}`).join(', ')} ${refused.length === 1 ? 'does' : 'do'} not apply to plan (it writes a plan and runs nothing)`);
   if (typeof parsed.values['output'] !== 'string') throw new UsageError('--output FILE is required: where to write the plan');
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const simConfig = readRunSimConfig(config);
+  const quiet = parsed.values['quiet'] === true;
   const output = resolve(io.cwd, parsed.values['output']);
   const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   // The plan never replaces one of its own inputs.
   checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], runInputs(config, io.cwd, contextBuckets));
-  const { key: apiKey, warnings } = resolveApiKey(config, io.env);
+  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
+  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig) : null;
   try {
-    if (sim !== null && !config.quiet) io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
-    const plan = await planBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, {
+    if (sim !== null && !quiet) io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
+    const plan = await planBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, {
       onEvent: (event) => {
         if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
-        else if (event.kind === 'phase' && !config.quiet) io.stdout(`${event.text}\n`);
+        else if (event.kind === 'phase' && !quiet) io.stdout(`${event.text}\n`);
       },
     });
     await writeFileAtomic(output, serializePlan(plan));

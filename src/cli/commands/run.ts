@@ -23,7 +23,7 @@ import { InputFileError } from '../../util/errors.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
 import { elapsedMs } from '../../execute/clock.js';
-import { startEmbeddedSimulator } from '../embedded-sim.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
 import { Progress } from '../../report/progress.js';
 import { parseResultText, writeResultFile } from '../../result/io.js';
@@ -51,42 +51,45 @@ export const runCommand: Command = async (argv, io) => {
   const planFile = typeof parsed.values['plan'] === 'string' ? resolve(io.cwd, parsed.values['plan']) : null;
   if (planFile !== null) refuseFlagsThePlanFixes(parsed.given);
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const simConfig = readRunSimConfig(config);
+  // How this command prints: no part of the run's configuration.
+  const cli = { dryRun: parsed.values['dry-run'] === true, json: parsed.values['json'] === true, quiet: parsed.values['quiet'] === true };
   const savedPlan = planFile === null ? null : readPlanFile(planFile);
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
-  if (reportPath !== null && config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
-  if (config.dryRun) {
+  if (reportPath !== null && cli.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
+  if (cli.dryRun) {
     const plan = await buildDryRunPlan(config);
-    io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
+    io.stdout(cli.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
   // Every file this run writes, checked against the others and the inputs before any request.
   const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets, planFile === null ? [] : [{ flag: '--plan', path: planFile }]);
-  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config, io.env);
+  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
   for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
-  const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
+  const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
   // Installed before the first network request (and the simulator's start), so a signal is never
   // left waiting for a probe, the sizing loop or a thread to start.
   const interrupts = interruptHandling(config, io);
   let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
-  let outputPath: string | null = config.output;
+  let outputPath: string | null = config.output.result;
   try {
-    sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig, interrupts.stop.signal) : null;
+    sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
+    const target = { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
     let progress: Progress | null = null;
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
         interrupts.phase = 'running';
         say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
-        if (!config.quiet && !config.json) {
+        if (!cli.quiet && !cli.json) {
           progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
           progress.start();
         }
       } else if (event.kind === 'phase') {
-        if (!config.quiet) say(event.text);
+        if (!cli.quiet) say(event.text);
       } else if (event.kind === 'warning') {
         io.stderr(`warning: ${event.text}\n`);
       } else if (event.kind === 'sent') {
@@ -111,7 +114,7 @@ export const runCommand: Command = async (argv, io) => {
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
-    if (config.json) io.stdout(serializeResult(outcome.result));
+    if (cli.json) io.stdout(serializeResult(outcome.result));
     else io.stdout(`${formatSummary(outcome.result)}\n`);
     for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
     const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
@@ -199,7 +202,7 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
     }
     if (!stop.signal.aborted) {
       stop.abort();
-      if (config.onInterrupt === 'cancel') {
+      if (config.load.onInterrupt === 'cancel') {
         cancel.abort();
         io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
       } else {
@@ -228,18 +231,18 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
 
 function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
   const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
-  const thinking = config.thinking.mode !== 'default' ? ` thinking=${config.thinking.mode}` : '';
-  const effort = config.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.thinking.reasoningEffort}` : '';
-  const context = config.dataset !== null ? 'dataset' : config.ctxTokens > 0 ? `ctx=${config.ctxTokens}` : `ctx=sampled(seed ${config.seed})`;
+  const thinking = config.workload.thinking.mode !== 'default' ? ` thinking=${config.workload.thinking.mode}` : '';
+  const effort = config.workload.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.workload.thinking.reasoningEffort}` : '';
+  const context = config.workload.dataset !== null ? 'dataset' : config.workload.ctxTokens > 0 ? `ctx=${config.workload.ctxTokens}` : `ctx=sampled(seed ${config.workload.seed})`;
   const load =
     config.load.kind === 'closed'
-      ? `concurrency=${config.load.concurrency} ${config.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
+      ? `concurrency=${config.load.concurrency} ${config.load.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
       : config.load.kind === 'open'
         ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
         : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
-  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
-  const workers = config.workers > 1 ? ` workers=${config.workers}` : '';
-  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
+  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
+  const workers = config.client.workers > 1 ? ` workers=${config.client.workers}` : '';
+  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.workload.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
 
 /**
