@@ -124,7 +124,7 @@ export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdic
  *
  * @param rawText the JSON text, used for excerpts.
  */
-export function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: string): ChunkVerdict {
+function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: string): ChunkVerdict {
   if (!isDict(chunk)) return failed('AttributeError', `'${pythonTypeName(chunk)}' object has no attribute 'get'`, rawText);
   if (state.responseId === null && typeof chunk['id'] === 'string' && chunk['id'] !== '') state.responseId = chunk['id'];
   const usage = chunk['usage'];

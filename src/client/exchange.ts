@@ -28,10 +28,10 @@ import { awaitSocketCount } from './socket-use.js';
 import type { NoResponseEvidence } from './stale-connection.js';
 
 /** How much of a non-2xx body is read to keep an excerpt of it. */
-export const ERROR_BODY_READ_BYTES = 64 * 1024;
+const ERROR_BODY_READ_BYTES = 64 * 1024;
 /** After `[DONE]`, how long and how much to keep reading so the connection can be reused. */
-export const DRAIN_MS = 250;
-export const DRAIN_BYTES = 64 * 1024;
+const DRAIN_MS = 250;
+const DRAIN_BYTES = 64 * 1024;
 
 /** How an exchange ended. */
 export type ExchangeEnd =

@@ -48,7 +48,7 @@ export function isDict(value: unknown): value is Record<string, unknown> {
  * A dict iterates its keys and a str its characters (code points), as in Python.
  */
 export function pythonIterable(value: unknown): readonly unknown[] | null {
-  if (Array.isArray(value)) return value;
+  if (Array.isArray(value)) return value as unknown[];
   if (typeof value === 'string') return Array.from(value);
   if (isDict(value)) return Object.keys(value);
   return null;

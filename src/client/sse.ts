@@ -22,7 +22,7 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 
 /** Default bound on one line's length in bytes (16 MiB); a longer line is an error, not unbounded growth. */
-export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** One dispatched event (WHATWG MessageEvent fields that matter here). */
 export interface SseEvent {

@@ -64,7 +64,7 @@ export type JsonAnswer =
     };
 
 /** Default bound on a probe's body: `/models` of a big gateway is a few MB at most. */
-export const MAX_JSON_BYTES = 8 * 1024 * 1024;
+const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
 /**
  * GET `url` and parse its JSON body. Never throws: HTTP errors, network errors, timeouts, an

@@ -13,7 +13,7 @@ export const HIGH_WORD = LITTLE_ENDIAN ? 1 : 0;
 export const LOW_WORD = LITTLE_ENDIAN ? 0 : 1;
 
 /** The 64-bit pattern of a double, as an unsigned BigInt. */
-export function doubleToBits(x: number): bigint {
+function doubleToBits(x: number): bigint {
   buf.setFloat64(0, x);
   return buf.getBigUint64(0);
 }
@@ -50,7 +50,7 @@ export function decomposeDouble(x: number): DyadicDouble {
  * Exactly 2^e as a double, for −1074 ≤ e ≤ 1023, built from its bit pattern so no `Math.pow`
  * rounding can creep in.
  */
-export function pow2(e: number): number {
+function pow2(e: number): number {
   if (!Number.isInteger(e) || e < -1074 || e > 1023) throw new RangeError(`2^${e} is not a finite double`);
   if (e >= -1022) return bitsToDouble(BigInt(e + 1023) << 52n);
   return bitsToDouble(1n << BigInt(e + 1074)); // subnormal: a single fraction bit

@@ -172,7 +172,7 @@ export function buildRow(r: RequestResult): WrittenRow | null {
 }
 
 /** Characters of a discarded attempt's error body kept in its record. */
-export const ATTEMPT_EXCERPT_CHARS = 256;
+const ATTEMPT_EXCERPT_CHARS = 256;
 
 /** One discarded attempt as the result file records it (see {@link AttemptRecord}). */
 export function attemptRecord(a: RequestAttempt): AttemptRecord {

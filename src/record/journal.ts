@@ -311,7 +311,7 @@ export function parseJournal(text: string): JournalContents {
       if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
       results.push((entry as JournalRequest).result);
     } else if (entry?.type === 'end') {
-      const e = entry as Partial<JournalEnd>;
+      const e = entry;
       if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0) throw new Error(`line ${i + 1}: end.wall_s must be a non-negative number`);
       if (typeof e.finished_at !== 'string') throw new Error(`line ${i + 1}: end.finished_at must be a string`);
       if (typeof e.interrupted !== 'boolean') throw new Error(`line ${i + 1}: end.interrupted must be true or false`);

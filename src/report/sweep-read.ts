@@ -57,5 +57,5 @@ export function checkSweepSummary(file: string, raw: unknown): SweepSummary {
     const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
     throw new InputFileError(file, `not a valid servebench.sweep/v1 summary: ${problems.join('; ')}`);
   }
-  return parsed.data as unknown as SweepSummary;
+  return parsed.data;
 }

@@ -29,7 +29,7 @@ export interface ArrivalOptions {
 }
 
 /** Hard cap on planned arrivals, so a typo cannot plan billions of requests. */
-export const MAX_PLANNED_ARRIVALS = 1_000_000;
+const MAX_PLANNED_ARRIVALS = 1_000_000;
 
 /** Scheduled offsets in milliseconds from the run start, ascending. */
 export function planArrivals(options: ArrivalOptions): number[] {

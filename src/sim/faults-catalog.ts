@@ -115,7 +115,7 @@ function cell(text: string): string {
 }
 
 /** The fault → record table (Markdown). */
-export function renderFaultTable(): string {
+function renderFaultTable(): string {
   const head = ['fault (`x-sim-fault`)', 'client flags', 'outcome', '`error_type`', '`error_message` (pattern)', '`http_status`', 'excerpt', 'note'];
   const rows = FAULT_CASES.map((c) => {
     const e = c.expect;

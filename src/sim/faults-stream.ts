@@ -48,20 +48,20 @@ export function plainSink(res: ServerResponse): StreamSink {
  * later than the ground-truth stamp taken after the write. Uncorking here hands them to the
  * kernel now, so the stamp is when the bytes really left.
  */
-export function flushNow(res: ServerResponse): void {
+function flushNow(res: ServerResponse): void {
   const socket = res.socket;
   if (socket !== null && !socket.destroyed) while (socket.writableCorked > 0) socket.uncork();
 }
 
 /** The in-stream error llama.cpp sends before closing (real-engine notes §1f), with a simulated message. */
-export const STREAM_ERROR_EVENT =
+const STREAM_ERROR_EVENT =
   'data: {"error":{"code":500,"message":"simulated stream failure: the model produced output that does not match the expected format","type":"server_error"}}\n\n';
 /** A `data:` event whose JSON is cut short. */
-export const MALFORMED_EVENT = 'data: {"id":"chatcmpl-fault","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"cut\n\n';
+const MALFORMED_EVENT = 'data: {"id":"chatcmpl-fault","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"cut\n\n';
 /** A `data:` event that is JSON but not an object. */
-export const NON_OBJECT_EVENT = 'data: ["not","an","object"]\n\n';
+const NON_OBJECT_EVENT = 'data: ["not","an","object"]\n\n';
 /** A content delta whose text bytes are not UTF-8 (0xC3 0x28 is an invalid two-byte sequence; 0xFF never occurs in UTF-8). */
-export const INVALID_UTF8_EVENT = Buffer.concat([
+const INVALID_UTF8_EVENT = Buffer.concat([
   Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"bad '),
   Buffer.from([0xc3, 0x28, 0xff]),
   Buffer.from('"},"finish_reason":null}]}\n\n'),

@@ -14,7 +14,7 @@ import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js'
 import type { SlicedQueue } from '../util/sliced-queue.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',

@@ -28,7 +28,7 @@ export function fileProblem(error: unknown): string {
 }
 
 /** `12 MiB` / `4096 bytes`. */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   if (bytes >= 1024 * 1024) return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
   const kib = bytes / 1024;

@@ -20,7 +20,7 @@ export class SlicedQueue {
   private scheduled = false;
   private startedNs = 0n;
 
-  constructor(private readonly now: NsClock = process.hrtime.bigint) {}
+  constructor(private readonly now: NsClock = () => process.hrtime.bigint()) {}
 
   /**
    * When the work now running started, on the queue's clock (`process.hrtime` by default): the

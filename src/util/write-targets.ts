@@ -57,7 +57,7 @@ function lstatOrNull(path: string): Stats | null {
  * Refuses a directory that cannot receive new files: missing, not a directory, or not writable.
  * `what` starts the message (`--output /x/r.json`).
  */
-export function checkWritableDirectory(what: string, dir: string, role = 'directory'): void {
+function checkWritableDirectory(what: string, dir: string, role = 'directory'): void {
   let stats: Stats;
   try {
     stats = statSync(dir);

@@ -56,7 +56,7 @@ export function planContexts(input: ContextPlanInput): ContextPlan {
 }
 
 /** Maps a uniform draw through cumulative bounds, first match wins (spec §2.4). */
-export function sampleBucket(buckets: readonly ContextBucket[], u: number): number {
+function sampleBucket(buckets: readonly ContextBucket[], u: number): number {
   for (const bucket of buckets) if (u <= bucket.upTo) return bucket.tokens;
   const last = buckets[buckets.length - 1];
   if (last === undefined) throw new Error('context distribution has no buckets');

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { retrySummary } from '../../src/assemble/retries.js';
 import type { RequestAttempt } from '../../src/record/types.js';
-import { failed, ok } from '../metrics/results.js';
+import { failed, ok } from '../helpers/request-results.js';
 
 const attempt = (n: number, kind: RequestAttempt['kind']): RequestAttempt => ({
   attempt: n,

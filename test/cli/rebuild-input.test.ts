@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { seedFile } from '../result/fixtures.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-rebuild-input-'));
 const HINT = 'is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result';

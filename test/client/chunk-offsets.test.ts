@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { applyDataEvent, newChunkState } from '../../src/client/chunk.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
-import { DONE_EVENT, dataEvent, deltaEvent, rawServer, usageEvent, writeSse } from './servers.js';
+import { DONE_EVENT, dataEvent, deltaEvent, rawServer, usageEvent, writeSse } from '../helpers/servers.js';
 
 const choice = (delta: unknown): string => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] });
 
@@ -81,7 +81,7 @@ describe('chunk offsets (streamed)', () => {
       assert.equal(offsets[0], result.timeToFirstOutputS, 'same clock and conversion as TTFO');
       assert.ok(offsets.includes(result.ttftS!), 'TTFT is one of the arrivals');
       assert.ok(offsets[offsets.length - 1]! <= result.e2eS!);
-      assert.ok(offsets[4]! - offsets[0]! >= 0.05, 'three 20 ms pauses separate the first and last arrival');
+      assert.ok(offsets[4]! - offsets[0] >= 0.05, 'three 20 ms pauses separate the first and last arrival');
     } finally {
       await server.close();
     }

@@ -10,7 +10,7 @@ import { Attempt } from '../../src/client/attempt.js';
 import { watchChunkLag } from '../../src/client/chunk-lag.js';
 import { ExchangeHandler, type ExchangeEnd } from '../../src/client/exchange.js';
 import type { StreamRequest } from '../../src/client/stream.js';
-import { DONE_EVENT, deltaEvent } from './servers.js';
+import { DONE_EVENT, deltaEvent } from '../helpers/servers.js';
 
 /** Only what an attempt reads of its request. */
 function attempt(): Attempt {
@@ -51,7 +51,7 @@ function busyFor(ms: number): void {
 
 function settled(end: ExchangeEnd): Extract<ExchangeEnd, { kind: 'settled' }> {
   assert.equal(end.kind, 'settled');
-  return end as Extract<ExchangeEnd, { kind: 'settled' }>;
+  return end;
 }
 
 describe('exchange handler: stamp on arrival, parse later', () => {
@@ -97,7 +97,7 @@ describe('exchange handler: stamp on arrival, parse later', () => {
     assert.equal(result.ok, false);
     assert.equal(result.error?.type, 'IncompleteRead');
     assert.equal(result.contentChunks, 1);
-    assert.ok(result.error!.atS >= 0.02 && result.error!.atS < 0.035, `error at ${result.error!.atS} s`);
+    assert.ok(result.error.atS >= 0.02 && result.error.atS < 0.035, `error at ${result.error.atS} s`);
   });
 
   it('gives up on the response (aborts it) when a chunk fails, and ignores what follows', async () => {

@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion, type StreamRequest } from '../../src/client/index.js';
 import { isStaleKeepAlive, STALE_CONNECTION_WINDOW_MS, type NoResponseEvidence } from '../../src/client/stale-connection.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { DONE_EVENT, deltaEvent, rawServer, sleep, writeSse, type TestServer } from './servers.js';
+import { DONE_EVENT, deltaEvent, rawServer, sleep, writeSse, type TestServer } from '../helpers/servers.js';
 
 /** What a scripted server does with a request: `nth` is its number on its socket (1 = a fresh connection). */
 type Script = (socket: Socket, nth: number) => void;
@@ -109,7 +109,7 @@ describe('a request whose connection dies before any response', () => {
         assert.equal(second.ok, true, JSON.stringify(second.error));
         assert.equal(second.connectionRetries, 1);
         assert.equal(second.attempts?.length, 1, JSON.stringify(second.attempts));
-        const [discarded] = second.attempts!;
+        const [discarded] = second.attempts;
         assert.equal(discarded!.attempt, 1);
         assert.equal(discarded!.kind, 'stale-connection');
         assert.equal(discarded!.error.type, 'ConnectionResetError');
@@ -192,7 +192,7 @@ describe('the clock of a resent request', () => {
       assert.ok(b.ttftS! >= (DELAY_MS - 5) / 1000, `TTFT ${b.ttftS} s includes the ${DELAY_MS} ms the first attempt waited`);
       assert.ok(b.e2eS! >= b.ttftS!);
       assert.equal(b.attempts?.length, 1, JSON.stringify(b));
-      const [discarded] = b.attempts!;
+      const [discarded] = b.attempts;
       assert.equal(discarded!.kind, 'stale-connection');
       assert.ok(discarded!.error.atS >= (DELAY_MS - 5) / 1000, `the first attempt lasted ${discarded!.error.atS} s`);
       assert.equal(b.startOffsetMs, discarded!.startOffsetMs, 'the result starts where the first attempt was handed over');

@@ -39,7 +39,7 @@ describe('--retries', () => {
       const result = await send(sim.url, { retry: { retries: 2, maxWaitS: 0.1 } });
       assert.equal(result.ok, true, JSON.stringify(result.error));
       assert.equal(result.attempts?.length, 1);
-      const [first] = result.attempts!;
+      const [first] = result.attempts;
       assert.equal(first!.attempt, 1);
       assert.equal(first!.error.type, 'HTTPError');
       assert.equal(first!.error.httpStatus, 503);

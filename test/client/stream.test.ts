@@ -11,12 +11,11 @@ import {
   deltaEvent,
   httpServer,
   rawServer,
-  sleep,
   usageEvent,
   writeSse,
   type RawRequest,
   type TestServer,
-} from './servers.js';
+} from '../helpers/servers.js';
 
 let dispatcher: Dispatcher;
 before(() => {

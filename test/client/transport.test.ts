@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, getJson, postJson } from '../../src/client/transport.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
-import { DONE_EVENT, deltaEvent, httpServer, rawServer, sleep, type TestServer } from './servers.js';
+import { DONE_EVENT, deltaEvent, httpServer, rawServer, sleep, type TestServer } from '../helpers/servers.js';
 
 let dispatcher: Dispatcher;
 before(() => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { runCli } from '../helpers/cli.js';
-import { DONE_EVENT, deltaEvent, rawServer, usageEvent, writeSse, type RawRequest, type TestServer } from '../client/servers.js';
+import { DONE_EVENT, deltaEvent, rawServer, usageEvent, writeSse, type RawRequest, type TestServer } from '../helpers/servers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-resend-'));
 

@@ -11,7 +11,7 @@ import { renderMetricsMarkdown, ROW_FIELDS, RUN_METRICS } from '../../src/metric
 import { rowInput } from '../../src/metrics/rows.js';
 import { summarize } from '../../src/metrics/summarize.js';
 import type { Metrics, TimingRow } from '../../src/metrics/types.js';
-import { failed, ok } from './results.js';
+import { failed, ok } from '../helpers/request-results.js';
 
 // Scenario: three successes, one failure, wall = 2.5 s.
 const R0 = ok({ requestIndex: 0, timeToFirstOutputS: 0.125, ttftS: 0.125, e2eS: 1.125, contentChunks: 6,

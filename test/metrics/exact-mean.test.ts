@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { exactMean } from '../../src/metrics/exact-mean.js';
 import { bitsToDouble, decomposeDouble, roundRationalToDouble } from '../../src/metrics/float-bits.js';
-import { testData } from '../result/fixtures.js';
+import { testData } from '../helpers/fixtures.js';
 
 interface MeanVector {
   values: string[];

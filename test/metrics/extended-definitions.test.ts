@@ -9,7 +9,7 @@ import { computeExtendedMetrics } from '../../src/metrics/extended.js';
 import { ENTRIES, extendedKeyPaths, FAMILIES, familyKeys } from '../../src/metrics/extended-definitions.js';
 import { renderMetricsMarkdown } from '../../src/metrics/definitions.js';
 import { isFloatKey } from '../../src/result/pyjson.js';
-import { CLOSED, CLOSED_SHAPE, keyPaths, OPEN, OPEN_SHAPE } from './extended-fixtures.js';
+import { CLOSED, CLOSED_SHAPE, keyPaths, OPEN, OPEN_SHAPE } from '../helpers/extended-fixtures.js';
 
 const closed = computeExtendedMetrics(CLOSED, CLOSED_SHAPE);
 const open = computeExtendedMetrics(OPEN, OPEN_SHAPE);

@@ -8,7 +8,7 @@ import { parseSlo } from '../../src/metrics/slo.js';
 import { summarize } from '../../src/metrics/summarize.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { failed, ok } from './results.js';
+import { failed, ok } from '../helpers/request-results.js';
 
 /** Times on a 1/64 s grid so that coincidences (equal starts and ends, bucket edges) happen. */
 const grid = (max: number): fc.Arbitrary<number> => fc.integer({ min: 0, max: max * 64 }).map((k) => k / 64);

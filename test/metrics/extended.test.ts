@@ -5,13 +5,13 @@
  * Nearest rank (k values, ascending): p50 → index ceil(k/2) − 1, p90 → ceil(0.9k) − 1, …;
  * for k = 5: p50 idx 2, p90/p95/p99/p99.9 idx 4. k = 4: p50 idx 1, p90+ idx 3. k = 3: p50 idx 1,
  * p90+ idx 2. k = 2: p50 idx 0, p90+ idx 1. k = 14: p50 idx 6, p90 idx 12, p95 idx 13.
- * The runs themselves (with their per-request arithmetic) are in extended-fixtures.ts.
+ * The runs themselves (with their per-request arithmetic) are in test/helpers/extended-fixtures.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { computeExtendedMetrics } from '../../src/metrics/extended.js';
 import { parseSlo } from '../../src/metrics/slo.js';
-import { CLOSED, CLOSED_SHAPE, OPEN, OPEN_SHAPE, req } from './extended-fixtures.js';
+import { CLOSED, CLOSED_SHAPE, OPEN, OPEN_SHAPE, req } from '../helpers/extended-fixtures.js';
 
 describe('extended metrics: closed loop with ramp-up and a fast lone tail', () => {
   const x = computeExtendedMetrics(CLOSED, CLOSED_SHAPE);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ROW_FIELDS } from '../../src/metrics/definitions.js';
 import { rowFromInput, rowInput } from '../../src/metrics/rows.js';
-import { ok } from './results.js';
+import { ok } from '../helpers/request-results.js';
 
 it('rowFromInput has the ROW_FIELDS keys in table order, each value from its formula', () => {
   const input = rowInput(ok({ requestIndex: 7, timeToFirstOutputS: 0.25, ttftS: 0.5, e2eS: 1.5, reasoningChunks: 2, contentChunks: 5,

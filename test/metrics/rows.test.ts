@@ -5,7 +5,7 @@ import {
   boundText, buildFailure, buildRow, cacheHitRatio, EMPTY_ERROR_MESSAGE, ERROR_MESSAGE_LIMIT, isCount, outputAccounting,
 } from '../../src/metrics/rows.js';
 import { contextDistribution, protocolLabel, summarize } from '../../src/metrics/summarize.js';
-import { failed, ok } from './results.js';
+import { failed, ok } from '../helpers/request-results.js';
 
 describe('row drop rules (spec §4.1)', () => {
   const cases: [string, Parameters<typeof ok>[0]][] = [

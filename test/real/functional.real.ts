@@ -17,7 +17,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLlamaServer, scrapeMetrics, type LlamaServer } from '../../scripts/real-engine/engine.js';
 import { ensureModel } from '../../scripts/real-engine/make-model.js';
-import { bench, printTable, sum, type Row } from './helpers.js';
+import { bench, printTable, sum } from './helpers.js';
 import { startTcpCounter } from './tcp-counter.js';
 
 const SLOT_CTX = 2048;
@@ -88,7 +88,7 @@ test('a prompt beyond the server\'s context gets its HTTP 400, recorded as a fai
     assert.equal(body.error.n_ctx, SLOT_CTX, 'the server reports its real per-slot context');
     assert.ok(body.error.n_prompt_tokens > SLOT_CTX);
     assert.match(body.error.message, new RegExp(`^request \\(${body.error.n_prompt_tokens} tokens\\) exceeds the available context size \\(${SLOT_CTX} tokens\\)`));
-    shown.push([f.request_index, f.http_status!, body.error.n_prompt_tokens, body.error.message.slice(0, 70)]);
+    shown.push([f.request_index, f.http_status, body.error.n_prompt_tokens, body.error.message.slice(0, 70)]);
   }
   printTable('context overflow failures (server\'s own words)', ['request', 'HTTP', 'prompt tokens', 'message'], shown);
   assert.match(run.stdout + run.stderr, /failed 4/);
@@ -149,7 +149,7 @@ test('a model without a reasoning channel is measured as capacity-v3: time to fi
   const { result } = await bench(server.baseUrl, ['--requests', '4', '--concurrency', '4', '--ctx-tokens', '300', '--max-tokens', '8'], null);
   assert.equal(result['measurement_protocol'], 'capacity-v3');
   assert.ok(result.request_timings.length > 0);
-  for (const row of result.request_timings as Row[]) {
+  for (const row of result.request_timings) {
     assert.equal(row['reasoning_chunks'], 0);
     assert.equal(row.time_to_first_output_ms, row['ttft_ms']);
     assert.equal(row.generation_ms, row['visible_generation_ms']);

@@ -58,7 +58,7 @@ test('the file has the llama layout, the vocab\'s tokenizer verbatim, and suppre
   const u32 = (key: string): number => {
     const v = getKv(file, key);
     assert.equal(v?.type, GgufType.UINT32, key);
-    return v.value as number;
+    return v.value;
   };
   assert.deepEqual(getKv(file, 'general.architecture'), { type: GgufType.STRING, value: 'llama' });
   const tokens = getKv(source, 'tokenizer.ggml.tokens')!.value as string[];

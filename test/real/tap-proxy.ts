@@ -144,7 +144,7 @@ function parseBody(method: string, path: string, status: number, contentType: st
     if (typeof event['timings'] === 'object' && event['timings'] !== null) record.timings = event['timings'] as Record<string, number>;
     if (typeof event['usage'] === 'object' && event['usage'] !== null) record.usage = event['usage'] as Record<string, unknown>;
     if (typeof event['error'] === 'object' && event['error'] !== null) {
-      record.streamError = event['error'] as TapRecord['streamError'];
+      record.streamError = event['error'];
       continue;
     }
     const choices = Array.isArray(event['choices']) ? (event['choices'] as Record<string, unknown>[]) : [];

@@ -12,7 +12,7 @@ import { SseLineTooLongError, SseParser, type SseEvent } from '../../src/client/
 import { applyDataEvent, invalidUtf8Verdict, newChunkState } from '../../src/client/chunk.js';
 import { parseResultText, readResultFile } from '../../src/result/io.js';
 import { InputFileError } from '../../src/util/errors.js';
-import { seedFile } from '../result/fixtures.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const enc = new TextEncoder();
 

@@ -64,7 +64,7 @@ async function open(page: Page, file: string): Promise<Loaded> {
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   // Browser-side code as text: the tests compile without the DOM library.
-  const charts = (await page.evaluate(`[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+  const charts = await page.evaluate<Loaded['charts']>(`[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
     const chart = Chart.getChart(canvas);
     let elements = 0;
     if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
@@ -73,7 +73,7 @@ async function open(page: Page, file: string): Promise<Loaded> {
     let painted = 0;
     for (let p = 3; p < pixels.length; p += 4) if (pixels[p] > 0) painted++;
     return { id: canvas.id, kind: canvas.dataset.chart, elements, painted };
-  })`)) as Loaded['charts'];
+  })`);
   return { errors, requests, charts };
 }
 

@@ -16,7 +16,7 @@ import { runView, type RunView } from '../../src/result/run-view.js';
 import { renderShow } from '../../src/result/show.js';
 import { runCli } from '../helpers/cli.js';
 import { externalReferences } from '../helpers/html.js';
-import { fixtureFiles } from '../result/fixtures.js';
+import { fixtureFiles } from '../helpers/fixtures.js';
 
 const load = async (file: string): Promise<RunView> => runView(file, (await readResultFile(file)).result);
 const page = (runs: RunView[]): string => renderHtmlReport({ runs, sweep: null, generatedAt: '2026-01-01T00:00:00Z', toolVersion: 'test' });
@@ -97,13 +97,22 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += c;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
   }
   return rows;
 }

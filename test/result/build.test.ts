@@ -7,8 +7,8 @@ import { buildResult, referenceRunId, type RunMeta, TIMING_METHODOLOGY, utcSecon
 import { parseResultText } from '../../src/result/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import { validateResult } from '../../src/result/validate.js';
-import { failed, ok } from '../metrics/results.js';
-import { seedFile } from './fixtures.js';
+import { failed, ok } from '../helpers/request-results.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const META: RunMeta = {
   runId: 'benchmark-20260829T235833Z',

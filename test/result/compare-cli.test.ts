@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { IDENTITY_FIELD_NAMES } from '../../src/result/identity.js';
 import { runCli } from '../helpers/cli.js';
-import { fixtureFiles } from './fixtures.js';
+import { fixtureFiles } from '../helpers/fixtures.js';
 
 /** Edited copies of result files: loosely typed on purpose. */
 type Json = Record<string, any>;

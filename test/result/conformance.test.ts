@@ -14,7 +14,7 @@ import { readResultFile } from '../../src/result/io.js';
 import { type CurrentResult, detectEra } from '../../src/result/schema.js';
 import { validateResult } from '../../src/result/validate.js';
 import { recoverRowSeconds, secondsCandidates } from '../../src/result/validate-rows.js';
-import { fixtureFiles, seedFile } from './fixtures.js';
+import { fixtureFiles, seedFile } from '../helpers/fixtures.js';
 
 const REFERENCE_ROW_KEYS = [
   'request_index', 'planned_context_tokens', 'prompt_tokens', 'output_tokens', 'output_token_source',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MAX_RESULT_BYTES, parseResultText, readResultFile, writeFileAtomic, writeResultFile } from '../../src/result/io.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
-import { seedFile } from './fixtures.js';
+import { seedFile } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'servebench-io-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, trunca
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { fixtureFiles } from './fixtures.js';
+import { fixtureFiles } from '../helpers/fixtures.js';
 
 type Json = Record<string, any>;
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bitsToDouble } from '../../src/metrics/float-bits.js';
 import { isFloatKey, pyEscapeString, pyFloatRepr, pyIntRepr, toPyJson } from '../../src/result/pyjson.js';
-import { testData } from './fixtures.js';
+import { testData } from '../helpers/fixtures.js';
 
 describe('Python float repr (spec §5.6)', () => {
   it('matches every CPython repr() vector (committed test data)', () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readResultFile, writeResultFile } from '../../src/result/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
-import { fixtureFiles, MANGLED_FIXTURE, seedFile } from './fixtures.js';
+import { fixtureFiles, MANGLED_FIXTURE, seedFile } from '../helpers/fixtures.js';
 
 describe('byte round trip of real result files', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'servebench-roundtrip-'));

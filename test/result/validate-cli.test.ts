@@ -8,7 +8,7 @@ import { validateCommand } from '../../src/cli/commands/validate.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { toPyJson } from '../../src/result/pyjson.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
-import { fixtureFiles, seedFile } from './fixtures.js';
+import { fixtureFiles, seedFile } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'servebench-validate-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

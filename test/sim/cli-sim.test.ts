@@ -37,13 +37,22 @@ function runChild(args: string[], signal: NodeJS.Signals): Promise<{ line: strin
   return new Promise((resolve, reject) => {
     let line = '';
     let health = 0;
-    child.stdout.on('data', async (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       if (line !== '' || !stdout.includes('\n')) return;
       line = stdout.split('\n')[0] ?? '';
       const url = /listening on (\S+)/.exec(line)?.[1] ?? '';
-      health = (await fetch(`${url}/models`)).status;
-      child.kill(signal);
+      // A failed health check fails the test (not the process, as a rejected listener would).
+      fetch(`${url}/models`).then(
+        (response) => {
+          health = response.status;
+          child.kill(signal);
+        },
+        (error: unknown) => {
+          child.kill(signal);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ line, code, stderr, health }));

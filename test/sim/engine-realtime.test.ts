@@ -7,9 +7,9 @@ import { describe, it } from 'node:test';
 import { RealClock } from '../../src/sim/clock.js';
 import { resolveSimConfig } from '../../src/sim/config.js';
 import { Engine, type ChunkEvent } from '../../src/sim/engine.js';
-import { quantile } from './http-client.js';
+import { quantile } from '../helpers/sim-http-client.js';
 import { withRetries } from '../helpers/retries.js';
-import { uniquePieces } from './engine-harness.js';
+import { uniquePieces } from '../helpers/engine-harness.js';
 
 interface Seen {
   atNs: number;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runScript, timesOf, uniquePieces } from './engine-harness.js';
+import { runScript, timesOf, uniquePieces } from '../helpers/engine-harness.js';
 
 const base = { prefill_tok_s: 1000, decode_step_ms: 10, decode_batch_slowdown: 0, prefix_cache: { enabled: false } };
 

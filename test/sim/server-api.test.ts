@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
 import { UsageError } from '../../src/util/errors.js';
-import { post, streamRequest, waitFor } from './http-client.js';
+import { post, streamRequest, waitFor } from '../helpers/sim-http-client.js';
 
 describe('simulator HTTP API', () => {
   let sim: SimHandle;

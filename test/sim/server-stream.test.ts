@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import { countChatTokens, countTokens } from '../../src/sim/tokenizer.js';
-import { quantile, streamRequest, type StreamResult } from './http-client.js';
+import { quantile, streamRequest, type StreamResult } from '../helpers/sim-http-client.js';
 import { withRetries } from '../helpers/retries.js';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Soak: 2,000 requests at concurrency 64 against a simulator injecting a random fault into 10% of
  * them (every fault of docs/reliability.md, seeded), run in a child process with --expose-gc
- * (soak-child.ts). Checked: completed + failed = planned; the journal holds every request once
+ * (test/helpers/soak-child.ts). Checked: completed + failed = planned; the journal holds every request once
  * and exactly the result's outcomes; no unhandled rejection or exception; memory flat.
  *
  * The memory bound: heap used after two full collections grows by at most 8 MiB between request
@@ -20,9 +20,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SAMPLE_AT, SOAK_CONCURRENCY, SOAK_REQUESTS } from './soak-plan.js';
+import { SAMPLE_AT, SOAK_CONCURRENCY, SOAK_REQUESTS } from '../helpers/soak-plan.js';
 
-const CHILD = fileURLToPath(new URL('./soak-child.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('../helpers/soak-child.js', import.meta.url));
 const MiB = 1024 * 1024;
 
 interface SoakReport {

@@ -14,7 +14,7 @@
  */
 
 /** Target segment length. Small enough that a search step recounts little, large enough that per-call overhead is negligible. */
-export const SEGMENT_CHARS = 4096;
+const SEGMENT_CHARS = 4096;
 /** How many multi-segment counts are checked against a whole count before segmenting is trusted. */
 export const SELF_CHECKS = 3;
 /** A boundary is looked for this far past the target segment length before the segment just grows. */

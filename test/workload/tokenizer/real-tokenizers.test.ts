@@ -113,7 +113,7 @@ test('tiktoken ranks load from the package, with no network access', async () =>
   globalThis.fetch = (() => {
     fetches++;
     return Promise.reject(new Error('network access during tokenizer load'));
-  }) as typeof fetch;
+  });
   try {
     const o200k = await loadTiktoken('o200k_base');
     const cl100k = await loadTiktoken('cl100k_base');

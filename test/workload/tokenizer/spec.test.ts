@@ -26,7 +26,7 @@ async function oneLineError(promise: Promise<unknown>, type: new (...args: never
     caught = error;
   }
   assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
-  const message = (caught as Error).message;
+  const message = (caught).message;
   assert.ok(!message.includes('\n'), `one line: ${message}`);
   assert.ok(message.includes(needle), `${JSON.stringify(message)} names ${needle}`);
   return message;

@@ -6,7 +6,7 @@
 
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { REPO_ROOT } from './paths.js';
 
 /** The servebench repository root (tests run with cwd at or below it). */
 export function repoRoot(): string {

@@ -5,7 +5,7 @@
 import type { RunShape } from '../../src/metrics/extended.js';
 import { parseSlo } from '../../src/metrics/slo.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { failed, ok } from './results.js';
+import { failed, ok } from './request-results.js';
 
 /** A success starting at `startS` (s) with the given relative timings (s), chunk offsets and counts. */
 export function req(i: number, startS: number, ttft: number, e2e: number, offsets: number[] | undefined, completion: number | null, prompt: number, extra: Partial<RequestResult> = {}): RequestResult {

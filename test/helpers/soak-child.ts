@@ -3,7 +3,7 @@
  * are the runner's alone and taken after full collections): 2,000 requests at concurrency 64
  * against a simulator process injecting a random fault into 10% of them. Prints one JSON line.
  *
- *   node --expose-gc dist/test/soak/soak-child.js DIR
+ *   node --expose-gc dist/test/helpers/soak-child.js DIR
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { parseJournal } from '../../src/record/journal.js';
 import { writeResultFile } from '../../src/result/io.js';
-import { startSimProcess } from '../helpers/sim-process.js';
+import { startSimProcess } from './sim-process.js';
 import { SAMPLE_AT, SOAK_CONCURRENCY, SOAK_MIX, SOAK_REQUESTS } from './soak-plan.js';
 
 
