@@ -101,7 +101,7 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
   servebench['warnings'] = checks.warnings;
   if (end.client !== undefined) {
     servebench['client'] = end.client;
-    const warning = clientWarning(end.client as Record<string, unknown>);
+    const warning = clientWarning(end.client);
     if (warning !== null) checks.warnings.push(warning);
   }
   return { result, warnings: checks.warnings };

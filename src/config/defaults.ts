@@ -47,6 +47,14 @@ export function defaultRunValues(): Record<string, FlagValue> {
  * defaults; the keys given count as typed (some checks refuse a flag the load model would ignore).
  * `env` is read only for the API key's presence; relative paths resolve against `cwd`.
  */
-export function runConfigFrom(values: Readonly<Record<string, FlagValue>>, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): RunConfig {
-  return resolveRunConfig({ ...RUN_DEFAULTS, ...values }, options.env ?? {}, options.cwd ?? process.cwd(), new Set(Object.keys(values)));
+export function runConfigFrom(
+  values: Readonly<Record<string, FlagValue>>,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): RunConfig {
+  return resolveRunConfig(
+    { ...RUN_DEFAULTS, ...values },
+    options.env ?? {},
+    options.cwd ?? process.cwd(),
+    new Set(Object.keys(values)),
+  );
 }

@@ -127,7 +127,10 @@ export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
 
 /** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
 export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string, given: ReadonlySet<string> = new Set()): RunConfig {
-  const str = (name: string): string | null => (typeof values[name] === 'string' ? (values[name] as string) : null);
+  const str = (name: string): string | null => {
+    const value = values[name];
+    return typeof value === 'string' ? value : null;
+  };
   const int = (name: string): number => values[name] as number;
   const output = str('output');
   const outputPath = output === null ? null : resolve(cwd, output);

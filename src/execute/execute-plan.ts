@@ -85,7 +85,8 @@ export class LoopFailure extends Error {
 /** Marks warm-up requests: the first N by index, or those started in the first S seconds. */
 function markWarmup(result: RequestResult, warmup: RunPlan['warmup']): void {
   if (warmup === null) return;
-  result.warmup = 'requests' in warmup ? result.requestIndex < warmup.requests : result.startOffsetMs < warmup.seconds * 1000;
+  result.warmup =
+    'requests' in warmup ? result.requestIndex < warmup.requests : result.startOffsetMs < warmup.seconds * 1000;
 }
 
 /** Executes `plan` against `target`. */
@@ -98,10 +99,23 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     // Connections are opened before the clock starts, so set-up is not counted in the first TTFTs.
     let connections: ConnectionWarmup;
     if (plan.client.workers > 1) {
-      pool = await openStreamWorkers({ plan, baseUrl: target.baseUrl, url, headers: target.headers, connections: plan.client.connections, warmCount }, options.warn ?? (() => undefined), options.setupSignal);
+      pool = await openStreamWorkers(
+        {
+          plan,
+          baseUrl: target.baseUrl,
+          url,
+          headers: target.headers,
+          connections: plan.client.connections,
+          warmCount,
+        },
+        options.warn ?? (() => undefined),
+        options.setupSignal,
+      );
       connections = combinedWarmup(pool.connections);
     } else {
-      connections = plan.client.cold_connections ? COLD_CONNECTIONS : await warmConnections(target.dispatcher, target.baseUrl, target.headers, warmCount, options.setupSignal);
+      connections = plan.client.cold_connections
+        ? COLD_CONNECTIONS
+        : await warmConnections(target.dispatcher, target.baseUrl, target.headers, warmCount, options.setupSignal);
     }
     // Last chance to stop with nothing measured; from here to the first request nothing waits.
     if (options.setupSignal?.aborted === true) throw new InterruptedError();
@@ -117,7 +131,13 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     pool?.start(runStartNs, open, options.cancelSignal);
     // A decimal string, since the value passes 2^53 ns after 104 days of uptime.
     // `t0`: where every request's clock starts (compare refuses to mix the two origins).
-    options.onStarted?.({ runStartNs, connections, clientPriority, helperThreads, clock: { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs), t0: plan.identity.clock_origin } });
+    options.onStarted?.({
+      runStartNs,
+      connections,
+      clientPriority,
+      helperThreads,
+      clock: { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs), t0: plan.identity.clock_origin },
+    });
     const workers = pool;
     const sender = createRequestSender({
       dispatcher: target.dispatcher,
@@ -176,7 +196,9 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const finishedAt = new Date();
     const interrupted = options.stopSignal?.aborted === true;
     // The main thread stamps chunks only without workers; each worker judges its own requests' stamps.
-    const mainCheck = selfCheck.stop(workers === null ? { results: results.filter((r) => r.warmup !== true), runStartNs } : undefined);
+    const mainCheck = selfCheck.stop(
+      workers === null ? { results: results.filter((r) => r.warmup !== true), runStartNs } : undefined,
+    );
     const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
     return {
       results,

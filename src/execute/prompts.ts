@@ -31,7 +31,11 @@ function freshSalt(): string {
 export async function planPrompts(plan: RunPlan, lazySizer: PromptSizer | null): Promise<PromptSource> {
   const prompts = plan.prompts;
   if (prompts.kind === 'synthetic') {
-    const skeleton = new PromptSkeleton({ prefix: prompts.prefix, sharedPrefixTokens: prompts.shared_prefix_tokens, salt: prompts.cache_bust ? freshSalt() : null });
+    const skeleton = new PromptSkeleton({
+      prefix: prompts.prefix,
+      sharedPrefixTokens: prompts.shared_prefix_tokens,
+      salt: prompts.cache_bust ? freshSalt() : null,
+    });
     const id = plan.identity.prompt_set_id ?? 'unknown';
     return {
       prepare: (index) => {
@@ -51,7 +55,9 @@ export async function planPrompts(plan: RunPlan, lazySizer: PromptSizer | null):
         const messages = prompts.messages[index] ?? [];
         // The salt goes first in the first message, as for synthetic prompts.
         if (salt === null) return Promise.resolve(messages);
-        return Promise.resolve(messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)));
+        return Promise.resolve(
+          messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)),
+        );
       },
       expectedTokens: (index) => prompts.expected_tokens[index] ?? null,
       promptSetId: () => id,
@@ -75,5 +81,9 @@ export async function planPrompts(plan: RunPlan, lazySizer: PromptSizer | null):
     plannedTokens: plan.requests.planned_tokens,
     maxTokensPlan: plan.requests.max_tokens,
   });
-  return { prepare: (index) => workload.prepare(index), expectedTokens: (index) => workload.expectedTokens(index), promptSetId: () => workload.promptSetId() };
+  return {
+    prepare: (index) => workload.prepare(index),
+    expectedTokens: (index) => workload.expectedTokens(index),
+    promptSetId: () => workload.promptSetId(),
+  };
 }

@@ -16,13 +16,18 @@ export function clientWarning(client: Record<string, unknown>): string | null {
   const lateMs = num(client['late_turns_ms']);
   const cpuShare = num(client['late_turns_cpu_share']);
   const delayShare = num(client['late_turns_run_delay_share']);
-  const late = lateMs === null || lateMs === 0 || cpuShare === null ? '' : `its event loop was late ${lateMs.toFixed(0)} ms in all while its thread ran ${pct(cpuShare)} of that time${delayShare === null ? '' : ` (run delay ${(delayShare * lateMs).toFixed(0)} ms)`}`;
+  const late =
+    lateMs === null || lateMs === 0 || cpuShare === null
+      ? ''
+      : `its event loop was late ${lateMs.toFixed(0)} ms in all while its thread ran ${pct(cpuShare)} of that time${delayShare === null ? '' : ` (run delay ${(delayShare * lateMs).toFixed(0)} ms)`}`;
   if (client['verdict'] === 'starved') {
     // Off the CPU but not waiting for one: blocked (the disk, memory) or the VM kept the vCPU.
     const cause =
-      delayShare === null ? 'another process, another thread or the VM took the core'
-      : cpuShare !== null && delayShare >= (1 - cpuShare) / 2 ? 'another process or thread took the core'
-      : 'the thread was mostly neither running nor waiting for a CPU: blocked (disk, memory) or the VM held the CPU';
+      delayShare === null
+        ? 'another process, another thread or the VM took the core'
+        : cpuShare !== null && delayShare >= (1 - cpuShare) / 2
+          ? 'another process or thread took the core'
+          : 'the thread was mostly neither running nor waiting for a CPU: blocked (disk, memory) or the VM held the CPU';
     return `the client was starved: ${late === '' ? 'its thread was off the CPU while its loop was late' : late}: ${cause} (${bound}): timings may be inflated by the client's machine, not the server`;
   }
   return `the client itself was saturated (${late === '' ? '' : `its own work: ${late}; `}${bound}; ${String(client['saturation_rule'] ?? '')}): timings may be inflated by the client, not the server`;

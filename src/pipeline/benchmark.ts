@@ -98,12 +98,19 @@ interface Session {
   setupDone(): void;
 }
 
-async function withSession<T>(connections: number, idleTimeoutS: number, target: BenchmarkTarget, options: BenchmarkOptions, work: (session: Session) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  connections: number,
+  idleTimeoutS: number,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions,
+  work: (session: Session) => Promise<T>,
+): Promise<T> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey !== null) headers['authorization'] = `Bearer ${target.apiKey}`;
   const dispatcher = createDispatcher({ connections, idleTimeoutS });
   const setup = new AbortController();
-  const unlinkSetup = options.stopSignal === undefined ? () => undefined : subscribeAbort(options.stopSignal, () => setup.abort());
+  const unlinkSetup =
+    options.stopSignal === undefined ? () => undefined : subscribeAbort(options.stopSignal, () => setup.abort());
   let started = false;
   try {
     return await work({
@@ -128,32 +135,65 @@ async function withSession<T>(connections: number, idleTimeoutS: number, target:
 }
 
 /** The target and plan stages: the RunPlan `config` gives against `target`, sending no benchmark request. */
-async function planWith(config: RunConfig, target: BenchmarkTarget, session: Session, options: BenchmarkOptions): Promise<{ plan: RunPlan; lazySizer: PromptSizer | null }> {
+async function planWith(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+): Promise<{ plan: RunPlan; lazySizer: PromptSizer | null }> {
   const setupInterrupted = (): void => {
     if (session.setup.aborted) throw new InterruptedError();
   };
   // The load plan needs no server: a plan that would measure nothing is refused before anything is sent.
   const load = planLoad(config);
   checkWarmupLeavesRequests(config, load);
-  const probe = await resolveModelAndWindow(config.target, session.dispatcher, target.baseUrl, session.headers, session.setup);
+  const probe = await resolveModelAndWindow(
+    config.target,
+    session.dispatcher,
+    target.baseUrl,
+    session.headers,
+    session.setup,
+  );
   setupInterrupted();
   const model = chosenModel(target.baseUrl, probe);
   const window = config.target.maxModelLen > 0 ? config.target.maxModelLen : probe.window;
   const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
   options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
-  const sizing = await createSizer({ ...config.workload, timeoutS: config.client.timeoutS }, { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model, headers: session.headers, signal: session.setup });
-  const { plan, warning } = await planRun(config, load, { model, window, windowSource: config.target.maxModelLen > 0 ? 'flag' : probe.windowSource, cap }, sizing);
+  const sizing = await createSizer(
+    { ...config.workload, timeoutS: config.client.timeoutS },
+    { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model, headers: session.headers, signal: session.setup },
+  );
+  const { plan, warning } = await planRun(
+    config,
+    load,
+    { model, window, windowSource: config.target.maxModelLen > 0 ? 'flag' : probe.windowSource, cap },
+    sizing,
+  );
   if (warning !== null) options.onEvent?.({ kind: 'warning', text: warning });
   return { plan, lazySizer: load.lazy ? sizing.sizer : null };
 }
 
 /** Plans the run of `config` against `target` (probing it only as sizing needs) and returns the plan. */
-export async function planBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<RunPlan> {
-  return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => (await planWith(config, target, session, options)).plan);
+export async function planBenchmark(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<RunPlan> {
+  return withSession(
+    connectionLimit(config),
+    config.client.timeoutS,
+    target,
+    options,
+    async (session) => (await planWith(config, target, session, options)).plan,
+  );
 }
 
 /** Runs the benchmark described by `config` against `target`. */
-export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
+export async function runBenchmark(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<BenchmarkOutcome> {
   return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => {
     const { plan, lazySizer } = await planWith(config, target, session, options);
     return executeAndAssemble(plan, lazySizer, target, session, options);
@@ -165,22 +205,53 @@ export async function runBenchmark(config: RunConfig, target: BenchmarkTarget, o
  * for another model or window is refused, naming the field); a plan sized during the run makes its
  * prompt counter again from the plan's `tokenizer` against this target.
  */
-export async function runPlannedBenchmark(plan: RunPlan, target: BenchmarkTarget, options: BenchmarkOptions = {}): Promise<BenchmarkOutcome> {
+export async function runPlannedBenchmark(
+  plan: RunPlan,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<BenchmarkOutcome> {
   return withSession(plan.client.connections, plan.client.idle_timeout_s, target, options, async (session) => {
     await checkPlanFitsTarget(plan, target.baseUrl, session.dispatcher, session.headers, session.setup);
     if (session.setup.aborted) throw new InterruptedError();
     let lazySizer: PromptSizer | null = null;
     if (plan.prompts.kind === 'synthetic-lazy') {
-      const settings = { tokenizer: plan.prompts.tokenizer, prefix: plan.prompts.prefix, sharedPrefixTokens: plan.prompts.shared_prefix_tokens, thinking: plan.body.thinking, timeoutS: plan.client.idle_timeout_s };
-      lazySizer = (await createSizer(settings, { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model: plan.identity.model, headers: session.headers, signal: session.setup })).sizer;
+      const settings = {
+        tokenizer: plan.prompts.tokenizer,
+        prefix: plan.prompts.prefix,
+        sharedPrefixTokens: plan.prompts.shared_prefix_tokens,
+        thinking: plan.body.thinking,
+        timeoutS: plan.client.idle_timeout_s,
+      };
+      lazySizer = (
+        await createSizer(settings, {
+          dispatcher: session.dispatcher,
+          baseUrl: target.baseUrl,
+          model: plan.identity.model,
+          headers: session.headers,
+          signal: session.setup,
+        })
+      ).sizer;
     }
     return executeAndAssemble(plan, lazySizer, target, session, options);
   });
 }
 
 /** The execute and assemble stages, with the journal written between them. */
-async function executeAndAssemble(plan: RunPlan, lazySizer: PromptSizer | null, target: BenchmarkTarget, session: Session, options: BenchmarkOptions): Promise<BenchmarkOutcome> {
-  const header = runHeader(plan, { baseUrl: target.baseUrl, startedAt: new Date(), embeddedSimulator: target.embeddedSimulator, toolVersion: TOOL_VERSION, nodeVersion: process.version, host: hostname() });
+async function executeAndAssemble(
+  plan: RunPlan,
+  lazySizer: PromptSizer | null,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+): Promise<BenchmarkOutcome> {
+  const header = runHeader(plan, {
+    baseUrl: target.baseUrl,
+    startedAt: new Date(),
+    embeddedSimulator: target.embeddedSimulator,
+    toolVersion: TOOL_VERSION,
+    nodeVersion: process.version,
+    host: hostname(),
+  });
   const runId = header.meta.runId;
   let journal: JournalWriter | null = null;
   let journalPath: string | null = null;
@@ -190,53 +261,62 @@ async function executeAndAssemble(plan: RunPlan, lazySizer: PromptSizer | null, 
   const journalLine = (line: JournalLine): void => {
     if (journal === null) return;
     const wasWriting = journal.error === null;
-    if (!journal.append(line) && wasWriting && journal.error !== null) options.onEvent?.({ kind: 'warning', text: `the journal ${journal.path} could not be written (${journal.error}); the run goes on without it` });
+    if (!journal.append(line) && wasWriting && journal.error !== null)
+      options.onEvent?.({
+        kind: 'warning',
+        text: `the journal ${journal.path} could not be written (${journal.error}); the run goes on without it`,
+      });
   };
   let done = 0;
   const total = plan.requests.count;
   let execution;
   try {
-    execution = await executePlan(plan, { baseUrl: target.baseUrl, headers: session.headers, dispatcher: session.dispatcher }, {
-      lazySizer,
-      setupSignal: session.setup,
-      ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
-      ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
-      warn: (text) => options.onEvent?.({ kind: 'warning', text }),
-      onSetupDone: () => session.setupDone(),
-      onStarted: (start) => {
-        header.servebench['connections'] = start.connections;
-        if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
-        if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
-        header.servebench['clock'] = start.clock;
-        journalPath = options.journalPathFor?.(runId) ?? null;
-        journal = journalPath === null ? null : new JournalWriter(journalPath);
-        journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
-        options.onEvent?.({
-          kind: 'start',
-          model: plan.identity.model,
-          requests: total,
-          concurrency: plan.load.kind === 'closed' ? plan.load.concurrency : plan.load.max_concurrency,
-          rate: plan.shape.target_rate,
-          window: plan.identity.window_tokens,
-          cap: plan.identity.prompt_cap_tokens,
-          runStartNs: start.runStartNs,
-          durationS: plan.load.duration_s,
-          plan,
-        });
+    execution = await executePlan(
+      plan,
+      { baseUrl: target.baseUrl, headers: session.headers, dispatcher: session.dispatcher },
+      {
+        lazySizer,
+        setupSignal: session.setup,
+        ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
+        ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
+        warn: (text) => options.onEvent?.({ kind: 'warning', text }),
+        onSetupDone: () => session.setupDone(),
+        onStarted: (start) => {
+          header.servebench['connections'] = start.connections;
+          if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
+          if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
+          header.servebench['clock'] = start.clock;
+          journalPath = options.journalPathFor?.(runId) ?? null;
+          journal = journalPath === null ? null : new JournalWriter(journalPath);
+          journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+          options.onEvent?.({
+            kind: 'start',
+            model: plan.identity.model,
+            requests: total,
+            concurrency: plan.load.kind === 'closed' ? plan.load.concurrency : plan.load.max_concurrency,
+            rate: plan.shape.target_rate,
+            window: plan.identity.window_tokens,
+            cap: plan.identity.prompt_cap_tokens,
+            runStartNs: start.runStartNs,
+            durationS: plan.load.duration_s,
+            plan,
+          });
+        },
+        onSent: (index) => options.onEvent?.({ kind: 'sent', index }),
+        onResult: (result) => {
+          journalLine({ type: 'request', result });
+          options.onEvent?.({ kind: 'request', result, done: ++done, total });
+        },
       },
-      onSent: (index) => options.onEvent?.({ kind: 'sent', index }),
-      onResult: (result) => {
-        journalLine({ type: 'request', result });
-        options.onEvent?.({ kind: 'request', result, done: ++done, total });
-      },
-    });
+    );
   } catch (error) {
     if (!(error instanceof LoopFailure)) throw error;
     const writer = journal as JournalWriter | null;
     writer?.close();
     const cause = error.cause;
     // Typed errors keep their meaning (and exit code); anything else is the client failing.
-    if (cause instanceof UsageError || cause instanceof InputFileError || cause instanceof TokenizerCalibrationError) throw cause;
+    if (cause instanceof UsageError || cause instanceof InputFileError || cause instanceof TokenizerCalibrationError)
+      throw cause;
     // Everything that finished is already journaled line by line: say where, not just what broke.
     throw new RunFailedError(error.message, journalPath, writer?.requestsJournaled ?? done);
   }
@@ -247,7 +327,10 @@ async function executeAndAssemble(plan: RunPlan, lazySizer: PromptSizer | null, 
   // The end line records the journal's status as it will be once that line is written, so a
   // rebuild reproduces the result byte for byte (unless the final flush then fails).
   const before = writer?.status();
-  const expected = before === undefined ? null : { ...before, complete: before.error === null && before.header_written, end_written: true };
+  const expected =
+    before === undefined
+      ? null
+      : { ...before, complete: before.error === null && before.header_written, end_written: true };
   journalLine({
     type: 'end',
     wall_s: execution.wallSeconds,
@@ -269,5 +352,13 @@ async function executeAndAssemble(plan: RunPlan, lazySizer: PromptSizer | null, 
     ...(workersInfo ? { workers: workersInfo } : {}),
     ...(journalStatus !== null ? { journal: journalStatus } : {}),
   });
-  return { result, results: execution.results, interrupted: execution.interrupted, warnings, journalPath, journal: journalStatus, plan };
+  return {
+    result,
+    results: execution.results,
+    interrupted: execution.interrupted,
+    warnings,
+    journalPath,
+    journal: journalStatus,
+    plan,
+  };
 }

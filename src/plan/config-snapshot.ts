@@ -29,7 +29,8 @@ export function configSnapshot(config: RunConfig, window: number | null): Record
     tokenizer: config.workload.tokenizer,
     prefix: config.workload.prefix,
     cache_bust: config.workload.cacheBust,
-    context_buckets: config.workload.contextBuckets === null ? null : formatContextBuckets(config.workload.contextBuckets),
+    context_buckets:
+      config.workload.contextBuckets === null ? null : formatContextBuckets(config.workload.contextBuckets),
     dataset: config.workload.dataset,
     ignore_eos: config.workload.ignoreEos,
     min_tokens: config.workload.minTokens,

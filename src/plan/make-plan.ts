@@ -44,23 +44,26 @@ export interface PlanOutcome {
  * is handed to the HTTP stack (`--cold-connections`; the reference harness's clock). Connect and
  * client queueing count in TTFT only with `hand-over`, so compare treats the two as different workloads.
  */
-export type ClockOrigin = 'write' | 'hand-over';
+type ClockOrigin = 'write' | 'hand-over';
 
-export function clockOrigin(config: { client: Pick<RunConfig['client'], 'coldConnections'> }): ClockOrigin {
+function clockOrigin(config: { client: Pick<RunConfig['client'], 'coldConnections'> }): ClockOrigin {
   return config.client.coldConnections ? 'hand-over' : 'write';
 }
 
 /** Spec §1.5: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
-export function checkAggregateBudget(config: RunConfig, requests: number, cap: number | null): void {
+function checkAggregateBudget(config: RunConfig, requests: number, cap: number | null): void {
   const planned = config.workload.ctxTokens > 0 ? config.workload.ctxTokens : Math.min(cap ?? 262144, 262144);
   if (requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {
-    throw new UsageError(`--requests/--burst or --ctx-tokens: ${requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`);
+    throw new UsageError(
+      `--requests/--burst or --ctx-tokens: ${requests} × ${planned} planned tokens exceeds the limit of ${MAX_AGGREGATE_PROMPT_TOKENS}`,
+    );
   }
 }
 
 /** The phase line shown before sizing. */
 export function sizingNote(config: RunConfig, lazy: boolean): string {
-  if (config.workload.tokenizer.startsWith('chars:')) return `sizing prompts at ${config.workload.tokenizer.slice(6)} characters per token (no calibration)`;
+  if (config.workload.tokenizer.startsWith('chars:'))
+    return `sizing prompts at ${config.workload.tokenizer.slice(6)} characters per token (no calibration)`;
   return `sizing prompts with --tokenizer ${config.workload.tokenizer}${lazy ? ' (each just before its request: the run is bounded by time)' : ''}`;
 }
 
@@ -92,7 +95,12 @@ function recording(sizer: PromptSizer): { sizer: PromptSizer; answers: Map<numbe
 }
 
 /** Plans the run of `config` under `load` against what the target reported, sizing prompts with `sizing`. */
-export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFacts, sizing: PlanSizing): Promise<PlanOutcome> {
+export async function planRun(
+  config: RunConfig,
+  load: LoadPlan,
+  found: TargetFacts,
+  sizing: PlanSizing,
+): Promise<PlanOutcome> {
   const { window, cap } = found;
   if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
   const record = recording(sizing.sizer);
@@ -100,14 +108,28 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
   // Sizing has counted the prompt envelope: a plan none of whose prompts fits it stops here, before any timed request.
   await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: sizing.info() });
   const n = workload.requests;
-  const skeleton = { prefix: config.workload.prefix, shared_prefix_tokens: config.workload.sharedPrefixTokens, cache_bust: config.workload.cacheBust };
+  const skeleton = {
+    prefix: config.workload.prefix,
+    shared_prefix_tokens: config.workload.sharedPrefixTokens,
+    cache_bust: config.workload.cacheBust,
+  };
   const rows = config.inputs.dataset;
   const prompts: RunPlan['prompts'] =
     rows !== null
-      ? { kind: 'dataset', cache_bust: config.workload.cacheBust, messages: sampleRows(rows, load.requests, config.workload.seed).map((row) => row.messages), expected_tokens: column(n, (i) => workload.expectedTokens(i)) }
+      ? {
+          kind: 'dataset',
+          cache_bust: config.workload.cacheBust,
+          messages: sampleRows(rows, load.requests, config.workload.seed).map((row) => row.messages),
+          expected_tokens: column(n, (i) => workload.expectedTokens(i)),
+        }
       : load.lazy
         ? { kind: 'synthetic-lazy', ...skeleton, tokenizer: config.workload.tokenizer }
-        : { kind: 'synthetic', ...skeleton, body_chars: column(n, (i) => record.answers.get(i)?.bodyChars ?? null), expected_tokens: column(n, (i) => record.answers.get(i)?.expectedTokens ?? null) };
+        : {
+            kind: 'synthetic',
+            ...skeleton,
+            body_chars: column(n, (i) => record.answers.get(i)?.bodyChars ?? null),
+            expected_tokens: column(n, (i) => record.answers.get(i)?.expectedTokens ?? null),
+          };
   const closed = config.load.kind === 'closed';
   const plan: RunPlan = {
     schema: RUN_PLAN_SCHEMA,
@@ -164,9 +186,19 @@ export async function planRun(config: RunConfig, load: LoadPlan, found: TargetFa
             ramp_s: config.load.kind === 'closed' ? config.load.rampS : 0,
             duration_s: config.load.kind === 'closed' ? config.load.durationS : null,
           },
-    requests: { count: n, time_bounded: config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven, planned_tokens: workload.plannedTokens, max_tokens: workload.maxTokens },
+    requests: {
+      count: n,
+      time_bounded: config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven,
+      planned_tokens: workload.plannedTokens,
+      max_tokens: workload.maxTokens,
+    },
     prompts,
-    body: { model: found.model, thinking: config.workload.thinking, ignore_eos: config.workload.ignoreEos, min_tokens: config.workload.minTokens },
+    body: {
+      model: found.model,
+      thinking: config.workload.thinking,
+      ignore_eos: config.workload.ignoreEos,
+      min_tokens: config.workload.minTokens,
+    },
     client: {
       idle_timeout_s: config.client.timeoutS,
       request_timeout_s: config.client.requestTimeoutS,

@@ -6,7 +6,9 @@ export function promptCap(window: number | null, maxTokens: number, margin: numb
   if (window === null) return null;
   const cap = window - maxTokens - margin;
   if (cap <= 0) {
-    throw new UsageError(`max_model_len must exceed max_tokens plus the context margin (window ${window}, max_tokens ${maxTokens}, margin ${margin})`);
+    throw new UsageError(
+      `max_model_len must exceed max_tokens plus the context margin (window ${window}, max_tokens ${maxTokens}, margin ${margin})`,
+    );
   }
   return cap;
 }

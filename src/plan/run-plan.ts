@@ -43,7 +43,12 @@ const messageSchema = z.strictObject({ role: z.string(), content: z.string() });
 /** How each request's prompt is made. */
 const promptsSchema = z.discriminatedUnion('kind', [
   /** Sized at planning: request i's body length (null: its envelope does not fit, it fails as the reference's `ValueError`). */
-  z.strictObject({ kind: z.literal('synthetic'), ...skeletonFields, body_chars: z.array(nullableInt), expected_tokens: z.array(nullableInt) }),
+  z.strictObject({
+    kind: z.literal('synthetic'),
+    ...skeletonFields,
+    body_chars: z.array(nullableInt),
+    expected_tokens: z.array(nullableInt),
+  }),
   /**
    * A closed loop bounded by time alone: how many requests will be sent is not known, so each
    * prompt is sized just before its request by the executor, with a counter made from `tokenizer`
@@ -51,12 +56,22 @@ const promptsSchema = z.discriminatedUnion('kind', [
    */
   z.strictObject({ kind: z.literal('synthetic-lazy'), ...skeletonFields, tokenizer: z.string() }),
   /** Dataset rows, one per request, as sent (a dataset cannot be rendered from a recipe). */
-  z.strictObject({ kind: z.literal('dataset'), cache_bust: z.boolean(), messages: z.array(z.array(messageSchema)), expected_tokens: z.array(nullableInt) }),
+  z.strictObject({
+    kind: z.literal('dataset'),
+    cache_bust: z.boolean(),
+    messages: z.array(z.array(messageSchema)),
+    expected_tokens: z.array(nullableInt),
+  }),
 ]);
 
 const loadSchema = z.discriminatedUnion('kind', [
   /** N in flight, each finished request starting the next; an optional ramp and deadline. */
-  z.strictObject({ kind: z.literal('closed'), concurrency: z.number().int().positive(), ramp_s: z.number().nonnegative(), duration_s: z.number().positive().nullable() }),
+  z.strictObject({
+    kind: z.literal('closed'),
+    concurrency: z.number().int().positive(),
+    ramp_s: z.number().nonnegative(),
+    duration_s: z.number().positive().nullable(),
+  }),
   /** Open loop or trace: request i is sent at `offsets_ms[i]` after the clock starts. */
   z.strictObject({
     kind: z.literal('open'),
@@ -97,7 +112,12 @@ const runPlanSchema = z
       context_tokens: nullableInt,
       context_seed: z.number().int(),
       max_tokens: z.number().int(),
-      serve_flags: z.strictObject({ shared_prefix_burst: z.boolean(), no_thinking: z.boolean(), thinking_mode: thinkingModes, reasoning_effort: z.string().nullable() }),
+      serve_flags: z.strictObject({
+        shared_prefix_burst: z.boolean(),
+        no_thinking: z.boolean(),
+        thinking_mode: thinkingModes,
+        reasoning_effort: z.string().nullable(),
+      }),
     }),
     /** `servebench.load` and `servebench.config` of the result, as the configuration gave them. */
     load_summary: json,
@@ -121,7 +141,12 @@ const runPlanSchema = z
     }),
     prompts: promptsSchema,
     /** The request body's fixed parts (workload/request-body.ts). */
-    body: z.strictObject({ model: z.string(), thinking: thinkingSchema, ignore_eos: z.boolean(), min_tokens: z.number().int().nonnegative() }),
+    body: z.strictObject({
+      model: z.string(),
+      thinking: thinkingSchema,
+      ignore_eos: z.boolean(),
+      min_tokens: z.number().int().nonnegative(),
+    }),
     /** The client's bounds on one request and how it holds its connections. */
     client: z.strictObject({
       idle_timeout_s: z.number().positive(),
@@ -137,7 +162,11 @@ const runPlanSchema = z
       warm_connections: z.number().int().nonnegative(),
     }),
     /** Requests left out of every figure: the first N, or those started in the first S seconds. */
-    warmup: z.union([z.strictObject({ requests: z.number().int().positive() }), z.strictObject({ seconds: z.number().nonnegative() }), z.null()]),
+    warmup: z.union([
+      z.strictObject({ requests: z.number().int().positive() }),
+      z.strictObject({ seconds: z.number().nonnegative() }),
+      z.null(),
+    ]),
   })
   .superRefine((plan, ctx) => {
     const n = plan.requests.count;
@@ -145,18 +174,25 @@ const runPlanSchema = z
       ['requests.planned_tokens', plan.requests.planned_tokens.length],
       ['requests.max_tokens', plan.requests.max_tokens.length],
     ];
-    if (plan.prompts.kind === 'synthetic') columns.push(['prompts.body_chars', plan.prompts.body_chars.length], ['prompts.expected_tokens', plan.prompts.expected_tokens.length]);
-    if (plan.prompts.kind === 'dataset') columns.push(['prompts.messages', plan.prompts.messages.length], ['prompts.expected_tokens', plan.prompts.expected_tokens.length]);
+    if (plan.prompts.kind === 'synthetic')
+      columns.push(
+        ['prompts.body_chars', plan.prompts.body_chars.length],
+        ['prompts.expected_tokens', plan.prompts.expected_tokens.length],
+      );
+    if (plan.prompts.kind === 'dataset')
+      columns.push(
+        ['prompts.messages', plan.prompts.messages.length],
+        ['prompts.expected_tokens', plan.prompts.expected_tokens.length],
+      );
     if (plan.load.kind === 'open') columns.push(['load.offsets_ms', plan.load.offsets_ms.length]);
     for (const [path, length] of columns) {
-      if (length !== n) ctx.addIssue({ code: 'custom', path: path.split('.'), message: `has ${length} entries for ${n} requests` });
+      if (length !== n)
+        ctx.addIssue({ code: 'custom', path: path.split('.'), message: `has ${length} entries for ${n} requests` });
     }
   });
 
 /** A validated plan. */
 export type RunPlan = z.infer<typeof runPlanSchema>;
-export type PlannedPrompts = RunPlan['prompts'];
-export type PlannedLoad = RunPlan['load'];
 
 /**
  * Checks a parsed JSON value as a RunPlan; throws an {@link InputFileError} naming `file` and the
@@ -165,7 +201,10 @@ export type PlannedLoad = RunPlan['load'];
 export function parsePlan(value: unknown, file = 'the plan'): RunPlan {
   if (typeof value === 'object' && value !== null && (value as Record<string, unknown>)['schema'] !== RUN_PLAN_SCHEMA) {
     const schema = (value as Record<string, unknown>)['schema'];
-    throw new InputFileError(file, `is not a servebench run plan (schema ${JSON.stringify(schema ?? null)}, expected '${RUN_PLAN_SCHEMA}'; write one with servebench plan --output)`);
+    throw new InputFileError(
+      file,
+      `is not a servebench run plan (schema ${JSON.stringify(schema ?? null)}, expected '${RUN_PLAN_SCHEMA}'; write one with servebench plan --output)`,
+    );
   }
   const parsed = runPlanSchema.safeParse(value);
   if (!parsed.success) {

@@ -24,6 +24,9 @@ export async function resolveModelAndWindow(
 /** The probe's model, or the one-line refusal when none could be chosen. */
 export function chosenModel(baseUrl: string, probe: ModelsProbe): string {
   if (probe.model !== null) return probe.model;
-  if (probe.problem !== null && probe.listed.length === 0) throw new UsageError(`--model is required: ${baseUrl}/models gave no model list (${probe.problem})`);
-  throw new UsageError(`--model is required: the server lists ${probe.listed.length} models (${probe.listed.slice(0, 5).join(', ')})`);
+  if (probe.problem !== null && probe.listed.length === 0)
+    throw new UsageError(`--model is required: ${baseUrl}/models gave no model list (${probe.problem})`);
+  throw new UsageError(
+    `--model is required: the server lists ${probe.listed.length} models (${probe.listed.slice(0, 5).join(', ')})`,
+  );
 }

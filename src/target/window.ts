@@ -6,7 +6,6 @@
 import type { Dispatcher } from 'undici';
 import { getJson } from '../client/transport.js';
 import { endpointUrl } from '../client/endpoint.js';
-import { UsageError } from '../util/errors.js';
 
 /** What `/models` told us. */
 export interface ModelsProbe {

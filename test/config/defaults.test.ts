@@ -9,13 +9,18 @@ import { resolveRunConfig } from '../../src/config/run-config.js';
 /** The CLI's own output switches: how the command prints, no part of a run's configuration. */
 const CLI_ONLY = ['dry-run', 'json', 'quiet', 'help'];
 
-test('every default of the run flag table is config/\'s, and no other', () => {
-  const table = Object.fromEntries(RUN_FLAGS.filter((f) => f.default !== undefined && !CLI_ONLY.includes(f.name)).map((f) => [f.name, f.default]));
+test("every default of the run flag table is config/'s, and no other", () => {
+  const table = Object.fromEntries(
+    RUN_FLAGS.filter((f) => f.default !== undefined && !CLI_ONLY.includes(f.name)).map((f) => [f.name, f.default]),
+  );
   assert.deepEqual(RUN_DEFAULTS, table);
 });
 
 test('the library builds the configuration the CLI builds from the same flags', () => {
-  const parsed = parseFlags(['--requests', '8', '--ctx-tokens', '2048', '--rate', '4', '--slo', 'ttft_p95<=500'], RUN_FLAGS);
+  const parsed = parseFlags(
+    ['--requests', '8', '--ctx-tokens', '2048', '--rate', '4', '--slo', 'ttft_p95<=500'],
+    RUN_FLAGS,
+  );
   const viaCli = resolveRunConfig(parsed.values, {}, process.cwd(), parsed.given);
   const viaLibrary = runConfigFrom({ requests: 8, 'ctx-tokens': 2048, rate: 4, slo: 'ttft_p95<=500' });
   assert.deepEqual(viaLibrary, viaCli);

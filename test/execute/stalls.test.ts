@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { afterStall, requestsAfterStalls, STALL_AFTERMATH_MS, STALL_ALLOWANCE_MS, type Stall } from '../../src/execute/stalls.js';
+import { afterStall, requestsAfterStalls, STALL_AFTERMATH_MS, type Stall } from '../../src/execute/stalls.js';
 import { startSelfCheck } from '../../src/execute/self-check.js';
 import { sleep } from '../../src/execute/clock.js';
 import type { RequestResult } from '../../src/record/types.js';

@@ -49,14 +49,33 @@ function planned(result: Result, counts: boolean): unknown {
     context_distribution: result.context_distribution,
     max_tokens: result.max_tokens,
     requests: result.requests,
-    rows: result.request_timings.map((r) => [r.request_index, r.planned_context_tokens, counts ? r.prompt_tokens : null]),
+    rows: result.request_timings.map((r) => [
+      r.request_index,
+      r.planned_context_tokens,
+      counts ? r.prompt_tokens : null,
+    ]),
     config: result.servebench['config'],
     load: result.servebench['load'],
   };
 }
 
 async function roundTrip(name: string, flags: string[]): Promise<void> {
-  const common = ['--base-url', sims.fast.url, '--tokenizer', 'server', '--seed', '11', '--requests', '8', '--concurrency', '4', '--max-tokens', '4', '--quiet', ...flags];
+  const common = [
+    '--base-url',
+    sims.fast.url,
+    '--tokenizer',
+    'server',
+    '--seed',
+    '11',
+    '--requests',
+    '8',
+    '--concurrency',
+    '4',
+    '--max-tokens',
+    '4',
+    '--quiet',
+    ...flags,
+  ];
   const planFile = join(dir, `${name}.plan.json`);
   const made = await runCli(['plan', ...common, '--output', planFile]);
   assert.equal(made.code, 0, made.stderr);
@@ -91,8 +110,38 @@ test('with --cache-bust the prompt-set id still matches (the salt is per executi
 
 test('run --plan refuses the flags the plan fixes, naming them, before anything is sent', async () => {
   const planFile = join(dir, 'fixed.plan.json');
-  assert.equal((await runCli(['plan', '--base-url', sims.fast.url, '--tokenizer', 'chars:3.0', '--requests', '2', '--ctx-tokens', '64', '--output', planFile, '--quiet'])).code, 0);
-  const run = await runCli(['run', '--plan', planFile, '--base-url', sims.fast.url, '--requests', '5', '--seed', '2', '--output', join(dir, 'never.json')]);
+  assert.equal(
+    (
+      await runCli([
+        'plan',
+        '--base-url',
+        sims.fast.url,
+        '--tokenizer',
+        'chars:3.0',
+        '--requests',
+        '2',
+        '--ctx-tokens',
+        '64',
+        '--output',
+        planFile,
+        '--quiet',
+      ])
+    ).code,
+    0,
+  );
+  const run = await runCli([
+    'run',
+    '--plan',
+    planFile,
+    '--base-url',
+    sims.fast.url,
+    '--requests',
+    '5',
+    '--seed',
+    '2',
+    '--output',
+    join(dir, 'never.json'),
+  ]);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /^servebench run: --plan fixes .*: --requests, --seed cannot be given with it/);
   assert.equal(run.stderr.trim().split('\n').length, 1);
@@ -100,23 +149,73 @@ test('run --plan refuses the flags the plan fixes, naming them, before anything 
 
 test('a plan made for another window or model than the target reports is refused, naming the field', async () => {
   const planFile = join(dir, 'window.plan.json');
-  assert.equal((await runCli(['plan', '--base-url', sims.fast.url, '--tokenizer', 'chars:3.0', '--requests', '2', '--ctx-tokens', '64', '--output', planFile, '--quiet'])).code, 0);
-  const window = await runCli(['run', '--plan', planFile, '--base-url', sims.small.url, '--output', join(dir, 'never.json')]);
+  assert.equal(
+    (
+      await runCli([
+        'plan',
+        '--base-url',
+        sims.fast.url,
+        '--tokenizer',
+        'chars:3.0',
+        '--requests',
+        '2',
+        '--ctx-tokens',
+        '64',
+        '--output',
+        planFile,
+        '--quiet',
+      ])
+    ).code,
+    0,
+  );
+  const window = await runCli([
+    'run',
+    '--plan',
+    planFile,
+    '--base-url',
+    sims.small.url,
+    '--output',
+    join(dir, 'never.json'),
+  ]);
   assert.equal(window.code, 2, window.stderr);
-  assert.match(window.stderr, /^servebench run: --plan: the plan's identity\.window_tokens is \d+, but .* reports a window of 65536/);
+  assert.match(
+    window.stderr,
+    /^servebench run: --plan: the plan's identity\.window_tokens is \d+, but .* reports a window of 65536/,
+  );
   const plan = JSON.parse(readFileSync(planFile, 'utf8')) as { identity: { model: string } };
   plan.identity.model = 'another-model';
   const other = join(dir, 'model.plan.json');
   writeFileSync(other, JSON.stringify(plan));
-  const model = await runCli(['run', '--plan', other, '--base-url', sims.fast.url, '--output', join(dir, 'never.json')]);
+  const model = await runCli([
+    'run',
+    '--plan',
+    other,
+    '--base-url',
+    sims.fast.url,
+    '--output',
+    join(dir, 'never.json'),
+  ]);
   assert.equal(model.code, 2, model.stderr);
-  assert.match(model.stderr, /^servebench run: --plan: the plan's identity\.model is 'another-model', but .*\/models lists servebench-sim/);
+  assert.match(
+    model.stderr,
+    /^servebench run: --plan: the plan's identity\.model is 'another-model', but .*\/models lists servebench-sim/,
+  );
 });
 
 test('plan never writes over one of its inputs, and needs --output', async () => {
   const rows = join(dir, 'rows.jsonl');
   writeFileSync(rows, '{"prompt":"hello"}\n');
-  const over = await runCli(['plan', '--base-url', sims.fast.url, '--dataset', rows, '--tokenizer', 'chars:3.0', '--output', rows]);
+  const over = await runCli([
+    'plan',
+    '--base-url',
+    sims.fast.url,
+    '--dataset',
+    rows,
+    '--tokenizer',
+    'chars:3.0',
+    '--output',
+    rows,
+  ]);
   assert.equal(over.code, 2);
   assert.match(over.stderr, /--output/);
   assert.equal(readFileSync(rows, 'utf8'), '{"prompt":"hello"}\n');
@@ -124,7 +223,25 @@ test('plan never writes over one of its inputs, and needs --output', async () =>
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--output FILE is required/);
   const planOverPlan = join(dir, 'self.plan.json');
-  assert.equal((await runCli(['plan', '--base-url', sims.fast.url, '--tokenizer', 'chars:3.0', '--requests', '2', '--ctx-tokens', '64', '--output', planOverPlan, '--quiet'])).code, 0);
+  assert.equal(
+    (
+      await runCli([
+        'plan',
+        '--base-url',
+        sims.fast.url,
+        '--tokenizer',
+        'chars:3.0',
+        '--requests',
+        '2',
+        '--ctx-tokens',
+        '64',
+        '--output',
+        planOverPlan,
+        '--quiet',
+      ])
+    ).code,
+    0,
+  );
   const run = await runCli(['run', '--plan', planOverPlan, '--base-url', sims.fast.url, '--output', planOverPlan]);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--output.*--plan|--plan.*--output/);

@@ -40,8 +40,12 @@ export const planCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const refused = EXCLUDED.filter((name) => parsed.given.has(name));
-  if (refused.length > 0) throw new UsageError(`${refused.map((f) => `--${f}`).join(', ')} ${refused.length === 1 ? 'does' : 'do'} not apply to plan (it writes a plan and runs nothing)`);
-  if (typeof parsed.values['output'] !== 'string') throw new UsageError('--output FILE is required: where to write the plan');
+  if (refused.length > 0)
+    throw new UsageError(
+      `${refused.map((f) => `--${f}`).join(', ')} ${refused.length === 1 ? 'does' : 'do'} not apply to plan (it writes a plan and runs nothing)`,
+    );
+  if (typeof parsed.values['output'] !== 'string')
+    throw new UsageError('--output FILE is required: where to write the plan');
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
   const simConfig = readRunSimConfig(config);
   const quiet = parsed.values['quiet'] === true;
@@ -53,15 +57,22 @@ export const planCommand: Command = async (argv, io) => {
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig) : null;
   try {
-    if (sim !== null && !quiet) io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
-    const plan = await planBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, {
-      onEvent: (event) => {
-        if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
-        else if (event.kind === 'phase' && !quiet) io.stdout(`${event.text}\n`);
+    if (sim !== null && !quiet)
+      io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
+    const plan = await planBenchmark(
+      config,
+      { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
+      {
+        onEvent: (event) => {
+          if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
+          else if (event.kind === 'phase' && !quiet) io.stdout(`${event.text}\n`);
+        },
       },
-    });
+    );
     await writeFileAtomic(output, serializePlan(plan));
-    io.stdout(`plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`);
+    io.stdout(
+      `plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`,
+    );
     return EXIT.ok;
   } finally {
     await sim?.close();
