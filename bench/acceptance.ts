@@ -14,13 +14,17 @@
  *    client flags itself: it must, at some level, and must not have at 256.
  * 3. 1,000 concurrent streams (stream-memory.ts defaults): peak RSS under 300 MB.
  * 4. Summarising 1,000,000 synthetic records of 64 chunks (summarize.ts, in a process of its own):
- *    under 5 s. Run last, so its 2 GB heap cannot disturb the pinned runs.
+ *    under 5 s. Run after the pinned runs, so its 2 GB heap cannot disturb them.
+ * 5. Planning 100,000 requests at 512 tokens with `--tokenizer server` against the simulator
+ *    (plan-sizing.ts, in a process of its own, no baseline): under 5 s, every prompt within
+ *    tolerance as the simulator counts it.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { accuracyCheck, memoryCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck, TARGETS, type Check } from './checks.js';
+import { accuracyCheck, memoryCheck, planSizingCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck, TARGETS, type Check } from './checks.js';
+import type { PlanSizingFigures } from './plan-sizing.js';
 import { CAN_PIN } from './harness.js';
 import { MEMORY_DEFAULTS, measureStreamMemory } from './stream-memory.js';
 import type { SummaryTiming } from './summarize.js';
@@ -58,6 +62,14 @@ function summaryInFreshProcess(records: number): SummaryTiming {
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as SummaryTiming;
 }
 
+/** Times planning in a process of its own, as `node dist/bench/plan-sizing.js --no-baseline --json` does. */
+function planSizingInFreshProcess(requests: number): PlanSizingFigures {
+  const script = fileURLToPath(new URL('./plan-sizing.js', import.meta.url));
+  const child = spawnSync(process.execPath, [script, '--requests', String(requests), '--no-baseline', '--json'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (child.status !== 0) throw new Error(`plan-sizing.js exited ${child.status ?? child.signal}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
+  return JSON.parse(child.stdout.trim().split('\n').pop()!) as PlanSizingFigures;
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   console.log(`issue 8 acceptance checks, ${CAN_PIN ? 'simulator pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing): figures are not the issue\'s'}`);
@@ -78,6 +90,9 @@ async function main(): Promise<void> {
 
   console.log(`\n4. summarising ${TARGETS.summaryRecords.toLocaleString('en-US')} records`);
   checks.push(summaryCheck(summaryInFreshProcess(TARGETS.summaryRecords)));
+
+  console.log(`\n5. planning ${TARGETS.planRequests.toLocaleString('en-US')} requests with --tokenizer server`);
+  checks.push(planSizingCheck(planSizingInFreshProcess(TARGETS.planRequests).sampled));
 
   console.log(`\n${renderChecks(checks)}`);
   if (checks.some((c) => !c.pass)) process.exitCode = 1;

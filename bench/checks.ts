@@ -1,8 +1,10 @@
 /**
- * Issue 8's "What must be shown" as pass/fail checks. Pure: the measuring lives in the bench
- * scripts (timing-error.ts, stream-memory.ts, summarize.ts); bench/acceptance.ts runs them and
- * judges the figures here, and the tests judge hand-made figures with the same functions.
+ * Issue 8's "What must be shown" as pass/fail checks, and the planning-cost target. Pure: the
+ * measuring lives in the bench scripts (timing-error.ts, stream-memory.ts, summarize.ts,
+ * plan-sizing.ts); bench/acceptance.ts runs them and judges the figures here, and the tests judge
+ * hand-made figures with the same functions.
  */
+import type { PlanTiming } from './plan-sizing.js';
 import type { Measurement } from './stream-memory.js';
 import type { SummaryTiming } from './summarize.js';
 import type { RunFigures } from './timing-error.js';
@@ -18,6 +20,9 @@ export const TARGETS = {
   peakRssBytes: 300e6,
   summaryRecords: 1_000_000,
   summaryMs: 5000,
+  /** Planning `--tokenizer server` prompts at one context size against the simulator. */
+  planRequests: 100_000,
+  planMs: 5000,
 } as const;
 
 /** One judged figure: what was asked, what was measured, and whether it met the target. */
@@ -102,6 +107,20 @@ export function summaryCheck(t: SummaryTiming): Check {
     target: `< ${TARGETS.summaryMs / 1000} s`,
     measured: `${(total / 1000).toFixed(2)} s (summarize ${(t.summarizeMs / 1000).toFixed(2)} s + extended ${(t.extendedMs / 1000).toFixed(2)} s)`,
     pass: t.records >= TARGETS.summaryRecords && total < TARGETS.summaryMs,
+  };
+}
+
+/**
+ * Planning 100,000 requests at one context size with `--tokenizer server` (the simulator's
+ * `/tokenize`) in under 5 s, with every prompt within tolerance as the server counts it: a fast
+ * plan that misses its sizes would be no plan.
+ */
+export function planSizingCheck(t: PlanTiming): Check {
+  return {
+    figure: `planning ${t.requests.toLocaleString('en-US')} requests at ${t.ctxTokens} tokens, --tokenizer ${t.tokenizer}`,
+    target: `< ${TARGETS.planMs / 1000} s, every prompt within ±max(1%, 8 tokens)`,
+    measured: `${(t.planMs / 1000).toFixed(2)} s, ${t.counts} counts (${t.promptsCounted} counted, ${t.promptsVerified} verified, ${t.promptsEstimated} estimated), ${t.outsideTolerance ?? 'not checked:'} outside tolerance`,
+    pass: t.tokenizer === 'server' && t.requests >= TARGETS.planRequests && t.planMs < TARGETS.planMs && t.outsideTolerance === 0,
   };
 }
 

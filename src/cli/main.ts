@@ -20,7 +20,9 @@ import { sweepCommand } from './commands/sweep.js';
 import { compareCommand } from './commands/compare.js';
 import { listCommand } from './commands/list.js';
 import { reportCommand } from './commands/report.js';
-import { commandSpec } from './command-flags.js';
+import { COMMAND_SPECS, commandSpec } from './command-flags.js';
+import { commandHelp } from './args/help.js';
+import { parseCommand } from './args/parse.js';
 
 const HANDLERS: Record<string, Command> = {
   run: runCommand,
@@ -40,8 +42,9 @@ const COMMANDS: Record<string, { command: Command; summary: string }> = Object.f
   Object.entries(HANDLERS).map(([name, command]) => [name, { command, summary: commandSpec(name).summary }]),
 );
 
+/** The command list of `servebench --help`, in the tables' order (docs/cli.md shows the same). */
 function usage(): string {
-  const names = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
+  const names = COMMAND_SPECS.filter((spec) => spec.name in COMMANDS).map((spec) => `  ${spec.name.padEnd(10)}${spec.summary}`);
   return [`servebench ${TOOL_VERSION}: measure OpenAI-compatible LLM servers under load`, '', 'usage: servebench <command> [flags]', '', ...names, '', "Run 'servebench <command> --help' for a command's flags."].join('\n');
 }
 
@@ -62,6 +65,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return EXIT.usage;
   }
   try {
+    if (wantsHelp(name, rest)) {
+      io.stdout(commandHelp(commandSpec(name)));
+      return EXIT.ok;
+    }
     return await entry.command(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -88,6 +95,19 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     if (io.env['SERVEBENCH_DEBUG'] && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
     return EXIT.internal;
+  }
+}
+
+/**
+ * True when `servebench NAME ... --help` parses by NAME's table and asks for help: the help is
+ * generated from that table here, for every command alike. Arguments that do not parse are left
+ * to the command, which refuses them with the same parser.
+ */
+function wantsHelp(name: string, argv: readonly string[]): boolean {
+  try {
+    return parseCommand(argv, commandSpec(name)).help;
+  } catch {
+    return false;
   }
 }
 

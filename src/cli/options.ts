@@ -1,36 +1,20 @@
 /**
  * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
- * argument parser, the bounds checks, the help text and docs/cli.md (src/cli/flag-docs.ts), so
- * they cannot drift apart. Bounds and defaults follow the reference harness (anvil spec §1.2)
- * unless noted. The other commands' tables are in command-flags.ts.
+ * argument parser (args/parse.ts), the bounds checks, the help text (args/help.ts) and
+ * docs/cli.md (flag-docs.ts), so they cannot drift apart. Bounds and defaults follow the
+ * reference harness (anvil spec §1.2) unless noted. The other commands' tables are in command-flags.ts.
  */
 
+import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 
-export type FlagType = 'string' | 'boolean' | 'int' | 'float';
+export type { FlagSpec } from './args/spec.js';
+export { formatFlagHelp } from './args/help.js';
 
-/** One flag. `min`/`max` bound numbers inclusively; `choices` restricts strings. */
-export interface FlagSpec {
-  readonly name: string;
-  readonly type: FlagType;
-  readonly help: string;
-  /** The value the parser fills in when the flag is not given. */
-  readonly default?: string | number | boolean;
-  /** What happens when the flag is not given, in words, where no literal value says it. */
-  readonly defaultText?: string;
-  readonly min?: number;
-  readonly max?: number;
-  readonly choices?: readonly string[];
-  /** Name of the value in help text. */
-  readonly meta?: string;
-  /** One-letter alias (`-h`). */
-  readonly short?: string;
-}
-
-export const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
-export const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;
-export const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
+const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
+const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;
+const PREFIX_POLICIES = ['shared', 'unique', 'none'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'xhigh'] as const;
 
 /** Every flag of `servebench run`, in help order. */
 export const RUN_FLAGS: readonly FlagSpec[] = [
@@ -87,25 +71,5 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   { name: 'dry-run', type: 'boolean', default: false, help: 'validate and print the plan (per-request context sizes, prompt-set id, body shape); no network, no file' },
   { name: 'json', type: 'boolean', default: false, help: 'print the plan (with --dry-run) or the result as JSON on stdout; messages go to stderr' },
   { name: 'quiet', type: 'boolean', default: false, help: 'no progress lines; the summary and warnings are still printed' },
-  { name: 'help', type: 'boolean', default: false, help: 'show this help' },
+  { name: 'help', type: 'boolean', default: false, short: 'h', help: 'show this help' },
 ];
-
-/** A number flag's bounds as an interval, `[1, 60]` or `(0, 3600]`, or null when it has none. */
-export function formatRange(flag: FlagSpec): string | null {
-  if (flag.min === undefined && flag.max === undefined) return null;
-  const low = flag.min === undefined ? '(−∞' : flag.min === Number.MIN_VALUE ? '(0' : `[${flag.min}`;
-  const high = flag.max === undefined ? '∞)' : `${flag.max}]`;
-  return `${low}, ${high}`;
-}
-
-/** Help text generated from the table. */
-export function formatFlagHelp(flags: readonly FlagSpec[]): string {
-  const rows = flags.map((flag) => {
-    const left = `--${flag.name}${flag.type === 'boolean' ? '' : ` ${flag.meta ?? 'VALUE'}`}`;
-    const shown = flag.defaultText ?? (flag.default !== undefined && flag.type !== 'boolean' ? String(flag.default) : undefined);
-    const extra = shown === undefined ? '' : ` [${shown}]`;
-    return [left, `${flag.help}${extra}`] as const;
-  });
-  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`).join('\n');
-}

@@ -7,7 +7,8 @@
  * read by the CLI, cli/embedded-sim.ts). The stages take the content from here and never
  * open these files again.
  */
-import { loadDataset, type DatasetRow } from '../workload/dataset.js';
+import type { DatasetRow } from '../workload/dataset.js';
+import { loadDataset } from './dataset-file.js';
 import { loadTrace, type TraceEntry } from '../schedule/trace.js';
 
 /** The content of a run's input files, each null when its flag was not given. */

@@ -12,7 +12,7 @@ import { loadManifestTier } from './manifest.js';
 import { resolveThinking, checkModelFamily, type ThinkingControls, type ThinkingMode } from '../workload/thinking.js';
 import type { FlagValue } from './flag-value.js';
 import type { ContextBucket } from '../workload/context-plan.js';
-import { parseContextBuckets } from '../workload/buckets.js';
+import { parseContextBuckets } from './buckets-file.js';
 import type { PrefixPolicy } from '../workload/skeleton.js';
 import type { ArrivalProcess } from '../schedule/arrivals.js';
 import { parseTokenizerSpec } from '../workload/tokenizer/index.js';

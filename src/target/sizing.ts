@@ -8,7 +8,8 @@ import type { RunConfig } from '../config/run-config.js';
 import { fixedRatioSizer, type PromptSizer } from '../workload/workload.js';
 import type { ChatMessage } from '../workload/dataset.js';
 import { PromptSkeleton } from '../workload/skeleton.js';
-import { createCountingSizer, createPromptCounter, parseTokenizerSpec } from '../workload/tokenizer/index.js';
+import { createCountingSizer, parseTokenizerSpec } from '../workload/tokenizer/index.js';
+import { createPromptCounter } from '../target/token-counter.js';
 import { createCheckpoint } from '../util/cooperate.js';
 
 export interface SizingContext {

@@ -4,7 +4,7 @@
  * (re-rendered on demand, so a large plan does not hold every prompt in memory); dataset prompts
  * are stored as rows.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { planContexts, type ContextBucket } from './context-plan.js';
 import { ENVELOPE_TOO_SMALL } from './prompt.js';
 import { PromptSkeleton, type PrefixPolicy } from './skeleton.js';
@@ -27,6 +27,8 @@ export interface PromptSizer {
 export interface SizedBody {
   bodyChars: number | null;
   expectedTokens: number | null;
+  /** `skeleton.render(index, bodyChars)` when the sizer rendered it anyway (hashed for the prompt set id without rendering again). */
+  text?: string;
   /**
    * With `bodyChars` null: a context that would hold this request's envelope (salt, tail line and
    * chat template, no body), for the message that refuses a plan no prompt of which can be built.
@@ -134,7 +136,8 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
       tooSmall.largestTarget = Math.max(tooSmall.largestTarget, target);
       if (sized.envelopeTokens !== undefined) tooSmall.envelopeTokens = Math.max(tooSmall.envelopeTokens ?? 0, sized.envelopeTokens);
     }
-    digests[index] = sized.bodyChars === null ? 'none' : createHash('sha256').update(stable.render(index, sized.bodyChars)).digest('hex');
+    // One-shot hash: the same hex as createHash().update().digest(), without a Hash object per prompt.
+    digests[index] = sized.bodyChars === null ? 'none' : hash('sha256', sized.text ?? stable.render(index, sized.bodyChars), 'hex');
   };
   // Sizing is done up front (the plan is fixed before the first request) unless the run is
   // bounded by time, where the number of requests is not known: then each prompt is sized just

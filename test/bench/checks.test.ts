@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accuracyCheck, memoryCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck } from '../../bench/checks.js';
+import { accuracyCheck, memoryCheck, planSizingCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck } from '../../bench/checks.js';
+import type { PlanTiming } from '../../bench/plan-sizing.js';
 import type { RunFigures } from '../../bench/timing-error.js';
 import type { SummaryTiming } from '../../bench/summarize.js';
 
@@ -73,4 +74,16 @@ test('the rendered table gives one line per check and counts the failures', () =
   assert.match(lines[1]!, /^FAIL  TTFT error at 256 streams/);
   assert.equal(lines[2], '1 of 2 checks FAILED');
   assert.equal(renderChecks(checks.slice(0, 1)).split('\n').pop(), 'all 1 checks passed');
+});
+
+test('planning: 100,000 requests in under 5 s with no prompt outside tolerance', () => {
+  const plan = (requests: number, planMs: number, outsideTolerance = 0): PlanTiming => ({
+    tokenizer: 'server', verify: 'sample', requests, ctxTokens: 512, planMs, planCpuMs: planMs, counts: 400, promptsCounted: 64, promptsVerified: 330, promptsEstimated: requests - 394, verifyFailures: 0, outsideTolerance, maxAbsError: 3,
+  });
+  assert.equal(planSizingCheck(plan(100_000, 3200)).pass, true);
+  assert.equal(planSizingCheck(plan(100_000, 5000)).pass, false, 'at the bound');
+  assert.equal(planSizingCheck(plan(100_000, 3200, 1)).pass, false, 'a prompt outside tolerance');
+  assert.equal(planSizingCheck(plan(10_000, 300)).pass, false, 'fewer requests than the target');
+  assert.equal(planSizingCheck({ ...plan(100_000, 3200), tokenizer: 'chars:3.0', outsideTolerance: null }).pass, false, 'not the server counter');
+  assert.equal(planSizingCheck(plan(100_000, 3200)).measured, '3.20 s, 400 counts (64 counted, 330 verified, 99606 estimated), 0 outside tolerance');
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { main } from '../../src/cli/main.js';
 import { COMMAND_SPECS } from '../../src/cli/command-flags.js';
-import { RUN_FLAGS } from '../../src/cli/options.js';
+import { acceptedFlags } from '../../src/cli/args/spec.js';
 import type { CliIO } from '../../src/cli/io.js';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -35,8 +35,7 @@ for (const spec of COMMAND_SPECS) {
     const { code, out } = await cli([spec.name, '--help']);
     assert.equal(code, 0);
     assert.ok(out.includes(`usage: ${spec.usage}`), out);
-    const inherited = spec.runFlagsExcept === undefined ? [] : RUN_FLAGS.filter((f) => !spec.runFlagsExcept!.includes(f.name) && f.name !== 'help');
-    for (const flag of [...spec.flags, ...inherited]) assert.match(out, new RegExp(`--${flag.name}\\b`), `--${flag.name} missing from ${spec.name} --help`);
+    for (const flag of acceptedFlags(spec)) assert.match(out, new RegExp(`--${flag.name}\\b`), `--${flag.name} missing from ${spec.name} --help`);
   });
 }
 

@@ -122,3 +122,46 @@ test('a dataset run sends the rows as given, with per-row max_tokens, seeded', a
   for (const row of a.result.request_timings) assert.equal(row.prompt_tokens, row.planned_context_tokens);
   assert.ok(a.result.request_timings.some((r) => r.output_tokens === 3));
 });
+
+test('an estimated prompt the server counts outside the tolerance is caught by the calibration check', async () => {
+  // Forwards everything to the simulator, but pads request 101's prompt on its way: sized by the
+  // sampling sizer's stand-in (occurrence 101 of its target is neither exact nor in the sample),
+  // it is never counted before the run, so only the check after the run can see it.
+  const target = new URL(sim.url);
+  const padding = ' and 0123456789 more words here that nobody planned for'.repeat(2);
+  const padder = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url?.endsWith('/chat/completions')) {
+        const json = JSON.parse(body.toString('utf8')) as { messages: { content: string }[] };
+        const message = json.messages[0]!;
+        if (message.content.includes('# request 101: ')) message.content = `${message.content}${padding}`;
+        body = Buffer.from(JSON.stringify(json));
+      }
+      const headers = { ...req.headers, 'content-length': String(body.length) };
+      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => padder.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(padder.address() as AddressInfo).port}/v1`;
+    const { result, stderr } = await run('estimated-off', ['--base-url', url, '--requests', '120', '--concurrency', '8', '--ctx-tokens', '300']);
+    const sizing = result.servebench['sizing'];
+    assert.equal(sizing.strategy, 'sampled');
+    assert.equal(sizing.prompts_counted + sizing.prompts_verified + sizing.prompts_estimated, 120);
+    assert.ok(sizing.prompts_estimated > 0);
+    const calibration = result.servebench['calibration'];
+    assert.equal(calibration.requests_outside_tolerance, 1);
+    const row = result.request_timings.find((r) => r.request_index === 101)!;
+    assert.ok(row.prompt_tokens - row.planned_context_tokens > 8, `request 101: ${row.prompt_tokens} for ${row.planned_context_tokens}`);
+    assert.match(stderr, /warning: 1 of 120 requests missed their planned context/);
+  } finally {
+    await new Promise((resolve) => padder.close(resolve));
+  }
+});

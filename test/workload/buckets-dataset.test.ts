@@ -3,9 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseContextBuckets, formatContextBuckets } from '../../src/workload/buckets.js';
+import { formatContextBuckets } from '../../src/workload/buckets.js';
+import { parseContextBuckets } from '../../src/config/buckets-file.js';
 import { planContexts } from '../../src/workload/context-plan.js';
-import { loadDataset, sampleRows } from '../../src/workload/dataset.js';
+import { sampleRows } from '../../src/workload/dataset.js';
+import { loadDataset } from '../../src/config/dataset-file.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-workload-'));

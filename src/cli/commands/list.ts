@@ -5,29 +5,16 @@
 
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseSimple } from '../parse-simple.js';
-import { LIST_FLAGS, LIST_PROTOCOLS, commandSpec, flagOf, simpleOptions } from '../command-flags.js';
-import { formatFlagHelp, formatRange } from '../options.js';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand } from '../args/parse.js';
 import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 
-const USAGE = `usage: ${commandSpec('list').usage}`;
-
-const PROTOCOLS: readonly string[] = LIST_PROTOCOLS;
-const MAX_DEPTH = flagOf(LIST_FLAGS, 'max-depth');
-
-const HELP = `${USAGE}
-
-Lists every anvil-serving.benchmark/v1 result file below DIR (any era), oldest first: run date,
-model, protocol, load, context plan, TTFT p50/p95 and throughput. Symbolic links are not
-followed; JSON files that are not results, unreadable files and files over 64 MiB are skipped
-and counted.
-
-${formatFlagHelp(LIST_FLAGS)}
-`;
+const SPEC = commandSpec('list');
 
 function fixed(v: number | null, digits: number): string {
   return v === null ? '–' : v.toFixed(digits);
@@ -56,25 +43,19 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
 
 /** The `list` subcommand (see the module comment). */
 export const listCommand: Command = async (argv, io) => {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  ({ values, positionals } = parseSimple(argv, simpleOptions(LIST_FLAGS), USAGE));
-  if (values['help'] === true) {
-    io.stdout(HELP);
+  const { values, positionals, help } = parseCommand(argv, SPEC);
+  if (help) {
+    io.stdout(commandHelp(SPEC));
     return EXIT.ok;
   }
-  if (positionals.length !== 1) throw new UsageError(`list takes one directory, got ${positionals.length} (${USAGE})`);
   const protocol = values['protocol'] as string | undefined;
-  if (protocol !== undefined && !PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol: expected one of ${PROTOCOLS.join(', ')}, got '${protocol}'`);
   const since = values['since'] as string | undefined;
-  if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(`${since}T00:00:00Z`)))) throw new UsageError(`--since: expected a date YYYY-MM-DD, got '${since}'`);
-  const depthText = values['max-depth'] as string | undefined;
-  if (depthText !== undefined && (!/^\d+$/.test(depthText) || Number(depthText) > (MAX_DEPTH.max ?? Infinity))) throw new UsageError(`--max-depth: expected an integer in ${formatRange(MAX_DEPTH) ?? ''}, got '${depthText}'`);
+  const maxDepth = values['max-depth'] as number;
   const dir = positionals[0]!;
   const root = path.resolve(io.cwd, dir);
   const info = await stat(root).catch(() => null);
   if (info === null || !info.isDirectory()) throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
-  const inv = await scanResults(root, { ...DEFAULT_LIMITS, ...(depthText !== undefined ? { maxDepth: Number(depthText) } : {}) });
+  const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth });
   const model = (values['model'] as string | undefined)?.toLowerCase();
   const runs = inv.runs.filter((r) =>
     (model === undefined || r.model.toLowerCase().includes(model)) &&

@@ -6,9 +6,10 @@
  * `servebench run --plan FILE` executes the plan. Exit codes: 0 written, 2 bad usage.
  */
 import { resolve } from 'node:path';
-import { parseFlags } from '../parse.js';
-import { RUN_FLAGS, formatFlagHelp } from '../options.js';
-import { PLAN_EXCLUDED_RUN_FLAGS, commandSpec } from '../command-flags.js';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand } from '../args/parse.js';
+import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 import { resolveRunConfig } from '../../config/run-config.js';
@@ -21,32 +22,17 @@ import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 
-const EXCLUDED: readonly string[] = PLAN_EXCLUDED_RUN_FLAGS;
-
-const HELP = `usage: ${commandSpec('plan').usage}
-
-Writes the plan a 'servebench run' with the same flags would execute: every request's index,
-schedule, planned context, output cap and prompt recipe, the request body's shape, the client's
-bounds and the run's identity (prompt_set_id, cache_policy, clock origin). It asks the server
-only what sizing needs and sends no benchmark request. 'servebench run --plan FILE' executes it.
-
-${formatFlagHelp(RUN_FLAGS.filter((f) => !EXCLUDED.includes(f.name)))}
-`;
+const SPEC = commandSpec('plan');
 
 export const planCommand: Command = async (argv, io) => {
-  const parsed = parseFlags(argv, RUN_FLAGS);
-  if (parsed.values['help'] === true) {
-    io.stdout(HELP);
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
+    io.stdout(commandHelp(SPEC));
     return EXIT.ok;
   }
-  const refused = EXCLUDED.filter((name) => parsed.given.has(name));
-  if (refused.length > 0)
-    throw new UsageError(
-      `${refused.map((f) => `--${f}`).join(', ')} ${refused.length === 1 ? 'does' : 'do'} not apply to plan (it writes a plan and runs nothing)`,
-    );
   if (typeof parsed.values['output'] !== 'string')
     throw new UsageError('--output FILE is required: where to write the plan');
-  const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const config = resolveRunConfig(parsed.values as Record<string, FlagValue>, io.env, io.cwd, parsed.given);
   const simConfig = readRunSimConfig(config);
   const quiet = parsed.values['quiet'] === true;
   const output = resolve(io.cwd, parsed.values['output']);

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseFlags } from '../parse.js';
+import { parseCommand } from '../parse.js';
 import { REBUILD_FLAGS, commandSpec } from '../command-flags.js';
 import { formatFlagHelp } from '../options.js';
 import { EXIT } from '../exit-codes.js';
@@ -31,7 +31,7 @@ export const MAX_JOURNAL_BYTES = 500 * 1024 * 1024;
 const USAGE = `usage: ${commandSpec('rebuild').usage}`;
 
 export const rebuildCommand: Command = async (argv, io) => {
-  const parsed = parseFlags(argv, REBUILD_FLAGS, true);
+  const parsed = parseCommand(argv, commandSpec('rebuild'));
   if (parsed.values['help'] === true || parsed.positionals.length !== 1) {
     if (parsed.values['help'] !== true) throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
     io.stdout(`${USAGE}\n\n${formatFlagHelp(REBUILD_FLAGS)}\n`);

@@ -6,9 +6,9 @@
  */
 
 import path from 'node:path';
-import { parseSimple } from '../parse-simple.js';
-import { REPORT_FLAGS, commandSpec, simpleOptions } from '../command-flags.js';
-import { formatFlagHelp } from '../options.js';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand } from '../args/parse.js';
 import { MAX_RESULT_BYTES, parseResultText, readBoundedText, writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { runView, type RunView } from '../../result/run-view.js';
@@ -23,15 +23,7 @@ import { TOOL_VERSION } from '../../util/version.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
-const USAGE = `usage: ${commandSpec('report').usage}`;
-
-const HELP = `${USAGE}
-
-FILE is a result file of any era or a sweep summary (sweep.json, whose points are loaded too).
-Without --html or --csv, prints each file's summary.
-
-${formatFlagHelp(REPORT_FLAGS)}
-`;
+const SPEC = commandSpec('report');
 
 /** Results and at most one sweep, as loaded for a report. */
 export interface ReportSources {
@@ -107,17 +99,13 @@ export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 
 
 /** The `report` subcommand (see the module comment). */
 export const reportCommand: Command = async (argv, io: CliIO) => {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  ({ values, positionals } = parseSimple(argv, simpleOptions(REPORT_FLAGS), USAGE));
-  if (values['help'] === true) {
-    io.stdout(HELP);
+  const { values, positionals, help } = parseCommand(argv, SPEC);
+  if (help) {
+    io.stdout(commandHelp(SPEC));
     return EXIT.ok;
   }
-  if (positionals.length === 0) throw new UsageError(`no file given (${USAGE})`);
   const html = values['html'] as string | undefined;
   const csv = values['csv'] as string | undefined;
-  for (const [flag, v] of [['--html', html], ['--csv', csv]] as const) if (v === '') throw new UsageError(`${flag}: empty file name`);
   const targets: WriteTarget[] = [];
   if (html !== undefined) targets.push({ flag: '--html', path: path.resolve(io.cwd, html), mode: 'replace' });
   if (csv !== undefined) targets.push({ flag: '--csv', path: path.resolve(io.cwd, csv), mode: 'replace' });

@@ -7,9 +7,12 @@
  */
 import { mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseFlags } from '../parse.js';
-import { RUN_FLAGS, formatFlagHelp } from '../options.js';
-import { SWEEP_EXCLUDED_RUN_FLAGS, SWEEP_FLAGS, commandSpec } from '../command-flags.js';
+import { RUN_FLAGS } from '../options.js';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand, type ParsedArgs } from '../args/parse.js';
+import { inheritedFlags, type FlagSpec } from '../args/spec.js';
+import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
@@ -25,68 +28,53 @@ import { freshJournalBeside, runInputs } from '../../config/run-files.js';
 import { journalGapWarning } from '../../record/journal.js';
 import { checkCreatableDirectory, checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
 
-const EXCLUDED: readonly string[] = SWEEP_EXCLUDED_RUN_FLAGS;
+const SPEC = commandSpec('sweep');
+/** The run flags a sweep passes on to every point (run's own entries, not sweep's lists). */
+const PASSED_ON: ReadonlySet<FlagSpec> = new Set(inheritedFlags(SPEC));
 
-const HELP = `usage: ${commandSpec('sweep').usage}
-
-Runs one benchmark per load point (LIST: comma-separated, e.g. 1,2,4,8) and writes each result
-plus a sweep summary (sweep.json) to --output-dir. Exit status: 0 every request of every point
-completed, 1 some failed (every file still written), 2 bad usage, before any request.
-
-${formatFlagHelp(SWEEP_FLAGS)}
-
-Every other flag is a 'servebench run' flag and applies to every point:
-
-${formatFlagHelp(RUN_FLAGS.filter((f) => !EXCLUDED.includes(f.name) && f.name !== 'help'))}
-`;
-
-/** Pulls `--name LIST` / `--name=LIST` out of argv. */
-function takeList(argv: string[], name: string): { values: number[] | null; rest: string[] } {
-  const rest: string[] = [];
-  let text: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === `--${name}`) {
-      text = argv[++i] ?? '';
-    } else if (arg.startsWith(`--${name}=`)) {
-      text = arg.slice(name.length + 3);
-    } else rest.push(arg);
+/**
+ * The `run` flags of one point: every run flag the sweep was given (defaults for the others),
+ * with the swept flag set to the point's load, as if `run --<swept> <load>` had been typed.
+ */
+function pointFlags(parsed: ParsedArgs, swept: 'concurrency' | 'rate', load: number): { values: Record<string, FlagValue>; given: Set<string> } {
+  const values: Record<string, FlagValue> = {};
+  const given = new Set<string>([swept]);
+  for (const flag of RUN_FLAGS) {
+    const own = PASSED_ON.has(flag);
+    values[flag.name] = own ? (parsed.values[flag.name] as FlagValue) : flag.default;
+    if (own && parsed.given.has(flag.name)) given.add(flag.name);
   }
-  if (text === null) return { values: null, rest };
-  const values = text.split(',').map((part) => Number(part.trim()));
-  if (values.length === 0 || values.some((v) => !Number.isFinite(v) || v <= 0)) throw new UsageError(`--${name}: expected a comma-separated list of positive numbers, got '${text}'`);
-  if (new Set(values).size !== values.length) throw new UsageError(`--${name}: the list repeats a value`);
-  return { values: [...values].sort((a, b) => a - b), rest };
+  values[swept] = load;
+  // The sweep writes its --report itself, once, from the summary.
+  values['report'] = undefined;
+  given.delete('report');
+  return { values, given };
 }
 
 export const sweepCommand: Command = async (argv, io) => {
-  if (argv.includes('--help')) {
-    io.stdout(HELP);
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
+    io.stdout(commandHelp(SPEC));
     return EXIT.ok;
   }
-  const concurrency = takeList(argv, 'concurrency');
-  const rate = takeList(concurrency.rest, 'rate');
-  const report = takeOne(rate.rest, 'report');
-  const outputDir = takeOne(report.rest, 'output-dir');
-  if ((concurrency.values === null) === (rate.values === null)) throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
-  for (const forbidden of EXCLUDED.filter((f) => f !== 'concurrency' && f !== 'rate').map((f) => `--${f}`)) {
-    if (outputDir.rest.some((a) => a === forbidden || a.startsWith(`${forbidden}=`))) throw new UsageError(`${forbidden} does not apply to a sweep (each point writes its own file under --output-dir)`);
-  }
-  const swept: 'concurrency' | 'rate' = concurrency.values !== null ? 'concurrency' : 'rate';
-  const loads = (concurrency.values ?? rate.values) as number[];
-  if (swept === 'concurrency' && loads.some((v) => !Number.isInteger(v))) throw new UsageError('--concurrency: every point must be a whole number');
+  const lists = { concurrency: parsed.values['concurrency'], rate: parsed.values['rate'] };
+  if ((lists.concurrency === undefined) === (lists.rate === undefined)) throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
+  const swept: 'concurrency' | 'rate' = lists.concurrency !== undefined ? 'concurrency' : 'rate';
+  const loads = [...(lists[swept] as readonly number[])].sort((a, b) => a - b);
   // Resolve every point's configuration before any request, so a bad flag fails at once.
   const configs = loads.map((load) => {
-    const parsed = parseFlags([...outputDir.rest, `--${swept}`, String(load)], RUN_FLAGS);
-    const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+    const point = pointFlags(parsed, swept, load);
+    const config = resolveRunConfig(point.values, io.env, io.cwd, point.given);
     readRunSimConfig(config); // checked now, before any request; read again when the point starts its simulator
     return config;
   });
-  if (report.value === '' || (report.value === null && rate.rest.some((a) => a === '--report' || a.startsWith('--report=')))) throw new UsageError('--report: expected a file name');
-  const reportPath = report.value === null ? null : resolve(io.cwd, report.value);
-  const dir = resolve(io.cwd, outputDir.value ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`));
+  const report = parsed.values['report'] as string | undefined;
+  if (report !== undefined && report.trim() === '') throw new UsageError('--report: expected a file name');
+  const reportPath = report === undefined ? null : resolve(io.cwd, report);
+  const outputDir = parsed.values['output-dir'] as string | undefined;
+  const dir = resolve(io.cwd, outputDir ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`));
   const files = loads.map((load) => join(dir, `${swept === 'rate' ? 'rate' : 'c'}${load}.json`));
-  const contextBuckets = takeOne(outputDir.rest, 'context-buckets').value;
+  const contextBuckets = (parsed.values['context-buckets'] as string | undefined) ?? null;
   const journals = checkSweepFiles(dir, files, reportPath, runInputs(configs[0]!, io.cwd, contextBuckets));
   const points: SweepPointInput[] = [];
   let anyFailed = false;
@@ -163,16 +151,4 @@ async function runPoint(config: RunConfig, io: CliIO, journal: string): Promise<
   } finally {
     await sim?.close();
   }
-}
-
-function takeOne(argv: string[], name: string): { value: string | null; rest: string[] } {
-  const rest: string[] = [];
-  let value: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === `--${name}`) value = argv[++i] ?? null;
-    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
-    else rest.push(arg);
-  }
-  return { value, rest };
 }

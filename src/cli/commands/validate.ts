@@ -9,47 +9,20 @@
  */
 
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { isFloatKey, pyFloatRepr } from '../../result/pyjson.js';
 import { readResultFile } from '../../result/io.js';
 import { validateResult, type ValidationReport } from '../../result/validate.js';
-import { InputFileError, UsageError } from '../../util/errors.js';
+import { InputFileError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
-import { VALIDATE_FLAGS, commandSpec, simpleOptions } from '../command-flags.js';
-import { formatFlagHelp } from '../options.js';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand } from '../args/parse.js';
 import type { CliIO, Command } from '../io.js';
 
-const USAGE = `usage: ${commandSpec('validate').usage}`;
-
-const HELP = `${USAGE}
-
-Recompute every summary figure of anvil-serving.benchmark/v1 result files from their own rows
-and compare bit for bit (throughput within 4 ulp when wall_clock_ms cannot reproduce it exactly).
-
-${formatFlagHelp(VALIDATE_FLAGS)}
-
-Exit status: 0 all consistent, 1 a figure disagrees, 2 a file is unreadable or not a result.
-`;
-
-/** Parse flags with node:util; every problem becomes a one-line UsageError. */
-function parseFlags(argv: string[]): { json: boolean; help: boolean; files: string[] } {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: simpleOptions(VALIDATE_FLAGS),
-      strict: true,
-      allowPositionals: true,
-    });
-    return { json: values['json'] === true, help: values['help'] === true, files: positionals };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const option = /'([^']+)'/.exec(message)?.[1];
-    throw new UsageError(option !== undefined ? `unknown option '${option}' (${USAGE})` : `${message.split('\n')[0] ?? ''} (${USAGE})`);
-  }
-}
+const SPEC = commandSpec('validate');
 
 /** A stored or recomputed figure as it would appear in the file (floats in Python repr). */
-export function formatFigure(figurePath: string, value: unknown): string {
+function formatFigure(figurePath: string, value: unknown): string {
   if (typeof value === 'number') {
     const key = figurePath.replace(/\[\d+\]/g, '').split('.').pop() ?? '';
     return Number.isFinite(value) && (isFloatKey(key) || !Number.isInteger(value)) ? pyFloatRepr(value) : String(value);
@@ -90,12 +63,12 @@ async function validateOne(file: string, io: CliIO): Promise<FileOutcome> {
 
 /** The `validate` subcommand (see the module comment). */
 export const validateCommand: Command = async (argv, io) => {
-  const flags = parseFlags(argv);
-  if (flags.help) {
-    io.stdout(HELP);
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
+    io.stdout(commandHelp(SPEC));
     return EXIT.ok;
   }
-  if (flags.files.length === 0) throw new UsageError(`no result file given (${USAGE})`);
+  const flags = { json: parsed.values['json'] === true, files: parsed.positionals };
   const outcomes: FileOutcome[] = [];
   for (const file of flags.files) {
     const outcome = await validateOne(file, io);

@@ -103,11 +103,15 @@ export async function sizePrompt(
   let lastWidth = Number.POSITIVE_INFINITY;
   let bisectNext = false;
 
+  // The text of the best count so far, so the answer need not render it again.
+  const kept = { c: -1, text: '' };
   const evaluate = async (c: number): Promise<number> => {
     const known = seen.get(c);
     if (known !== undefined) return known;
-    const n = await counter.count(render(c));
+    const text = render(c);
+    const n = await counter.count(text);
     seen.set(c, n);
+    if (kept.c < 0 || choose([{ c: kept.c, n: seen.get(kept.c)! }, { c, n }], target).c === c) [kept.c, kept.text] = [c, text];
     points.push({ c, n });
     if (n < target && (lo === null || c > lo.c)) lo = { c, n };
     if (n > target && (hi === null || c < hi.c)) hi = { c, n };
@@ -171,7 +175,7 @@ export async function sizePrompt(
   const bracket = currentBracket(lo, hi);
   const closest = best.n === target || belowMinimum || (bracket !== null && bracket.hi.c - bracket.lo.c <= 1);
   return {
-    text: render(best.c),
+    text: kept.c === best.c ? kept.text : render(best.c),
     countedTokens: best.n,
     fillerChars: best.c,
     iterations: points.length,

@@ -2,9 +2,14 @@
  * What every token-counting mode provides: a {@link PromptCounter} that says how many prompt
  * tokens the SERVER will count (usage.prompt_tokens) for a chat request whose single user message
  * is a given text, and the {@link CalibrationInfo} that records how that number is obtained.
+ * The counters that reach a server or read a file are built by the caller (src/target/).
  */
-import type { Dispatcher } from 'undici';
-import type { ThinkingControls } from '../thinking.js';
+
+/**
+ * What one count costs: `local` counts in process (hf:, tiktoken:, chars:), `network` is one small
+ * HTTP call (`/tokenize`), `request` is a real chat request (usage probes: the counter is `costly`).
+ */
+export type CountCost = 'local' | 'network' | 'request';
 
 /** Counts prompt tokens as the server will. */
 export interface PromptCounter {
@@ -87,31 +92,6 @@ export interface CalibrationInfo {
   incremental: 'on' | 'off' | 'not-applicable';
   /** Tokenizer description: file sha256 prefix, encoding name, ratio. */
   tokenizer: string | null;
-}
-
-/** What a counter may need from the run. Only `server` and the overhead probe need the network. */
-export interface CounterContext {
-  /** The run's shared dispatcher (`createDispatcher`); without it (or `baseUrl`), nothing is probed. */
-  dispatcher?: Dispatcher | undefined;
-  /** Base URL including `/v1`, e.g. `http://127.0.0.1:8000/v1`; null for offline use. */
-  baseUrl?: string | null | undefined;
-  /** Model id sent with probes and tokenize calls. */
-  model?: string | undefined;
-  /** Request headers (may carry `authorization`; never recorded). */
-  headers?: Readonly<Record<string, string>> | undefined;
-  /** Run start (`process.hrtime.bigint()`), used only to stamp probe results. */
-  runStartNs?: bigint | undefined;
-  /** Thinking controls of the run, so probes and template counts use the same chat template. */
-  thinking?: ThinkingControls | undefined;
-  /** Seconds without a byte before a probe or tokenize call fails (default 900, as `--timeout`). */
-  timeoutS?: number | undefined;
-  /**
-   * The text of the overhead probe: ideally a short prompt of the run's own skeleton (same first
-   * and last characters), e.g. `skeleton.render(0, 200)`. Default: reference filler + tail.
-   */
-  sampleText?: string | undefined;
-  /** Aborts probes. */
-  signal?: AbortSignal | undefined;
 }
 
 /** Calibration became impossible (no tokenize endpoint and no usage, server unreachable, …). One line. */

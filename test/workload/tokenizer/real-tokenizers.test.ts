@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { createPromptCounter, createCountingSizer, loadHfTokenizer, loadTiktoken, sizePrompt, toleranceTokens, type PromptCounter, type TextTokenizer } from '../../../src/workload/tokenizer/index.js';
+import { createCountingSizer, loadTiktoken, sizePrompt, toleranceTokens, type PromptCounter, type TextTokenizer } from '../../../src/workload/tokenizer/index.js';
+import { createPromptCounter } from '../../../src/target/token-counter.js';
+import { loadHfTokenizer } from '../../../src/target/tokenizer-file.js';
 import { fill, promptTail } from '../../../src/workload/prompt.js';
 
 const require = createRequire(import.meta.url);

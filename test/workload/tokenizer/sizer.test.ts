@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCountingSizer, createPromptCounter, toleranceTokens, type CalibrationInfo, type PromptCounter } from '../../../src/workload/tokenizer/index.js';
+import { createPromptCounter } from '../../../src/target/token-counter.js';
+import { createCountingSizer, toleranceTokens, type CalibrationInfo, type PromptCounter } from '../../../src/workload/tokenizer/index.js';
 import { fill, promptTail } from '../../../src/workload/prompt.js';
 
 /** A tokenizer where a digit is a token and four other characters make one. */

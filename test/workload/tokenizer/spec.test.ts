@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPromptCounter, formatTokenizerSpec, parseTokenizerSpec } from '../../../src/workload/tokenizer/index.js';
+import { formatTokenizerSpec, parseTokenizerSpec } from '../../../src/workload/tokenizer/index.js';
+import { createPromptCounter } from '../../../src/target/token-counter.js';
 import { InputFileError, UsageError } from '../../../src/util/errors.js';
 
 test('good specs parse to their canonical form', () => {

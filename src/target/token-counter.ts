@@ -11,19 +11,20 @@
  *   server is reachable, else 0 with a warning.
  * - `chars:R`: `round(length / R)`, nothing counted, no probe.
  */
-import { formatTokenizerSpec, parseTokenizerSpec, type TokenizerSpec } from './spec.js';
-import { IncrementalCounter } from './incremental.js';
-import { loadHfTokenizer, loadTiktoken, oneLine, type TextTokenizer } from './local.js';
+import { formatTokenizerSpec, parseTokenizerSpec, type TokenizerSpec } from '../workload/tokenizer/spec.js';
+import { IncrementalCounter } from '../workload/tokenizer/incremental.js';
+import { loadTiktoken, oneLine, type TextTokenizer } from '../workload/tokenizer/local.js';
+import { charsCounter, CountingCounter, type RawCount } from '../workload/tokenizer/counting-counter.js';
 import {
-  defaultSampleText,
-  probePromptTokens,
-  serverContext,
-  tokenizeCall,
-  tokenizeUrls,
-  type ServerContext,
-  type TokenizeEndpoint,
-} from './probe.js';
-import { TokenizerCalibrationError, type CalibrationInfo, type ChatTurn, type CounterContext, type PromptCounter } from './types.js';
+  TokenizerCalibrationError,
+  type CalibrationInfo,
+  type ChatTurn,
+  type PromptCounter,
+} from '../workload/tokenizer/types.js';
+import { serverContext, type CounterContext, type ServerContext } from './server-context.js';
+import { detectTokenizeEndpoint, tokenizeCall, type TokenizeEndpoint } from './tokenize-probe.js';
+import { defaultSampleText, probePromptTokens } from './usage-probe.js';
+import { loadHfTokenizer } from './tokenizer-file.js';
 
 /** A counter and what it found while calibrating. */
 export interface CreatedCounter {
@@ -31,9 +32,6 @@ export interface CreatedCounter {
   /** Calibration as of creation; `counter.info()` gives the live figures. */
   info: CalibrationInfo;
 }
-
-/** Longest wait for one tokenize call while detecting the endpoint. */
-const DETECT_TIMEOUT_S = 30;
 
 /**
  * Parses `spec` (a {@link UsageError} when bad), loads the tokenizer (an `InputFileError` when its
@@ -44,7 +42,10 @@ const DETECT_TIMEOUT_S = 30;
  * const { counter, info } = await createPromptCounter('server', { dispatcher, baseUrl, model, headers });
  * await counter.count(prompt); // = usage.prompt_tokens of a chat request with that one user message
  */
-export async function createPromptCounter(spec: string | TokenizerSpec, ctx: CounterContext = {}): Promise<CreatedCounter> {
+export async function createPromptCounter(
+  spec: string | TokenizerSpec,
+  ctx: CounterContext = {},
+): Promise<CreatedCounter> {
   const parsed = typeof spec === 'string' ? parseTokenizerSpec(spec) : spec;
   const mode = formatTokenizerSpec(parsed);
   let counter: CountingCounter;
@@ -65,62 +66,6 @@ export async function createPromptCounter(spec: string | TokenizerSpec, ctx: Cou
   return { counter, info: counter.info() };
 }
 
-type RawCount = (text: string) => Promise<number> | number;
-
-/** A raw count plus a fixed overhead, with usage statistics. */
-class CountingCounter implements PromptCounter {
-  probes = 0;
-  sample: { chars: number; tokens: number } | null = null;
-  countMessages: ((messages: readonly ChatTurn[]) => Promise<number>) | null = null;
-  private countCalls = 0;
-  private countMs = 0;
-
-  constructor(
-    readonly mode: string,
-    readonly costly: boolean,
-    readonly calibrated: boolean,
-    private readonly raw: RawCount,
-    private readonly base: Omit<CalibrationInfo, 'probes' | 'counts' | 'countMs' | 'incremental'>,
-    private readonly incremental: IncrementalCounter | null = null,
-  ) {}
-
-  async count(text: string): Promise<number> {
-    const t0 = performance.now();
-    try {
-      const raw = await this.raw(text);
-      return raw + (this.base.overheadTokens ?? 0);
-    } finally {
-      this.countCalls++;
-      this.countMs += performance.now() - t0;
-    }
-  }
-
-  info(): CalibrationInfo {
-    const warnings = [...this.base.warnings];
-    if (this.incremental?.state === 'off') warnings.push('incremental counting turned off: the tokenizer is not additive at line breaks (every count is a whole count)');
-    return {
-      ...this.base,
-      warnings,
-      probes: this.probes,
-      counts: this.countCalls,
-      countMs: Math.round(this.countMs * 1000) / 1000,
-      incremental: this.incremental === null ? 'not-applicable' : this.incremental.state,
-    };
-  }
-}
-
-function charsCounter(mode: string, ratio: number): CountingCounter {
-  return new CountingCounter(mode, false, false, (text) => Math.round(text.length / ratio), {
-    mode,
-    method: mode,
-    tokenizeUrl: null,
-    overheadTokens: null,
-    overheadSource: 'not-applicable',
-    warnings: [],
-    tokenizer: `chars:${ratio}`,
-  });
-}
-
 /** hf / tiktoken: local count + overhead from one probe when a server is reachable. */
 async function localCounter(mode: string, tokenizer: TextTokenizer, ctx: CounterContext): Promise<CountingCounter> {
   const server = serverContext(ctx);
@@ -139,83 +84,64 @@ async function localCounter(mode: string, tokenizer: TextTokenizer, ctx: Counter
       overhead = probe.promptTokens - tokenizer.countText(sample);
       source = 'probe';
       sampled = { chars: sample.length, tokens: probe.promptTokens };
-      if (overhead < 0) warnings.push(`the server counted ${-overhead} tokens fewer than ${tokenizer.description} for the probe: is this the server's tokenizer?`);
+      if (overhead < 0)
+        warnings.push(
+          `the server counted ${-overhead} tokens fewer than ${tokenizer.description} for the probe: is this the server's tokenizer?`,
+        );
     } else {
       warnings.push(`chat-template overhead unknown (probe failed: ${probe.problem}): counted as 0 tokens`);
     }
   }
   const incremental = new IncrementalCounter((text) => tokenizer.countText(text));
-  const counter = new CountingCounter(mode, false, true, (text) => incremental.count(text), {
+  const counter = new CountingCounter(
     mode,
-    method: `${tokenizer.description}${source === 'probe' ? '+overhead' : ''}`,
-    tokenizeUrl: null,
-    overheadTokens: overhead,
-    overheadSource: source,
-    warnings,
-    tokenizer: tokenizer.description,
-  }, incremental);
+    'local',
+    true,
+    (text) => incremental.count(text),
+    {
+      mode,
+      method: `${tokenizer.description}${source === 'probe' ? '+overhead' : ''}`,
+      tokenizeUrl: null,
+      overheadTokens: overhead,
+      overheadSource: source,
+      warnings,
+      tokenizer: tokenizer.description,
+    },
+    incremental,
+  );
   counter.probes = probes;
   counter.sample = sampled;
-  counter.countMessages = messageCounter((text) => incremental.count(text), overhead, server, sample, counter, warnings);
+  counter.countMessages = messageCounter(
+    (text) => incremental.count(text),
+    overhead,
+    server,
+    sample,
+    counter,
+    warnings,
+  );
   return counter;
 }
 
 /** `server`: the tokenize endpoint when there is one, else usage probes. */
 async function serverCounter(mode: string, ctx: CounterContext): Promise<CountingCounter> {
   const server = serverContext(ctx);
-  if (server === null) throw new TokenizerCalibrationError('--tokenizer server needs a server to calibrate against (base URL, model and dispatcher)');
+  if (server === null)
+    throw new TokenizerCalibrationError(
+      '--tokenizer server needs a server to calibrate against (base URL, model and dispatcher)',
+    );
   const sample = ctx.sampleText ?? defaultSampleText();
   const detected = await detectTokenizeEndpoint(server, sample);
   if (detected.endpoint !== null) return tokenizeCounter(mode, server, detected.endpoint, sample, detected.sampleCount);
   return usageProbeCounter(mode, server, sample, detected.tried);
 }
 
-/** What endpoint detection found. */
-interface Detection {
-  endpoint: TokenizeEndpoint | null;
-  /** The endpoint's count of the sample (raw or templated per style). */
-  sampleCount: number;
-  /** One line per URL that did not qualify. */
-  tried: string[];
-}
-
-/**
- * Finds a tokenize endpoint. An answer is believed only if it grows with the text (llama.cpp
- * answers `{"tokens":[]}` to a body it does not understand); a `messages` answer must also exceed
- * the raw count of the same text (it added the template), when a raw style works at all.
- */
-async function detectTokenizeEndpoint(server: ServerContext, sample: string): Promise<Detection> {
-  const timeoutS = Math.min(server.timeoutS, DETECT_TIMEOUT_S);
-  const longer = `${sample}\n${sample}`;
-  const tried: string[] = [];
-  for (const url of tokenizeUrls(server.baseUrl)) {
-    const messages = await tokenizeCall(server, url, 'messages', sample, timeoutS);
-    if (!messages.ok && (messages.httpStatus === 404 || messages.httpStatus === 405 || messages.httpStatus === null)) {
-      tried.push(`${url}: ${messages.problem}`);
-      continue;
-    }
-    let raw: { style: 'prompt' | 'content'; count: number } | null = null;
-    for (const style of ['prompt', 'content'] as const) {
-      const answer = await tokenizeCall(server, url, style, sample, timeoutS);
-      if (answer.ok && answer.count > 0) {
-        raw = { style, count: answer.count };
-        break;
-      }
-    }
-    if (messages.ok && messages.count > 0 && (raw === null || messages.count > raw.count)) {
-      const again = await tokenizeCall(server, url, 'messages', longer, timeoutS);
-      if (again.ok && again.count > messages.count) return { endpoint: { url, style: 'messages' }, sampleCount: messages.count, tried };
-    }
-    if (raw !== null) {
-      const again = await tokenizeCall(server, url, raw.style, longer, timeoutS);
-      if (again.ok && again.count > raw.count) return { endpoint: { url, style: raw.style }, sampleCount: raw.count, tried };
-    }
-    tried.push(`${url}: no usable token count in its answers`);
-  }
-  return { endpoint: null, sampleCount: 0, tried };
-}
-
-async function tokenizeCounter(mode: string, server: ServerContext, endpoint: TokenizeEndpoint, sample: string, sampleCount: number): Promise<CountingCounter> {
+async function tokenizeCounter(
+  mode: string,
+  server: ServerContext,
+  endpoint: TokenizeEndpoint,
+  sample: string,
+  sampleCount: number,
+): Promise<CountingCounter> {
   const warnings: string[] = [];
   const probe = await probePromptTokens(server, sample);
   let overhead = 0;
@@ -225,7 +151,9 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
     overhead = probe.promptTokens - sampleCount;
     source = endpoint.style === 'messages' ? 'endpoint-template' : 'probe';
     if (endpoint.style === 'messages' && overhead !== 0) {
-      warnings.push(`${endpoint.url} counted the probe as ${sampleCount} tokens but the chat request as ${probe.promptTokens}: corrected by ${overhead}`);
+      warnings.push(
+        `${endpoint.url} counted the probe as ${sampleCount} tokens but the chat request as ${probe.promptTokens}: corrected by ${overhead}`,
+      );
     }
   } else if (endpoint.style === 'messages') {
     source = 'endpoint-template';
@@ -237,10 +165,11 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
   const flavour = endpoint.style === 'messages' ? 'messages' : endpoint.style === 'content' ? 'content' : 'prompt';
   const raw = async (text: string): Promise<number> => {
     const answer = await tokenizeCall(server, endpoint.url, endpoint.style, text, server.timeoutS);
-    if (!answer.ok) throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
+    if (!answer.ok)
+      throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
     return answer.count;
   };
-  const counter = new CountingCounter(mode, false, true, raw, {
+  const counter = new CountingCounter(mode, 'network', true, raw, {
     mode,
     method: `server:/tokenize(${flavour})${endpoint.style === 'messages' ? '' : '+overhead'}`,
     tokenizeUrl: endpoint.url,
@@ -255,7 +184,10 @@ async function tokenizeCounter(mode: string, server: ServerContext, endpoint: To
     endpoint.style === 'messages'
       ? async (messages) => {
           const answer = await tokenizeCall(server, endpoint.url, 'messages', messages, server.timeoutS);
-          if (!answer.ok) throw new TokenizerCalibrationError(`--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`);
+          if (!answer.ok)
+            throw new TokenizerCalibrationError(
+              `--tokenizer server: ${endpoint.url} stopped answering: ${answer.problem}`,
+            );
           return answer.count + overhead;
         }
       : messageCounter(raw, overhead, server, sample, counter, warnings);
@@ -300,14 +232,19 @@ function messageCounter(
 }
 
 /** No tokenize endpoint: every count is a probe. The first probe (the sample) checks that usage is reported. */
-async function usageProbeCounter(mode: string, server: ServerContext, sample: string, tried: string[]): Promise<CountingCounter> {
+async function usageProbeCounter(
+  mode: string,
+  server: ServerContext,
+  sample: string,
+  tried: string[],
+): Promise<CountingCounter> {
   const first = await probePromptTokens(server, sample);
   if (!first.ok) {
     throw new TokenizerCalibrationError(
       `--tokenizer server: no tokenize endpoint (${tried.join('; ') || 'none tried'}) and the probe request gave no usage.prompt_tokens (${first.problem}); use --tokenizer hf:PATH, tiktoken:ENCODING or chars:3.0`,
     );
   }
-  let counter: CountingCounter;
+  // Each count is a probe: `raw` runs only after `counter` exists, and counts its probes.
   const raw = async (text: string): Promise<number> => {
     counter.probes++;
     const answer = await probePromptTokens(server, text);
@@ -316,13 +253,15 @@ async function usageProbeCounter(mode: string, server: ServerContext, sample: st
     if (answer.httpStatus === 400 || answer.httpStatus === 413) return Number.POSITIVE_INFINITY;
     throw new TokenizerCalibrationError(`--tokenizer server: a calibration probe failed: ${oneLine(answer.problem)}`);
   };
-  counter = new CountingCounter(mode, true, true, raw, {
+  const counter = new CountingCounter(mode, 'request', true, raw, {
     mode,
     method: 'server:usage-probes',
     tokenizeUrl: null,
     overheadTokens: null,
     overheadSource: 'not-applicable',
-    warnings: [`no tokenize endpoint (${tried.join('; ') || 'none tried'}): sizing from chat probes' usage.prompt_tokens`],
+    warnings: [
+      `no tokenize endpoint (${tried.join('; ') || 'none tried'}): sizing from chat probes' usage.prompt_tokens`,
+    ],
     tokenizer: 'server:usage',
   });
   counter.probes = 1;

@@ -6,21 +6,23 @@
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startSim, type SimHandle } from '../../../src/sim/index.js';
-import { createDispatcher } from '../../../src/client/transport.js';
-import { streamChatCompletion } from '../../../src/client/stream.js';
-import { chatRequestBody } from '../../../src/workload/request-body.js';
-import { resolveThinking } from '../../../src/workload/thinking.js';
-import { fill, promptTail } from '../../../src/workload/prompt.js';
 import {
-  createCountingSizer,
-  createPromptCounter,
-  toleranceTokens,
-  TokenizerCalibrationError,
-  type CounterContext,
-} from '../../../src/workload/tokenizer/index.js';
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startSim, type SimHandle } from '../../src/sim/index.js';
+import { createDispatcher } from '../../src/client/transport.js';
+import { streamChatCompletion } from '../../src/client/stream.js';
+import { chatRequestBody } from '../../src/workload/request-body.js';
+import { resolveThinking } from '../../src/workload/thinking.js';
+import { fill, promptTail } from '../../src/workload/prompt.js';
+import { createCountingSizer, toleranceTokens, TokenizerCalibrationError } from '../../src/workload/tokenizer/index.js';
+import { createPromptCounter } from '../../src/target/token-counter.js';
+import type { CounterContext } from '../../src/target/server-context.js';
 
 const MODEL = 'servebench-sim';
 const thinking = resolveThinking({ thinkingMode: undefined, noThinking: false, reasoningEffort: undefined });
@@ -36,7 +38,15 @@ after(async () => {
 });
 
 function ctxFor(baseUrl: string): CounterContext {
-  return { dispatcher, baseUrl, model: MODEL, headers: {}, runStartNs: process.hrtime.bigint(), thinking, timeoutS: 60 };
+  return {
+    dispatcher,
+    baseUrl,
+    model: MODEL,
+    headers: {},
+    runStartNs: process.hrtime.bigint(),
+    thinking,
+    timeoutS: 60,
+  };
 }
 
 const CONVERSATION = [
@@ -51,7 +61,14 @@ async function serverCount(baseUrl: string, text: string | typeof CONVERSATION):
   const body =
     typeof text === 'string'
       ? chatRequestBody(MODEL, text, 4, thinking)
-      : JSON.stringify({ model: MODEL, messages: text, max_tokens: 4, temperature: 0.0, stream: true, stream_options: { include_usage: true } });
+      : JSON.stringify({
+          model: MODEL,
+          messages: text,
+          max_tokens: 4,
+          temperature: 0.0,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
   const result = await streamChatCompletion({
     dispatcher,
     url: `${baseUrl}/chat/completions`,
@@ -71,7 +88,10 @@ async function serverCount(baseUrl: string, text: string | typeof CONVERSATION):
 type Override = (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean;
 
 /** A pass-through proxy to the simulator; `override` may answer a request itself (returns true). */
-async function startProxy(override: Override, upstreamSim: SimHandle = sim): Promise<{ url: string; close: () => Promise<void>; seen: string[]; statuses: number[] }> {
+async function startProxy(
+  override: Override,
+  upstreamSim: SimHandle = sim,
+): Promise<{ url: string; close: () => Promise<void>; seen: string[]; statuses: number[] }> {
   const target = new URL(upstreamSim.url);
   const seen: string[] = [];
   const statuses: number[] = [];
@@ -83,7 +103,13 @@ async function startProxy(override: Override, upstreamSim: SimHandle = sim): Pro
       seen.push(`${req.method ?? ''} ${req.url ?? ''}`);
       if (override(req, body, res)) return;
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: target.host },
+        },
         (answer) => {
           statuses.push(answer.statusCode ?? 502);
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -172,15 +198,24 @@ test('server: a llama.cpp-style /tokenize (raw content, no template) plus one ov
       res.end('{"tokens":[]}');
       return true;
     }
-    const upstream = httpRequest({ host: '127.0.0.1', port: sim.port, method: 'POST', path: '/tokenize', headers: { 'content-type': 'application/json' } }, (answer) => {
-      const parts: Buffer[] = [];
-      answer.on('data', (p: Buffer) => parts.push(p));
-      answer.on('end', () => {
-        const tokens = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { tokens: number[] }).tokens;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ tokens }));
-      });
-    });
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: sim.port,
+        method: 'POST',
+        path: '/tokenize',
+        headers: { 'content-type': 'application/json' },
+      },
+      (answer) => {
+        const parts: Buffer[] = [];
+        answer.on('data', (p: Buffer) => parts.push(p));
+        answer.on('end', () => {
+          const tokens = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { tokens: number[] }).tokens;
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ tokens }));
+        });
+      },
+    );
     upstream.end(JSON.stringify({ content: parsed['content'] }));
     return true;
   });
@@ -195,7 +230,10 @@ test('server: a llama.cpp-style /tokenize (raw content, no template) plus one ov
     // Conversations: raw contents + overhead + one lazily measured per-message overhead (one more probe).
     assert.ok(counter.countMessages !== null);
     assert.equal(await counter.countMessages(CONVERSATION), await serverCount(proxy.url, CONVERSATION));
-    assert.equal(await counter.countMessages(CONVERSATION.slice(0, 2)), await serverCount(proxy.url, CONVERSATION.slice(0, 2)));
+    assert.equal(
+      await counter.countMessages(CONVERSATION.slice(0, 2)),
+      await serverCount(proxy.url, CONVERSATION.slice(0, 2)),
+    );
     assert.equal(counter.info().probes, 2);
   } finally {
     await proxy.close();
@@ -216,17 +254,27 @@ test('server without a tokenize endpoint: usage probes, a bounded number per pla
     const probes = counter.info().probes;
     const lines = ['usage probes: index target expected actual error tolerance'];
     for (const r of rows) {
-      lines.push(`  ${r.index} ${r.target} ${r.expected} ${r.actual} ${r.actual - r.target} ±${toleranceTokens(r.target)}`);
-      assert.ok(Math.abs(r.actual - r.target) <= toleranceTokens(r.target), `request ${r.index}: the server counted ${r.actual} for ${r.target}`);
+      lines.push(
+        `  ${r.index} ${r.target} ${r.expected} ${r.actual} ${r.actual - r.target} ±${toleranceTokens(r.target)}`,
+      );
+      assert.ok(
+        Math.abs(r.actual - r.target) <= toleranceTokens(r.target),
+        `request ${r.index}: the server counted ${r.actual} for ${r.target}`,
+      );
     }
-    lines.push(`  probes: ${probes} (1 initial + per fit target/index:probes ${stats.fits.map((f) => `${f.target}/${f.index}:${f.probes}`).join(', ')}); estimated prompts: ${stats.estimated}`);
+    lines.push(
+      `  probes: ${probes} (1 initial + per fit target/index:probes ${stats.fits.map((f) => `${f.target}/${f.index}:${f.probes}`).join(', ')}); estimated prompts: ${stats.estimated}`,
+    );
     console.log(lines.join('\n'));
     const distinct = new Set(PLAN.map(([, t]) => t)).size;
     assert.ok(stats.fits.length >= distinct, 'at least one fit per distinct planned size');
     assert.ok(stats.fits.length < PLAN.length, 'some requests reuse a fit');
     assert.equal(stats.estimated, PLAN.length - stats.fits.length, 'requests without a fit of their own send no probe');
     assert.equal(probes, 1 + stats.fits.reduce((sum, f) => sum + f.probes, 0), 'every probe is accounted for');
-    assert.ok(stats.fits.every((f) => f.probes <= 4), `probes per fit: ${stats.fits.map((f) => f.probes).join(', ')}`);
+    assert.ok(
+      stats.fits.every((f) => f.probes <= 4),
+      `probes per fit: ${stats.fits.map((f) => f.probes).join(', ')}`,
+    );
     assert.equal(stats.unverified, 0);
   } finally {
     await proxy.close();
@@ -235,11 +283,17 @@ test('server without a tokenize endpoint: usage probes, a bounded number per pla
 
 test('usage probes: a first guess beyond the window (HTTP 400) is stepped back from', async () => {
   const small = await startSim({ port: 0, prefill_tok_s: 10_000_000, decode_step_ms: 1, max_model_len: 5000 });
-  const proxy = await startProxy((req, _body, res) => (req.url?.includes('tokenize') === true ? notFound(res) : false), small);
+  const proxy = await startProxy(
+    (req, _body, res) => (req.url?.includes('tokenize') === true ? notFound(res) : false),
+    small,
+  );
   try {
     // Long letter runs are 5 chars per token in the simulator: the sample's slope makes the first
     // guess for the code-like filler far too long (past the 5000-token window): HTTP 400.
-    const { counter } = await createPromptCounter('server', { ...ctxFor(proxy.url), sampleText: 'abcdefghij'.repeat(40) });
+    const { counter } = await createPromptCounter('server', {
+      ...ctxFor(proxy.url),
+      sampleText: 'abcdefghij'.repeat(40),
+    });
     const sizer = createCountingSizer(counter);
     const sized = await sizer.size(0, 4000, { render: (i, c) => `${fill(c, i)}${promptTail(i)}` }, null);
     assert.ok(sized.expectedTokens !== null && Math.abs(sized.expectedTokens - 4000) <= toleranceTokens(4000));
@@ -260,7 +314,10 @@ test('hf/tiktoken with a reachable server measure the template overhead with one
 });
 
 test('server mode fails with one line when it can neither tokenize nor read usage', async () => {
-  await assert.rejects(createPromptCounter('server', {}), (error: unknown) => error instanceof TokenizerCalibrationError && !error.message.includes('\n'));
+  await assert.rejects(
+    createPromptCounter('server', {}),
+    (error: unknown) => error instanceof TokenizerCalibrationError && !error.message.includes('\n'),
+  );
   const proxy = await startProxy((req, _body, res) => {
     if (req.url?.includes('tokenize') === true) return notFound(res);
     res.writeHead(500, { 'content-type': 'application/json' });
