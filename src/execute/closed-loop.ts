@@ -34,7 +34,8 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   // its own (util/turns.ts): at 256 streams, completions handled back to back held first tokens
   // that arrived meanwhile up to 25 ms before they were stamped (bench/README.md).
   const turns = new TurnQueue();
-  const canStart = (): boolean => next < options.requests && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
+  const canStart = (): boolean =>
+    next < options.requests && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
   const worker = async (k: number): Promise<void> => {
     const joinMs = options.rampS ? (options.rampS * 1000 * k) / options.concurrency : 0;
     if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);

@@ -23,14 +23,26 @@ export interface ConnectionWarmup {
 }
 
 /** `--cold-connections`: nothing opened ahead. */
-export const COLD_CONNECTIONS: Readonly<ConnectionWarmup> = { prewarmed: false, requested: 0, succeeded: 0, warmup_ms: 0, slowest_ms: null };
+export const COLD_CONNECTIONS: Readonly<ConnectionWarmup> = {
+  prewarmed: false,
+  requested: 0,
+  succeeded: 0,
+  warmup_ms: 0,
+  slowest_ms: null,
+};
 
 /**
  * Opens up to `count` connections by sending that many concurrent GET /models requests, with the
  * run's request headers (credentials included) less its `content-type`: a GET has no body.
  * Aborting `signal` ends them at once (they then count as not succeeded).
  */
-export async function warmConnections(dispatcher: Dispatcher, baseUrl: string, headers: Readonly<Record<string, string>>, count: number, signal?: AbortSignal): Promise<ConnectionWarmup> {
+export async function warmConnections(
+  dispatcher: Dispatcher,
+  baseUrl: string,
+  headers: Readonly<Record<string, string>>,
+  count: number,
+  signal?: AbortSignal,
+): Promise<ConnectionWarmup> {
   const { 'content-type': _body, ...getHeaders } = headers;
   const n = Math.min(count, MAX_WARM_CONNECTIONS);
   const url = endpointUrl(baseUrl, '/models');

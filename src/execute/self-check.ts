@@ -21,7 +21,13 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { watchChunkLag, type ChunkLagFigures } from '../client/chunk-lag.js';
 import type { RequestResult } from '../record/types.js';
-import { LATE_TURN_MS, requestsAfterStalls, startStallMeter, STALL_ALLOWANCE_MS, type ThreadTimeSummary } from './stalls.js';
+import {
+  LATE_TURN_MS,
+  requestsAfterStalls,
+  startStallMeter,
+  STALL_ALLOWANCE_MS,
+  type ThreadTimeSummary,
+} from './stalls.js';
 import type { ThreadTimesSource } from '../util/thread-times.js';
 
 /** Loop delay p99 beyond which timings may be off by more than a few milliseconds. */
@@ -113,7 +119,8 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
       const cpuFraction = wallUs > 0 ? (cpu.user + cpu.system) / wallUs : 0;
       const stallShare = wallUs > 0 ? (excessMs * 1000) / wallUs : 0;
       const judgedRequests = requests?.results.length ?? 0;
-      const afterStalls = requests === undefined ? 0 : requestsAfterStalls(requests.results, requests.runStartNs, stalls);
+      const afterStalls =
+        requests === undefined ? 0 : requestsAfterStalls(requests.results, requests.runStartNs, stalls);
       const afterStallsShare = judgedRequests > 0 ? afterStalls / judgedRequests : 0;
       // Below a second, start-up work (compilation, first connections) dominates every figure.
       const judged = wallUs >= MIN_JUDGED_US;
@@ -134,7 +141,11 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
         client_saturated: saturated,
         judged,
         saturation_rule: SATURATION_RULE,
-        verdict: clientVerdict({ client_saturated: saturated, cpu_fraction: cpuFraction, late_turns_cpu_share: times.late_turns_cpu_share }),
+        verdict: clientVerdict({
+          client_saturated: saturated,
+          cpu_fraction: cpuFraction,
+          late_turns_cpu_share: times.late_turns_cpu_share,
+        }),
         verdict_rule: VERDICT_RULE,
         ...times,
       };
@@ -143,7 +154,12 @@ export function startSelfCheck(): { stop(requests?: StampedRequests): ClientSelf
 }
 
 /** {@link SATURATION_RULE} on a check's figures (self-check here, per thread in workers/thread-check.ts). */
-export function breaksBound(figures: Pick<ClientSelfCheck, 'event_loop_delay_p99_ms' | 'event_loop_stall_share' | 'first_tokens_after_stalls_share' | 'cpu_fraction'>): boolean {
+export function breaksBound(
+  figures: Pick<
+    ClientSelfCheck,
+    'event_loop_delay_p99_ms' | 'event_loop_stall_share' | 'first_tokens_after_stalls_share' | 'cpu_fraction'
+  >,
+): boolean {
   return (
     figures.event_loop_delay_p99_ms > SATURATION_LOOP_DELAY_P99_MS ||
     figures.first_tokens_after_stalls_share > SATURATION_STALLED_FIRST_TOKENS ||
@@ -153,9 +169,29 @@ export function breaksBound(figures: Pick<ClientSelfCheck, 'event_loop_delay_p99
 }
 
 /** The late-turn figures of a check from the meter's thread times over `wallMs`. */
-export function lateTurnFigures(thread: ThreadTimeSummary | null, wallMs: number): Pick<ClientSelfCheck, 'late_turns' | 'late_turns_ms' | 'late_turns_cpu_share' | 'late_turns_run_delay_share' | 'run_delay_share' | 'thread_times'> {
-  if (thread === null) return { late_turns: 0, late_turns_ms: 0, late_turns_cpu_share: null, late_turns_run_delay_share: null, run_delay_share: null, thread_times: null };
-  const share = (part: number | null, whole: number): number | null => (part === null || whole <= 0 ? null : Math.min(1, part / whole));
+export function lateTurnFigures(
+  thread: ThreadTimeSummary | null,
+  wallMs: number,
+): Pick<
+  ClientSelfCheck,
+  | 'late_turns'
+  | 'late_turns_ms'
+  | 'late_turns_cpu_share'
+  | 'late_turns_run_delay_share'
+  | 'run_delay_share'
+  | 'thread_times'
+> {
+  if (thread === null)
+    return {
+      late_turns: 0,
+      late_turns_ms: 0,
+      late_turns_cpu_share: null,
+      late_turns_run_delay_share: null,
+      run_delay_share: null,
+      thread_times: null,
+    };
+  const share = (part: number | null, whole: number): number | null =>
+    part === null || whole <= 0 ? null : Math.min(1, part / whole);
   return {
     late_turns: thread.lateTurns,
     late_turns_ms: thread.lateMs,
@@ -170,7 +206,9 @@ export function lateTurnFigures(thread: ThreadTimeSummary | null, wallMs: number
  * {@link VERDICT_RULE}: why a client broke its bound. Without its thread's own CPU time in the
  * late turns it cannot tell, and says saturated, the reading that blames the client.
  */
-export function clientVerdict(figures: Pick<ClientSelfCheck, 'client_saturated' | 'cpu_fraction' | 'late_turns_cpu_share'>): ClientVerdict {
+export function clientVerdict(
+  figures: Pick<ClientSelfCheck, 'client_saturated' | 'cpu_fraction' | 'late_turns_cpu_share'>,
+): ClientVerdict {
   if (!figures.client_saturated) return 'ok';
   if (figures.cpu_fraction > SATURATION_CPU_FRACTION) return 'saturated';
   if (figures.late_turns_cpu_share === null) return 'saturated';

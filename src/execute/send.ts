@@ -32,7 +32,10 @@ export interface SenderOptions {
 }
 
 /** The client's bounds on one request, as planned: the same in whichever thread it streams. */
-export type StreamBounds = Pick<StreamRequest, 'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'>;
+export type StreamBounds = Pick<
+  StreamRequest,
+  'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'
+>;
 
 /** The client's bounds on one request, as the plan fixes them. */
 export function streamBounds(plan: RunPlan): StreamBounds {
@@ -64,7 +67,9 @@ export function createRequestSender(options: SenderOptions): {
         const messages = await prompts.prepare(index);
         return { body: chatRequestBody(body.model, messages, maxTokens(index), body.thinking, output) };
       } catch (error) {
-        return { error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error) };
+        return {
+          error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error),
+        };
       }
     },
     async send(index, prepared, scheduledOffsetMs) {
@@ -73,10 +78,16 @@ export function createRequestSender(options: SenderOptions): {
       let result: RequestResult;
       if ('error' in prepared) {
         // Handed over early (open loop with workers): a request that cannot be built fails at its due time.
-        if (inWorker !== undefined && scheduledOffsetMs !== null) await waitUntil(options.runStartNs, scheduledOffsetMs, options.cancelSignal);
+        if (inWorker !== undefined && scheduledOffsetMs !== null)
+          await waitUntil(options.runStartNs, scheduledOffsetMs, options.cancelSignal);
         result = envelopeFailure(index, planned, options.runStartNs, prepared.error);
       } else if (inWorker !== undefined) {
-        result = await inWorker({ index, body: prepared.body, plannedContextTokens: planned, dueMs: scheduledOffsetMs });
+        result = await inWorker({
+          index,
+          body: prepared.body,
+          plannedContextTokens: planned,
+          dueMs: scheduledOffsetMs,
+        });
       } else {
         result = await streamChatCompletion({
           dispatcher: options.dispatcher,

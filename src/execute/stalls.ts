@@ -153,7 +153,11 @@ export class StallLedger {
  * {@link STALL_ALLOWANCE_MS} or within {@link STALL_AFTERMATH_MS} after it. `stalls` must be in
  * order (as the meter returns them) and on the hrtime clock, as `runStartNs`.
  */
-export function requestsAfterStalls(results: readonly RequestResult[], runStartNs: bigint, stalls: readonly Stall[]): number {
+export function requestsAfterStalls(
+  results: readonly RequestResult[],
+  runStartNs: bigint,
+  stalls: readonly Stall[],
+): number {
   if (stalls.length === 0) return 0;
   const originMs = Number(runStartNs) / 1e6;
   let count = 0;
@@ -161,7 +165,11 @@ export function requestsAfterStalls(results: readonly RequestResult[], runStartN
     const startMs = originMs + result.startOffsetMs;
     const firstOutput = result.timeToFirstOutputS === null ? null : startMs + result.timeToFirstOutputS * 1000;
     const firstContent = result.ttftS === null ? null : startMs + result.ttftS * 1000;
-    if ((firstOutput !== null && afterStall(firstOutput, stalls)) || (firstContent !== null && afterStall(firstContent, stalls))) count++;
+    if (
+      (firstOutput !== null && afterStall(firstOutput, stalls)) ||
+      (firstContent !== null && afterStall(firstContent, stalls))
+    )
+      count++;
   }
   return count;
 }

@@ -14,9 +14,28 @@ import { checkPromptsBuildable, checkWarmupLeavesRequests } from './plan-check.j
 export interface DryRunPlan {
   schema: 'servebench.plan/v1';
   workload: 'capacity';
-  target: { base_url: string; model: string | null; engine: string | null; gpu: string | null; tier: string | null; manifest: string | null };
-  capacity: { requests: number; concurrency: number; context_tokens: number | 'measured-distribution'; context_seed: number; max_tokens: number; timeout_seconds: number };
-  thinking: { mode: string; chat_template_kwargs: { enable_thinking: boolean } | null; reasoning_effort: string | null; control_mechanism: string };
+  target: {
+    base_url: string;
+    model: string | null;
+    engine: string | null;
+    gpu: string | null;
+    tier: string | null;
+    manifest: string | null;
+  };
+  capacity: {
+    requests: number;
+    concurrency: number;
+    context_tokens: number | 'measured-distribution';
+    context_seed: number;
+    max_tokens: number;
+    timeout_seconds: number;
+  };
+  thinking: {
+    mode: string;
+    chat_template_kwargs: { enable_thinking: boolean } | null;
+    reasoning_effort: string | null;
+    control_mechanism: string;
+  };
   max_context_tokens: number | null;
   prompt_cap_tokens: number | null;
   context_plan: number[];
@@ -60,12 +79,16 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
   checkWarmupLeavesRequests(config, load);
   // A closed loop bounded by time alone has no fixed request count: prompts stay unsized and the
   // plan lists its first requests only.
-  const workload = await buildWorkload(workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.workload.tokenizer.slice(6)) : 3.0)));
+  const workload = await buildWorkload(
+    workloadInput(config, load, cap, fixedRatioSizer(offline ? Number(config.workload.tokenizer.slice(6)) : 3.0)),
+  );
   // Only `chars:R` sizes the real prompts offline; a counting mode's envelope is known once it has counted.
   if (offline) await checkPromptsBuildable(config, workload, load, { window, cap, sizingInfo: {} });
   const plan = { sizes: workload.plannedTokens, distribution: workload.distribution };
   const model = config.target.model ?? '<discovered from /models>';
-  const shape = JSON.parse(chatRequestBody(model, '<prompt>', config.workload.maxTokens, config.workload.thinking, config.workload)) as Record<string, unknown>;
+  const shape = JSON.parse(
+    chatRequestBody(model, '<prompt>', config.workload.maxTokens, config.workload.thinking, config.workload),
+  ) as Record<string, unknown>;
   return {
     schema: 'servebench.plan/v1',
     workload: 'capacity',
@@ -100,17 +123,24 @@ export async function buildDryRunPlan(config: RunConfig): Promise<DryRunPlan> {
     context_distribution: plan.distribution,
     context_source: workload.contextSource,
     tokenizer: config.workload.tokenizer,
-    prompt_method: offline ? workload.promptMethod : `${config.workload.tokenizer} (calibrated against the server at run time)`,
+    prompt_method: offline
+      ? workload.promptMethod
+      : `${config.workload.tokenizer} (calibrated against the server at run time)`,
     cache_policy: workload.cachePolicy,
     prompt_set_id: offline && !load.lazy ? workload.promptSetId() : null,
     request_body_shape: shape,
     output: config.output.result ?? 'results/<run_id>.json',
     client: {
       workers: config.client.workers,
-      connections: config.client.coldConnections ? 'cold (opened by the first requests, inside their TTFT)' : 'opened before the clock',
+      connections: config.client.coldConnections
+        ? 'cold (opened by the first requests, inside their TTFT)'
+        : 'opened before the clock',
       helper_threads: helperThreadPriority(),
     },
-    deferred: window === null ? ['context-window probe (plan shown unclamped)', 'requests', 'result write'] : ['requests', 'result write'],
+    deferred:
+      window === null
+        ? ['context-window probe (plan shown unclamped)', 'requests', 'result write']
+        : ['requests', 'result write'],
   };
 }
 

@@ -36,7 +36,13 @@ export function planLoad(config: RunConfig): LoadPlan {
       lazy: false,
       plannedTokens: entries.map((e) => e.inputTokens),
       maxTokensPlan: entries.map((e) => e.outputTokens),
-      summary: { mode: 'trace', file: load.file, requests: entries.length, max_concurrency: load.maxConcurrency, span_ms: entries[entries.length - 1]?.offsetMs ?? 0 },
+      summary: {
+        mode: 'trace',
+        file: load.file,
+        requests: entries.length,
+        max_concurrency: load.maxConcurrency,
+        span_ms: entries[entries.length - 1]?.offsetMs ?? 0,
+      },
     };
   }
   const timeOnly = load.durationS !== null && !config.load.requestsGiven;
@@ -55,20 +61,41 @@ export function planLoad(config: RunConfig): LoadPlan {
       requests: offsetsMs.length,
       offsetsMs,
       lazy: false,
-      summary: { mode: 'open', rate: load.rate, arrival: load.arrival, burstiness: load.burstiness, max_concurrency: load.maxConcurrency, ramp_s: load.rampS, duration_s: load.durationS, planned_requests: offsetsMs.length, ramp_end_ms: load.rampS * 1000 },
+      summary: {
+        mode: 'open',
+        rate: load.rate,
+        arrival: load.arrival,
+        burstiness: load.burstiness,
+        max_concurrency: load.maxConcurrency,
+        ramp_s: load.rampS,
+        duration_s: load.durationS,
+        planned_requests: offsetsMs.length,
+        ramp_end_ms: load.rampS * 1000,
+      },
     };
   }
   return {
     requests: timeOnly ? MAX_TIME_BOUNDED_REQUESTS : config.load.requests,
     offsetsMs: null,
     lazy: timeOnly,
-    summary: { mode: 'closed', concurrency: load.concurrency, ramp_s: load.rampS, duration_s: load.durationS, burst: config.load.burst },
+    summary: {
+      mode: 'closed',
+      concurrency: load.concurrency,
+      ramp_s: load.rampS,
+      duration_s: load.durationS,
+      burst: config.load.burst,
+    },
   };
 }
 
-
 /** The workload input for a run of `config` under `load`. */
-export function workloadInput(config: RunConfig, load: LoadPlan, cap: number | null, sizer: PromptSizer, countMessages?: (messages: ChatMessage[]) => Promise<number>): WorkloadInput {
+export function workloadInput(
+  config: RunConfig,
+  load: LoadPlan,
+  cap: number | null,
+  sizer: PromptSizer,
+  countMessages?: (messages: ChatMessage[]) => Promise<number>,
+): WorkloadInput {
   return {
     requests: load.requests,
     ctxTokens: config.workload.ctxTokens,
@@ -82,7 +109,9 @@ export function workloadInput(config: RunConfig, load: LoadPlan, cap: number | n
     dataset: config.inputs.dataset,
     sizer,
     lazy: load.lazy,
-    ...(load.plannedTokens ? { plannedTokens: load.plannedTokens, ...(load.maxTokensPlan ? { maxTokensPlan: load.maxTokensPlan } : {}) } : {}),
+    ...(load.plannedTokens
+      ? { plannedTokens: load.plannedTokens, ...(load.maxTokensPlan ? { maxTokensPlan: load.maxTokensPlan } : {}) }
+      : {}),
     ...(countMessages ? { countMessages } : {}),
   };
 }

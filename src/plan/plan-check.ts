@@ -34,8 +34,17 @@ export function checkWarmupLeavesRequests(config: RunConfig, load: LoadPlan): vo
       : config.load.kind === 'open'
         ? `all ${load.requests} planned arrivals`
         : `all ${load.requests} planned requests (${config.load.burst > 0 ? '--burst' : '--requests'} ${load.requests})`;
-  const raise = config.load.kind === 'trace' ? '' : config.load.kind === 'open' ? ' or raise --requests (or --duration)' : config.load.burst > 0 ? ' or raise --burst' : ' or raise --requests';
-  throw new UsageError(`--warmup ${warmup.requests} excludes ${what} from every figure, so nothing would be measured; lower --warmup${raise}`);
+  const raise =
+    config.load.kind === 'trace'
+      ? ''
+      : config.load.kind === 'open'
+        ? ' or raise --requests (or --duration)'
+        : config.load.burst > 0
+          ? ' or raise --burst'
+          : ' or raise --requests';
+  throw new UsageError(
+    `--warmup ${warmup.requests} excludes ${what} from every figure, so nothing would be measured; lower --warmup${raise}`,
+  );
 }
 
 /** Where the prompt budget came from, for the message. */
@@ -51,12 +60,19 @@ export interface BudgetContext {
  * then the first request is sized now, and when it cannot be built and no later request plans a
  * larger context, none can (later envelopes are never shorter: the tail line's index only grows).
  */
-export async function checkPromptsBuildable(config: RunConfig, workload: Workload, load: LoadPlan, budget: BudgetContext): Promise<void> {
+export async function checkPromptsBuildable(
+  config: RunConfig,
+  workload: Workload,
+  load: LoadPlan,
+  budget: BudgetContext,
+): Promise<void> {
   if (workload.requests === 0) return;
   if (load.lazy) await workload.sizeAhead(0);
   const tooSmall = workload.tooSmall();
   if (tooSmall.requests === 0) return;
-  const all = load.lazy ? tooSmall.requests === tooSmall.sized && workload.plannedTokens.every((t) => t <= tooSmall.largestTarget) : tooSmall.requests === workload.requests;
+  const all = load.lazy
+    ? tooSmall.requests === tooSmall.sized && workload.plannedTokens.every((t) => t <= tooSmall.largestTarget)
+    : tooSmall.requests === workload.requests;
   if (!all) return;
   throw new UsageError(tooSmallMessage(config, tooSmall, budget));
 }
@@ -64,7 +80,8 @@ export async function checkPromptsBuildable(config: RunConfig, workload: Workloa
 function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetContext): string {
   const largest = tooSmall.largestTarget;
   const clamped = budget.cap !== null && budget.window !== null && largest === budget.cap;
-  const windowText = config.target.maxModelLen > 0 ? `--max-model-len ${budget.window}` : `the server's window ${budget.window}`;
+  const windowText =
+    config.target.maxModelLen > 0 ? `--max-model-len ${budget.window}` : `the server's window ${budget.window}`;
   const plan = clamped
     ? `the window leaves ${largest} tokens per prompt (${windowText} − --max-tokens ${config.workload.maxTokens} − --margin ${config.workload.margin}), less than`
     : config.load.kind === 'trace'
@@ -75,7 +92,9 @@ function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetCo
           ? `the largest --context-buckets size, ${largest} tokens, is less than`
           : `the largest planned context, ${largest} tokens, is less than`;
   const need = tooSmall.envelopeTokens;
-  const chars = config.workload.tokenizer.startsWith('chars:') ? ` at ${config.workload.tokenizer.slice(6)} characters per token` : '';
+  const chars = config.workload.tokenizer.startsWith('chars:')
+    ? ` at ${config.workload.tokenizer.slice(6)} characters per token`
+    : '';
   const parts = chars === '' ? 'tail line and chat template' : 'tail line';
   const envelope = `the prompt envelope alone (${parts}, no body${need === null ? '' : `: ${need} tokens${chars}`})`;
   const atLeast = need === null ? '' : ` to at least ${need}`;
@@ -103,7 +122,14 @@ function tooSmallMessage(config: RunConfig, tooSmall: TooSmall, budget: BudgetCo
 
 /** One warning when a fixed `--ctx-tokens` exceeds the window's prompt budget (every prompt is then clamped), else null. */
 export function clampWarning(config: RunConfig, window: number | null, cap: number | null): string | null {
-  if (config.workload.ctxTokens <= 0 || cap === null || window === null || config.workload.ctxTokens <= cap || config.load.kind === 'trace') return null;
+  if (
+    config.workload.ctxTokens <= 0 ||
+    cap === null ||
+    window === null ||
+    config.workload.ctxTokens <= cap ||
+    config.load.kind === 'trace'
+  )
+    return null;
   const source = config.target.maxModelLen > 0 ? '--max-model-len' : "the server's window";
   return `--ctx-tokens ${config.workload.ctxTokens} does not fit the window: every prompt was clamped to ${cap} tokens (${source} ${window} − --max-tokens ${config.workload.maxTokens} − --margin ${config.workload.margin})`;
 }
@@ -112,7 +138,11 @@ export function clampWarning(config: RunConfig, window: number | null, cap: numb
  * After a run that was not interrupted: why nothing was measured when every request sent was a
  * warm-up request (the result then has no rows), else null.
  */
-export function nothingMeasured(plan: Pick<RunPlan, 'warmup' | 'load_summary' | 'requests'>, results: readonly RequestResult[], interrupted: boolean): string | null {
+export function nothingMeasured(
+  plan: Pick<RunPlan, 'warmup' | 'load_summary' | 'requests'>,
+  results: readonly RequestResult[],
+  interrupted: boolean,
+): string | null {
   const warmup = plan.warmup;
   if (interrupted || warmup === null || results.length === 0 || results.some((r) => r.warmup !== true)) return null;
   const flag = 'seconds' in warmup ? `--warmup ${warmup.seconds}s` : `--warmup ${warmup.requests}`;

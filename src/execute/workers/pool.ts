@@ -52,7 +52,11 @@ export class StreamWorkerPool {
   }
 
   /** Starts the workers and waits until each has opened its connections; aborting `signal` stops them (an `InterruptedError`). */
-  static async open(settings: readonly StreamWorkerSettings[], script: URL = STREAM_WORKER_SCRIPT, signal?: AbortSignal): Promise<StreamWorkerPool> {
+  static async open(
+    settings: readonly StreamWorkerSettings[],
+    script: URL = STREAM_WORKER_SCRIPT,
+    signal?: AbortSignal,
+  ): Promise<StreamWorkerPool> {
     const pool = new StreamWorkerPool(settings, script);
     try {
       const ready = pool.slots.map((slot) => new Promise<ConnectionWarmup | null>((resolve) => (slot.ready = resolve)));
@@ -126,10 +130,19 @@ export class StreamWorkerPool {
 
   private spawn(settings: StreamWorkerSettings, script: URL): Slot {
     const worker = new Worker(script, { workerData: settings });
-    const slot: Slot = { id: settings.id, worker, inFlight: 0, pending: new Map(), ready: () => undefined, finished: () => undefined };
+    const slot: Slot = {
+      id: settings.id,
+      worker,
+      inFlight: 0,
+      pending: new Map(),
+      ready: () => undefined,
+      finished: () => undefined,
+    };
     worker.on('message', (message: FromWorker) => this.receive(slot, message));
     worker.on('error', (error) => this.crash(`stream worker ${slot.id} failed: ${error.message.split('\n')[0] ?? ''}`));
-    worker.on('messageerror', (error) => this.crash(`stream worker ${slot.id} sent an unreadable message: ${error.message}`));
+    worker.on('messageerror', (error) =>
+      this.crash(`stream worker ${slot.id} sent an unreadable message: ${error.message}`),
+    );
     worker.on('exit', (code) => {
       if (!this.closing) this.crash(`stream worker ${slot.id} exited unexpectedly (exit code ${code})`);
     });

@@ -24,18 +24,33 @@ export interface ShareInput {
 }
 
 /** Starts the stream workers; they have opened their connections when this resolves (aborting `signal` stops them: an `InterruptedError`). */
-export function openStreamWorkers(input: ShareInput, warn: (text: string) => void, signal?: AbortSignal): Promise<StreamWorkerPool> {
+export function openStreamWorkers(
+  input: ShareInput,
+  warn: (text: string) => void,
+  signal?: AbortSignal,
+): Promise<StreamWorkerPool> {
   const { plan } = input;
   if (plan.load.kind === 'closed' && plan.client.workers > plan.load.concurrency) {
-    warn(`--workers ${plan.client.workers} exceeds --concurrency ${plan.load.concurrency}: some workers will stay idle`);
+    warn(
+      `--workers ${plan.client.workers} exceeds --concurrency ${plan.load.concurrency}: some workers will stay idle`,
+    );
   }
   return StreamWorkerPool.open(workerSettings(input), undefined, signal);
 }
 
 /** Ends the workers' part of the run: the merged `servebench.client` and the `servebench.workers` block. */
-export async function finishStreamWorkers(pool: StreamWorkerPool, main: ClientSelfCheck): Promise<{ client: Record<string, unknown>; workers: Record<string, unknown> }> {
+export async function finishStreamWorkers(
+  pool: StreamWorkerPool,
+  main: ClientSelfCheck,
+): Promise<{ client: Record<string, unknown>; workers: Record<string, unknown> }> {
   const reports = await pool.finish();
-  return { client: mergeThreadChecks(main, reports.map((r) => r.client)), workers: workersBlock(reports, main) };
+  return {
+    client: mergeThreadChecks(
+      main,
+      reports.map((r) => r.client),
+    ),
+    workers: workersBlock(reports, main),
+  };
 }
 
 /**

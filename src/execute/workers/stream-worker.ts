@@ -52,7 +52,8 @@ let handed = 0;
 
 /** Sends one request at its due time (the precise wait happens here, not across the message channel). */
 async function stream(order: StreamOrder): Promise<void> {
-  if (++handed === faultAt) throw new Error(`SERVEBENCH_TEST_WORKER_FAULT: worker ${settings.id} fails at request ${handed}`);
+  if (++handed === faultAt)
+    throw new Error(`SERVEBENCH_TEST_WORKER_FAULT: worker ${settings.id} fails at request ${handed}`);
   if (order.dueMs !== null) await waitUntil(runStartNs, order.dueMs, cancel.signal);
   const result = await streamChatCompletion({
     dispatcher,
@@ -75,5 +76,8 @@ async function finish(): Promise<void> {
   post({ type: 'finished', requests: streamed.length, client, priority });
 }
 
-const connections = settings.warmCount > 0 ? await warmConnections(dispatcher, settings.baseUrl, settings.headers, settings.warmCount) : null;
+const connections =
+  settings.warmCount > 0
+    ? await warmConnections(dispatcher, settings.baseUrl, settings.headers, settings.warmCount)
+    : null;
 post({ type: 'ready', connections });

@@ -6,7 +6,14 @@
  * thread) and is judged on it. The run's `client` block is then the worst thread's figures.
  */
 import { readFileSync } from 'node:fs';
-import { breaksBound, clientVerdict, startSelfCheck, type ClientSelfCheck, type ClientVerdict, type StampedRequests } from '../self-check.js';
+import {
+  breaksBound,
+  clientVerdict,
+  startSelfCheck,
+  type ClientSelfCheck,
+  type ClientVerdict,
+  type StampedRequests,
+} from '../self-check.js';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on every Linux architecture Node runs on). */
 const CLOCK_TICKS_PER_S = 100;
@@ -39,7 +46,8 @@ export function startThreadSelfCheck(): { stop(requests?: StampedRequests): Thre
       const summary = check.stop(requests);
       const cpuEnd = threadCpuSeconds();
       const wallS = Number(process.hrtime.bigint() - wallStart) / 1e9;
-      if (cpuStart === null || cpuEnd === null || wallS <= 0) return { ...summary, process_cpu_fraction: summary.cpu_fraction };
+      if (cpuStart === null || cpuEnd === null || wallS <= 0)
+        return { ...summary, process_cpu_fraction: summary.cpu_fraction };
       return judgedOnThreadCpu(summary, (cpuEnd - cpuStart) / wallS);
     },
   };
@@ -59,7 +67,15 @@ function judgedOnThreadCpu(summary: ClientSelfCheck, threadCpu: number): ThreadS
 }
 
 /** Keys that explain one thread's verdict: the merged block takes them all from the thread whose verdict it reports. */
-const VERDICT_KEYS = ['verdict', 'late_turns', 'late_turns_ms', 'late_turns_cpu_share', 'late_turns_run_delay_share', 'run_delay_share', 'thread_times'] as const;
+const VERDICT_KEYS = [
+  'verdict',
+  'late_turns',
+  'late_turns_ms',
+  'late_turns_cpu_share',
+  'late_turns_run_delay_share',
+  'run_delay_share',
+  'thread_times',
+] as const;
 /** Higher is worse: a thread with too much work of its own (what more --workers can fix) outranks one kept off its CPU. */
 const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturated: 2 };
 
@@ -70,7 +86,10 @@ const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturat
  * The verdict and the late-turn figures behind it are one thread's, the worst verdict's (of equal
  * verdicts, the thread with the most late time), and `thread_verdicts` gives every thread's.
  */
-export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (ClientSelfCheck | null)[]): Record<string, unknown> {
+export function mergeThreadChecks(
+  main: ClientSelfCheck,
+  workers: readonly (ClientSelfCheck | null)[],
+): Record<string, unknown> {
   const named: [string, Record<string, unknown>][] = [['main', main as unknown as Record<string, unknown>]];
   workers.forEach((check, i) => {
     if (check !== null) named.push([`worker ${i + 1}`, check as unknown as Record<string, unknown>]);
@@ -85,7 +104,12 @@ export function mergeThreadChecks(main: ClientSelfCheck, workers: readonly (Clie
     else if (typeof value === 'boolean') merged[key] = values.some((v) => v === true);
   }
   const rank = (check: Record<string, unknown>): number => VERDICT_RANK[check['verdict'] as ClientVerdict] ?? 0;
-  const worst = named.reduce((a, b) => (rank(b[1]) > rank(a[1]) || (rank(b[1]) === rank(a[1]) && Number(b[1]['late_turns_ms'] ?? 0) > Number(a[1]['late_turns_ms'] ?? 0)) ? b : a));
+  const worst = named.reduce((a, b) =>
+    rank(b[1]) > rank(a[1]) ||
+    (rank(b[1]) === rank(a[1]) && Number(b[1]['late_turns_ms'] ?? 0) > Number(a[1]['late_turns_ms'] ?? 0))
+      ? b
+      : a,
+  );
   for (const key of VERDICT_KEYS) if (key in worst[1]) merged[key] = worst[1][key];
   merged['thread_verdicts'] = Object.fromEntries(named.map(([name, check]) => [name, check['verdict'] ?? null]));
   merged['threads'] = named.length;
