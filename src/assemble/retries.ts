@@ -8,7 +8,7 @@ import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { attemptRecord } from '../metrics/rows.js';
 
 /** Retried requests listed one by one at most (the counts cover all of them; the journal keeps every attempt). */
-export const MAX_LISTED_RETRIED_REQUESTS = 1000;
+const MAX_LISTED_RETRIED_REQUESTS = 1000;
 
 /** The `--retries` attempts of a request (a stale-connection resend is not one: `connection_retries` counts those). */
 function retryAttempts(r: RequestResult): RequestAttempt[] {

@@ -26,6 +26,6 @@ export function checkBaseUrl(text: string, flag = '--base-url'): string {
 }
 
 /** Removes anything that looks like credentials from a URL-ish text before it is shown. */
-export function redactUrlText(text: string): string {
+function redactUrlText(text: string): string {
   return text.replace(/\/\/[^/@\s]*@/, '//[redacted]@').replace(/\?.*$/, '?[redacted]');
 }

@@ -290,7 +290,7 @@ function refuseIgnoredLoadFlags(given: ReadonlySet<string>, open: '--rate' | '--
 }
 
 /** `--warmup 10` (requests) or `--warmup 5s` (seconds). */
-export function parseWarmup(text: string | null): LoadCommon['warmup'] {
+function parseWarmup(text: string | null): LoadCommon['warmup'] {
   if (text === null) return null;
   const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(text.trim());
   if (match === null) throw new UsageError(`--warmup: expected a request count (10) or seconds (5s), got '${text}'`);
@@ -304,6 +304,6 @@ export function parseWarmup(text: string | null): LoadCommon['warmup'] {
  * Output checks done before any request (spec §1.2): a writable parent, no symlink, no special
  * file (util/write-targets.ts; the run's other files are checked with it in run-files.ts).
  */
-export function checkOutputPath(path: string): void {
+function checkOutputPath(path: string): void {
   checkWriteTargets([{ flag: '--output', path, mode: 'replace' }]);
 }

@@ -10,7 +10,7 @@ import { getJson } from '../client/transport.js';
 import { endpointUrl } from '../client/endpoint.js';
 
 /** Most connections opened ahead: beyond this, set-up cost per request is negligible anyway. */
-export const MAX_WARM_CONNECTIONS = 1024;
+const MAX_WARM_CONNECTIONS = 1024;
 
 export interface ConnectionWarmup {
   prewarmed: boolean;

@@ -31,15 +31,15 @@ import {
 import type { ThreadTimesSource } from '../util/thread-times.js';
 
 /** Loop delay p99 beyond which timings may be off by more than a few milliseconds. */
-export const SATURATION_LOOP_DELAY_P99_MS = 5;
+const SATURATION_LOOP_DELAY_P99_MS = 5;
 /** CPU share of one core beyond which the client itself is the bottleneck. */
-export const SATURATION_CPU_FRACTION = 0.9;
+const SATURATION_CPU_FRACTION = 0.9;
 /** Share of the run spent in stalls beyond {@link STALL_ALLOWANCE_MS} above which more than 1% of stamps may be off by more. */
-export const SATURATION_STALL_SHARE = 0.01;
+const SATURATION_STALL_SHARE = 0.01;
 /** Share of requests whose first token may have been stamped late by a stall, above which the p99 bound may not hold. */
-export const SATURATION_STALLED_FIRST_TOKENS = 0.01;
+const SATURATION_STALLED_FIRST_TOKENS = 0.01;
 /** Share of its late turns the thread must have spent on a CPU for the lateness to be its own work's. */
-export const SATURATED_LATE_CPU_SHARE = 0.5;
+const SATURATED_LATE_CPU_SHARE = 0.5;
 /** Shortest run (µs) whose self-check is judged. */
 const MIN_JUDGED_US = 1_000_000;
 
@@ -216,11 +216,11 @@ export function clientVerdict(
 }
 
 /** How `verdict` is decided, as written into every result. */
-export const VERDICT_RULE =
+const VERDICT_RULE =
   `when client_saturated: "saturated" (the client's own work) if its CPU > ${SATURATION_CPU_FRACTION * 100}% of one core or its thread was on a CPU for >= ${SATURATED_LATE_CPU_SHARE * 100}% ` +
   `of its event-loop turns more than ${LATE_TURN_MS} ms late (or its thread's CPU time cannot be read), else "starved" (the thread was kept off the CPU: waiting for one, see late_turns_run_delay_share, or blocked); "ok" otherwise`;
 
 /** The rule, as written into every result. */
-export const SATURATION_RULE =
+const SATURATION_RULE =
   `event-loop delay p99 > ${SATURATION_LOOP_DELAY_P99_MS} ms, or first tokens stamped during or just after a stall > ${STALL_ALLOWANCE_MS} ms for > ${SATURATION_STALLED_FIRST_TOKENS * 100}% of requests, ` +
   `or stalls beyond their first ${STALL_ALLOWANCE_MS} ms > ${SATURATION_STALL_SHARE * 100}% of the run, or client CPU > ${SATURATION_CPU_FRACTION * 100}% of one core`;

@@ -10,7 +10,7 @@ import type { PromptSizer, WorkloadInput } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 
 /** Requests planned for a closed loop bounded by time alone: prompts are then sized as they go. */
-export const MAX_TIME_BOUNDED_REQUESTS = 1_000_000;
+const MAX_TIME_BOUNDED_REQUESTS = 1_000_000;
 
 /** What the load model fixes before the run. */
 export interface LoadPlan {

@@ -59,7 +59,7 @@ export async function finishStreamWorkers(
  * rather than splitting exactly, so whichever worker reaches that many in flight finds them open
  * (at most N − 1 connections more than one thread would open).
  */
-export function workerSettings(input: ShareInput): StreamWorkerSettings[] {
+function workerSettings(input: ShareInput): StreamWorkerSettings[] {
   const { plan } = input;
   const count = plan.client.workers;
   return Array.from({ length: count }, (_, i) => ({
@@ -87,7 +87,7 @@ export function combinedWarmup(warmups: readonly (ConnectionWarmup | null)[]): C
 }
 
 /** `servebench.workers`: what each thread did; the requests column sums to the requests sent. */
-export function workersBlock(reports: readonly WorkerReport[], main: ClientSelfCheck): Record<string, unknown> {
+function workersBlock(reports: readonly WorkerReport[], main: ClientSelfCheck): Record<string, unknown> {
   return {
     count: reports.length,
     assignment: 'each request to the worker with the fewest in flight, ties to the lowest id',
