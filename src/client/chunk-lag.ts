@@ -1,9 +1,9 @@
 /**
  * Processing lag of body chunks, per thread: how long a chunk waited between its arrival stamp
  * (taken in undici's data callback, exchange.ts) and the start of its parsing in a slice of the
- * thread's backlog. It is issue 8's "gap between a chunk's arrival at the socket and its
- * processing", as far as JavaScript can see arrival: the time before undici's callback runs is
- * event-loop delay, which the self-check measures separately.
+ * thread's backlog: the gap between a chunk's arrival at the socket and its processing, as far
+ * as JavaScript can see arrival (the time before undici's callback runs is event-loop delay,
+ * which the self-check measures separately).
  *
  * The lag does not distort any timing (every timing comes from the arrival stamps); it shows
  * whether the client's parsing keeps up with what it reads. A lag that grows through a run means

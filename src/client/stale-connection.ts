@@ -31,10 +31,9 @@ import { errorCode } from './errors.js';
 
 /**
  * How soon after the write the close must arrive, ms: a round trip across a continent (under
- * 100 ms), plus this client's own delay in noticing it when loaded (an immediate reset on
- * 127.0.0.1 was seen within 0.4 ms at the median, 23 ms at p99 and 53 ms at worst in 300 tries on a
- * shared 2-core machine at load 12; the event loop lags 55 ms at p99 with 256 streams). A server
- * that drops a request later than this (say 200 ms after reading it) had time to act on it.
+ * 100 ms), plus this client's own delay in noticing it when loaded (tens of milliseconds at p99
+ * on a shared 2-core machine: bench/README.md, "Figures behind code comments"). A server that
+ * drops a request later than this (say 200 ms after reading it) had time to act on it.
  */
 export const STALE_CONNECTION_WINDOW_MS = 150;
 

@@ -47,8 +47,9 @@ export interface StreamRequest {
   runStartNs: bigint;
   /**
    * Spec `--timeout`: the longest wait for the status line or between two body reads (spec §8 item 14),
-   * enforced by undici's `headersTimeout`/`bodyTimeout`. undici runs these on coarse timers, so a
-   * timeout fires up to about 0.7 s late (and not before ~1 s); negligible against the 900 s default.
+   * enforced by undici's `headersTimeout`/`bodyTimeout`. undici runs these on its own coarse timer
+   * (1 s resolution, undici's lib/util/timers.js), so a timeout fires up to about a second off;
+   * negligible against the 900 s default.
    */
   idleTimeoutS: number;
   /** Cancels the request; the result is then a `CancelledError` failure. */
@@ -71,8 +72,8 @@ export interface StreamRequest {
    * a request after it was handed over: until a pooled socket is free, until a fresh one is
    * connected, and (undici ≥ 7.2x) one event-loop turn on every reused keep-alive socket, to check
    * the server did not close it meanwhile. When many streams finish in the same turn, that turn is
-   * the client's own work on all of them; measured at 256 streams it held requests 12 ms at the
-   * median and 55 ms at p99. `dispatch`: just before the request is handed to undici, connect and
+   * the client's own work on all of them, milliseconds at 256 streams (bench/README.md, "Found
+   * and fixed while measuring"). `dispatch`: just before the request is handed to undici, connect and
    * client queueing included (the reference's definition; `--cold-connections`).
    * After a transparent resend (stale-connection.ts) a `write` t0 is the resend's write (the
    * discarded attempt is in `attempts`); a `dispatch` t0 stays at the first attempt's hand-over,

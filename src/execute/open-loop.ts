@@ -11,7 +11,16 @@ import { elapsedMs, sleep, waitUntil } from './clock.js';
 import { TurnQueue } from '../util/turns.js';
 
 /** How much earlier than its due time a request's body is prepared, ms. */
-const PREPARE_LEAD_MS = 15;
+export const PREPARE_LEAD_MS = 15;
+
+/** How the loop reads the time and waits: real time (clock.ts) unless a test drives it on a clock of its own. */
+export interface OpenLoopClock {
+  elapsedMs: (startNs: bigint) => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  waitUntil: (startNs: bigint, dueMs: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const REAL_TIME: OpenLoopClock = { elapsedMs, sleep, waitUntil };
 
 export interface OpenLoopOptions<P> {
   /** Scheduled offsets from run start, ms, ascending; index i is request i. */
@@ -31,6 +40,8 @@ export interface OpenLoopOptions<P> {
    * scheduling no longer holds it back.
    */
   sendWaitsForDue?: boolean;
+  /** Real time by default. */
+  clock?: OpenLoopClock;
 }
 
 /** Fires every planned request at its offset; returns all results sorted by index. */
@@ -42,16 +53,17 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
   const cap = options.maxConcurrency ?? Infinity;
   const release = (): void => waiting.shift()?.();
   const turns = new TurnQueue();
+  const clock = options.clock ?? REAL_TIME;
   for (let index = 0; index < options.offsetsMs.length; index++) {
     if (stop?.aborted) break;
     const due = options.offsetsMs[index]!;
-    await sleep(due - PREPARE_LEAD_MS - elapsedMs(options.runStartNs), stop);
+    await clock.sleep(due - PREPARE_LEAD_MS - clock.elapsedMs(options.runStartNs), stop);
     if (stop?.aborted) break;
     const prepared = await options.prepare(index);
     if (inFlight.size >= cap) await new Promise<void>((resolve) => waiting.push(resolve));
     if (stop?.aborted) break;
     if (options.sendWaitsForDue !== true) {
-      await waitUntil(options.runStartNs, due, stop);
+      await clock.waitUntil(options.runStartNs, due, stop);
       if (stop?.aborted) break;
     }
     const task = options.send(index, prepared, due).then(async (result) => {

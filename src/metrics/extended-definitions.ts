@@ -1,8 +1,8 @@
 /**
- * THE table of the `servebench.metrics` extension figures (issue 5): every key that
+ * THE table of the `servebench.metrics` extension figures: every key that
  * computeExtendedMetrics (extended.ts) writes, with its unit, its formula in words and the names
  * the peer tools give the same — or a deliberately different — quantity (facts from
- * the project's study of the peer tools). extended.ts builds its distribution keys from
+ * the project's study of the peer tools). extended/ builds its distribution keys from
  * {@link familyKeys} and its per-request values from the `rowField`s named here, and
  * renderMetricsMarkdown() (definitions.ts) renders this table into docs/metrics.md; a test checks
  * that the computed object has exactly the keys this table lists.
@@ -246,7 +246,7 @@ export const ENTRIES: readonly Entry[] = [
 ];
 
 /** Rules that several figures share, rendered above the table. */
-export const EXTENDED_RULES: readonly [string, string][] = [
+const EXTENDED_RULES: readonly [string, string][] = [
   ['Measured requests',
     'Requests marked `warmup` are excluded from every figure and counted in requests.warmup_excluded. Times are run-relative: a request starts at start_offset_ms and ends at start + E2E (success) or start + error.atS (failure); it is in flight over [start, end). Its output arrivals are start + chunkOffsetsS[j].'],
   ['Token attribution',

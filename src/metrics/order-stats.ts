@@ -36,19 +36,13 @@ const LO = LOW_WORD;
 /** Below this many values a copy-and-sort is cheaper than counting 65,536 buckets. */
 const SORT_BELOW = 4096;
 /** Number of values of one 16-bit key digit. */
-export const RADIX = 1 << 16;
+const RADIX = 1 << 16;
 
 const SCRATCH = new Float64Array(1);
 const SCRATCH_WORDS = new Uint32Array(SCRATCH.buffer);
 
 /** Most significant 16-bit digit of the order-preserving key of a double's high word. */
 const topDigitOfHigh = (hi: number): number => (hi < 0x80000000 ? (hi >>> 16) | 0x8000 : ~hi >>> 16);
-
-/** Most significant 16-bit key digit of a finite double: sign, 11 exponent bits, 4 mantissa bits. */
-export function topDigit(value: number): number {
-  SCRATCH[0] = value;
-  return topDigitOfHigh(SCRATCH_WORDS[HI]!);
-}
 
 /** Shared scratch of {@link select}: counts and the kept-digit map of the level being processed. */
 const COUNTS = new Uint32Array(RADIX);
@@ -184,7 +178,7 @@ export interface SeriesStats {
 const EMPTY_STATS: SeriesStats = { samples: 0, mean: null, max: null, percentiles: LEVELS.map(() => null) };
 
 /** 0-based ranks of the {@link LEVELS} percentiles among n values (spec §4.2 rule, via percentile.ts). */
-export function levelRanks(n: number): number[] {
+function levelRanks(n: number): number[] {
   return LEVELS.map((q) => nearestRankIndex(q, n));
 }
 

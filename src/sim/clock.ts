@@ -19,12 +19,12 @@ export interface SimClock {
 /**
  * Real monotonic time (process.hrtime) with absolute deadlines.
  *
- * Why the two-phase wait: measured on a 2-core Node 20 machine, `setTimeout` with a fractional
- * delay fires up to ~0.4 ms EARLY (libuv works in whole, cached milliseconds) and a rounded-up one
- * ~0.6 ms late at the median (p99 ~1.2 ms). So we sleep with `setTimeout` until `spinNs` before
- * the deadline (rounding the delay up), then poll with `setImmediate`, which still lets pending
- * I/O run between polls. With a 1 ms spin the measured lateness was ~1 µs at the median and
- * < 0.4 ms at p99, costing ~3–16 % of one core while steps are running (nothing when idle).
+ * Why the two-phase wait: `setTimeout` with a fractional delay can fire EARLY (libuv works in
+ * whole, cached milliseconds) and a rounded-up one fires late by most of a millisecond. So we
+ * sleep with `setTimeout` until `spinNs` before the deadline (rounding the delay up), then poll
+ * with `setImmediate`, which still lets pending I/O run between polls: with a 1 ms spin a step
+ * starts microseconds late at the median, for a few per cent of a core while steps are running
+ * and nothing when idle (bench/README.md, "Figures behind code comments").
  */
 export class RealClock implements SimClock {
   /**
@@ -33,7 +33,7 @@ export class RealClock implements SimClock {
    */
   readonly origin = process.hrtime.bigint();
 
-  /** @param spinNs busy-poll window before each deadline; 0 = timers only (~0.6 ms late). */
+  /** @param spinNs busy-poll window before each deadline; 0 = timers only (late by most of a millisecond). */
   constructor(private readonly spinNs = 1_000_000) {}
 
   /** Nanoseconds since this clock was created (process.hrtime, monotonic). */

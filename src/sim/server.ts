@@ -60,7 +60,7 @@ interface SimContext {
   /**
    * Generation requests are read, parsed, tokenized and queued one per loop turn, in arrival order:
    * `receivedNs` is stamped when Node hands a request over, which happens only while the loop
-   * polls, so processing a burst in one go (≈0.15 ms each) would stamp later arrivals late and
+   * polls, so processing a burst in one go would stamp later arrivals late and
    * ground-truth comparisons would count that wait against the client (util/turns.ts).
    */
   intake: TurnQueue;
@@ -305,7 +305,7 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
     case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
     case '/tokenize': return tokenizeRoute(ctx, req, res);
     // Even the body waits for the request's turn: reading it through the stream's async iterator
-    // and parsing its JSON cost ~20 µs, which every later request of the same poll would wait for.
+    // and parsing its JSON takes time that every later request of the same poll would wait for.
     case '/chat/completions': {
       await ctx.intake.next();
       return serveGeneration(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);

@@ -1,5 +1,5 @@
 /**
- * How far a client's timings are from what the simulator really did (issue 8: measurement truth).
+ * How far a client's timings are from what the simulator really did: the client's measurement error.
  *
  * Both sides measure the same intervals on their own monotonic clocks, so no clock alignment is
  * needed: the client's interval starts when it writes the request (t0) and ends when its

@@ -4,14 +4,14 @@
  *
  * Why: a timestamp is only as good as the thread that takes it. When the client has one core (or
  * shares its cores with the server under test), V8's helpers compete with the main thread for it:
- * measured on the project's 2-core VM with the client pinned to one core, optimising compiles of
- * the per-request code took the core for 35–46 ms in every 100 ms around each wave of completions,
- * in slices of 2–5 ms during which no chunk was stamped (bench/README.md). At nice 19 a helper gets
+ * on the project's 2-core VM with the client pinned to one core, optimising compiles of the
+ * per-request code took much of the core around each wave of completions, in slices of
+ * milliseconds during which no chunk was stamped (bench/README.md). At nice 19 a helper gets
  * about 1.5% of a contended core over time (scheduler weights 15 against 1024), so it runs mostly
  * when the main thread waits on the network, which is most of the time. Its work is still done,
  * only later. Not never: Linux's EEVDF scheduler (6.6 and later) lets a waking helper finish a
- * short slice, and on the simulator's pinned core helpers still held about 45% of the core in its
- * rare 3–6 ms stalls (bench/README.md, "The simulator's own intake").
+ * short slice, and on the simulator's pinned core helpers still held a large share of the core in
+ * its rare stalls (bench/README.md, "The simulator's own intake").
  *
  * Linux only: the nice value there is per thread (setpriority(2), PRIO_PROCESS with a thread id).
  * Elsewhere nothing changes. Lowering a priority needs no privilege.

@@ -1,0 +1,278 @@
+/**
+ * Pass A: one walk over the measured requests that learns everything later figures need, by
+ * index into `measured`. Per-request values come from the ROW_FIELDS formulas (via rowValues)
+ * into typed columns, so a TTFT here is the same number as in request_timings. The one walk
+ * feeds the distributions, the schedule lateness and goodput counts together: it runs once per
+ * request of a million-request run.
+ */
+
+import type { RequestResult } from '../../record/types.js';
+import { ROW_FIELDS } from '../definitions.js';
+import { Series } from '../order-stats.js';
+import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
+import { SLO_METRICS } from '../slo.js';
+import type { RowInput, TimingRow } from '../types.js';
+import { usableOffsets } from './chunk-offsets.js';
+import type { Columns } from './columns.js';
+import { familiesOf } from './families.js';
+import { meets } from './goodput.js';
+import type { RunShape } from './run-shape.js';
+
+/** Row fields holding numbers (or null). EVALUATED_ROW_FIELDS are those rowValues computes. */
+type NumericRowField = {
+  [K in keyof TimingRow]: TimingRow[K] extends number | null ? (TimingRow[K] extends string ? never : K) : never;
+}[keyof TimingRow];
+
+const EVALUATED_ROW_FIELDS: ReadonlySet<string> = new Set<NumericRowField>([
+  'time_to_first_output_ms',
+  'ttft_ms',
+  'e2e_ms',
+  'generation_ms',
+  'visible_generation_ms',
+  'mean_inter_token_latency_ms',
+  'decode_tok_s',
+  'effective_prefill_tok_s',
+  'prompt_tokens',
+  'output_tokens',
+]);
+const isEvaluatedRowField = (field: string): field is NumericRowField => EVALUATED_ROW_FIELDS.has(field);
+
+/**
+ * Writes the row-field values of one request into `out` (NaN for null), each by its ROW_FIELDS
+ * formula. Every formula has its own call site here, so the compiler inlines it and no number is
+ * boxed — this runs once per request of a million-request run.
+ */
+function rowValues(x: RowInput, fields: readonly NumericRowField[], out: Float64Array): void {
+  for (let f = 0; f < fields.length; f++) {
+    let v: number | null;
+    switch (fields[f]) {
+      case 'time_to_first_output_ms':
+        v = ROW_FIELDS.time_to_first_output_ms.derive(x);
+        break;
+      case 'ttft_ms':
+        v = ROW_FIELDS.ttft_ms.derive(x);
+        break;
+      case 'e2e_ms':
+        v = ROW_FIELDS.e2e_ms.derive(x);
+        break;
+      case 'generation_ms':
+        v = ROW_FIELDS.generation_ms.derive(x);
+        break;
+      case 'visible_generation_ms':
+        v = ROW_FIELDS.visible_generation_ms.derive(x);
+        break;
+      case 'mean_inter_token_latency_ms':
+        v = ROW_FIELDS.mean_inter_token_latency_ms.derive(x);
+        break;
+      case 'decode_tok_s':
+        v = ROW_FIELDS.decode_tok_s.derive(x);
+        break;
+      case 'effective_prefill_tok_s':
+        v = ROW_FIELDS.effective_prefill_tok_s.derive(x);
+        break;
+      case 'prompt_tokens':
+        v = ROW_FIELDS.prompt_tokens.derive(x);
+        break;
+      case 'output_tokens':
+        v = ROW_FIELDS.output_tokens.derive(x);
+        break;
+      default:
+        throw new Error(`no formula for row field ${String(fields[f])}`);
+    }
+    out[f] = v ?? NaN;
+  }
+}
+
+/** Everything pass A learns about the measured requests, by index into `measured`. */
+export interface RequestFacts {
+  m: number;
+  startS: Float64Array;
+  endS: Float64Array;
+  schedS: Float64Array;
+  /** 1 for ok. */
+  ok: Uint8Array;
+  /** 1 for a success with usable chunk offsets. */
+  chunked: Uint8Array;
+  /** 1 for a timed success (its timings pass spec §4.1). */
+  timed: Uint8Array;
+  /** Output tokens O (spec §3.3) of a success. */
+  outToks: Float64Array;
+  /** Timed successes: TTFO and E2E relative to the start (s); start + TTFT (s), else NaN. */
+  tfoRelS: Float64Array;
+  e2eRelS: Float64Array;
+  ttftAbsS: Float64Array;
+  /** Timed successes' TTFT, E2E and mean ITL (ms), NaN when absent: the steady-state families' values. */
+  perRequest: Record<string, Float64Array>;
+  dist: Series[];
+  sendLag: Series;
+  ttftFromSchedule: Series;
+  e2eFromSchedule: Series;
+  succeeded: number;
+  timedCount: number;
+  withChunks: number;
+  fromUsage: number;
+  outputTokens: number;
+  goodRequests: number;
+  goodTokens: number;
+  clauseMeeting: number[];
+  clauseWithout: number[];
+  /** Latest run-relative time of any end or output arrival (s). */
+  lastEventS: number;
+}
+
+/** Pass A (see the file comment). */
+export function requestFacts(measured: readonly RequestResult[], run: RunShape, columns: Columns): RequestFacts {
+  const m = measured.length;
+  const open = run.mode === 'open';
+  const distFamilies = familiesOf('distributions');
+  // The row fields every per-request figure reads: the distribution families' (which include the
+  // SLO metrics' and the steady-state families'), evaluated once per request into `values`.
+  const fields = distFamilies.map((f) => {
+    if (f.rowField === null || !isEvaluatedRowField(f.rowField))
+      throw new Error(`distribution family ${f.base} needs a numeric row field`);
+    return f.rowField;
+  });
+  const values = new Float64Array(fields.length);
+  const fieldIndex = (field: NumericRowField): number => {
+    const index = fields.indexOf(field);
+    if (index < 0) throw new Error(`row field ${field} is not evaluated`);
+    return index;
+  };
+  const perRequestFields: Record<string, number> = {};
+  for (const family of familiesOf('steady_state')) {
+    if (family.rowField === null || !isEvaluatedRowField(family.rowField))
+      throw new Error(`steady-state family ${family.base} needs a numeric row field`);
+    perRequestFields[family.base] = fieldIndex(family.rowField);
+  }
+  const perRequestKeys = Object.keys(perRequestFields);
+  const perRequestIndex = perRequestKeys.map((k) => perRequestFields[k]!);
+  const perRequestColumns = perRequestKeys.map(() => columns.f64(NaN));
+  const TTFT = fieldIndex('ttft_ms');
+  const E2E = fieldIndex('e2e_ms');
+  const clauses = run.slo?.clauses ?? [];
+  const clauseIndex = clauses.map((clause) => fieldIndex(SLO_METRICS[clause.metric].rowField));
+  const f: RequestFacts = {
+    m,
+    startS: columns.f64(),
+    endS: columns.f64(),
+    schedS: columns.f64(),
+    ok: columns.u8(),
+    chunked: columns.u8(),
+    timed: columns.u8(),
+    outToks: columns.f64(),
+    tfoRelS: columns.f64(),
+    e2eRelS: columns.f64(),
+    ttftAbsS: columns.f64(NaN),
+    perRequest: Object.fromEntries(perRequestKeys.map((k, i) => [k, perRequestColumns[i]!])),
+    dist: distFamilies.map(() => new Series(columns.f64())),
+    sendLag: new Series(columns.f64()),
+    ttftFromSchedule: new Series(columns.f64()),
+    e2eFromSchedule: new Series(columns.f64()),
+    succeeded: 0,
+    timedCount: 0,
+    withChunks: 0,
+    fromUsage: 0,
+    outputTokens: 0,
+    goodRequests: 0,
+    goodTokens: 0,
+    clauseMeeting: clauses.map(() => 0),
+    clauseWithout: clauses.map(() => 0),
+    lastEventS: 0,
+  };
+  const { startS, endS, schedS, ok, chunked, timed, outToks, tfoRelS, e2eRelS, ttftAbsS, dist } = f;
+  const input = emptyRowInput();
+  let lastEventS = 0;
+  for (let i = 0; i < m; i++) {
+    const r = measured[i]!;
+    const s = r.startOffsetMs / 1000;
+    startS[i] = s;
+    const sched = r.scheduledOffsetMs ?? r.startOffsetMs;
+    schedS[i] = sched / 1000;
+    const lagMs = r.startOffsetMs - sched;
+    if (open) f.sendLag.push(lagMs);
+    if (!r.ok) {
+      const error = r.error;
+      const e2e = r.e2eS;
+      const at =
+        error !== null && Number.isFinite(error.atS) && error.atS >= 0
+          ? error.atS
+          : e2e !== null && Number.isFinite(e2e) && e2e >= 0
+            ? e2e
+            : 0;
+      endS[i] = s + at;
+      if (s + at > lastEventS) lastEventS = s + at;
+      continue;
+    }
+    ok[i] = 1;
+    f.succeeded++;
+    const accounting = outputAccounting(r);
+    const tokens = accounting.outToks;
+    outToks[i] = tokens;
+    f.outputTokens += tokens;
+    if (accounting.source === 'usage') f.fromUsage++;
+    const e2eS = r.e2eS !== null && Number.isFinite(r.e2eS) && r.e2eS >= 0 ? r.e2eS : 0;
+    endS[i] = s + e2eS;
+    if (s + e2eS > lastEventS) lastEventS = s + e2eS;
+    const offsets = r.chunkOffsetsS;
+    if (usableOffsets(offsets)) {
+      chunked[i] = 1;
+      f.withChunks++;
+      const last = s + +offsets[offsets.length - 1]!;
+      if (last > lastEventS) lastEventS = last;
+    }
+    if (!fillRowInput(r, input)) continue;
+    timed[i] = 1;
+    f.timedCount++;
+    tfoRelS[i] = input.tfoS;
+    e2eRelS[i] = input.e2eS;
+    ttftAbsS[i] = s + input.ttftS;
+    rowValues(input, fields, values);
+    for (let k = 0; k < fields.length; k++) dist[k]!.push(values[k]!);
+    for (let k = 0; k < perRequestIndex.length; k++) perRequestColumns[k]![i] = values[perRequestIndex[k]!]!;
+    if (open) {
+      f.ttftFromSchedule.push(lagMs + values[TTFT]!);
+      f.e2eFromSchedule.push(lagMs + values[E2E]!);
+    }
+    if (clauses.length > 0) {
+      let good = true;
+      for (let c = 0; c < clauses.length; c++) {
+        const value = values[clauseIndex[c]!]!;
+        if (Number.isNaN(value)) {
+          f.clauseWithout[c]!++;
+          good = false;
+        } else if (meets(clauses[c]!, value)) f.clauseMeeting[c]!++;
+        else good = false;
+      }
+      if (good) {
+        f.goodRequests++;
+        f.goodTokens += tokens;
+      }
+    }
+  }
+  f.lastEventS = lastEventS;
+  return f;
+}
+
+/** The `requests` block: how many requests were measured and what they carried. */
+export interface RequestCounts {
+  measured: number;
+  warmup_excluded: number;
+  succeeded: number;
+  failed: number;
+  timed: number;
+  with_chunk_times: number;
+  output_tokens_from_usage: number;
+}
+
+/** The `requests` block of `total` results (warm-up ones included) whose measured ones gave `f`. */
+export function requestCounts(total: number, f: RequestFacts): RequestCounts {
+  return {
+    measured: f.m,
+    warmup_excluded: total - f.m,
+    succeeded: f.succeeded,
+    failed: f.m - f.succeeded,
+    timed: f.timedCount,
+    with_chunk_times: f.withChunks,
+    output_tokens_from_usage: f.fromUsage,
+  };
+}
