@@ -39,11 +39,8 @@ export const STAGE_IMPORTS = {
   plan: ['config', 'workload', 'schedule', 'metrics', 'record', 'util'],
   execute: ['plan', 'client', 'workload', 'schedule', 'record', 'util'],
   assemble: ['plan', 'metrics', 'result', 'record', 'util'],
-  pipeline: [...ALL_BUT_CLI, 'runner'],
-  // TEMPORARY while its files move to target/, plan/, execute/, assemble/ and pipeline/: delete
-  // this entry and the 'runner' above and below together with src/runner/.
-  runner: ALL_BUT_CLI,
-  cli: [...ALL_BUT_CLI, 'runner'],
+  pipeline: ALL_BUT_CLI,
+  cli: ALL_BUT_CLI,
 };
 
 /** Files nest at most this many folders below their stage folder (test/lint-arrows.test.ts checks). */

@@ -1,16 +1,17 @@
 /**
  * servebench's library API (re-exports only).
  * @example
- * import { runBenchmark, resolveRunConfig, parseFlags, RUN_FLAGS, serializeResult } from 'servebench';
- * const config = resolveRunConfig(parseFlags(['--requests', '8', '--ctx-tokens', '2048'], RUN_FLAGS).values, process.env, process.cwd());
+ * import { runBenchmark, runConfigFrom, serializeResult } from 'servebench';
+ * const config = runConfigFrom({ requests: 8, 'ctx-tokens': 2048 });
  * const { result } = await runBenchmark(config, { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null, embeddedSimulator: false });
  * process.stdout.write(serializeResult(result));
  */
-export { runBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './runner/benchmark.js';
-export { buildDryRunPlan, type DryRunPlan } from './runner/dry-run.js';
+export { runBenchmark, planBenchmark, runPlannedBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './pipeline/benchmark.js';
+export { parsePlan, serializePlan, RUN_PLAN_SCHEMA, type RunPlan } from './plan/run-plan.js';
+export { assembleResult, type RunHeader, type RunEnd } from './assemble/assemble.js';
+export { buildDryRunPlan, type DryRunPlan } from './plan/dry-run.js';
 export { resolveRunConfig, type RunConfig } from './config/run-config.js';
-export { parseFlags, type ParsedFlags } from './cli/parse.js';
-export { RUN_FLAGS, type FlagSpec } from './cli/options.js';
+export { runConfigFrom, defaultRunValues, RUN_DEFAULTS } from './config/defaults.js';
 export { streamChatCompletion, createDispatcher, type StreamRequest } from './client/index.js';
 export type { RequestResult, RequestError } from './record/types.js';
 export { summarize, type Summary } from './metrics/summarize.js';

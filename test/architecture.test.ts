@@ -8,8 +8,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from './helpers/paths.js';
 
-/** Earlier stages never import later ones. */
-export const STAGE_ORDER = ['util', 'record', 'client', 'sim', 'workload', 'schedule', 'metrics', 'result', 'report', 'config', 'target', 'runner', 'cli'];
+/** Earlier stages never import later ones (the linear order of docs/architecture.md). */
+export const STAGE_ORDER = ['util', 'record', 'client', 'sim', 'workload', 'schedule', 'metrics', 'result', 'report', 'config', 'target', 'plan', 'execute', 'assemble', 'pipeline', 'cli'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,3 +33,4 @@ test('imports flow one way between stages', () => {
   }
   assert.deepEqual(violations, []);
 });
+

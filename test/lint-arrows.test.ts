@@ -78,7 +78,6 @@ test('the arrows the layout forbids most often are refused', async () => {
     ['metrics', 'result'],
     ['record', 'client'],
     ['pipeline', 'cli'],
-    ['runner', 'cli'],
   ];
   for (const [from, to] of refused) {
     const errors = await restricted(`src/${from}/__planted.ts`, `import '../${to}/x.js';\n`);

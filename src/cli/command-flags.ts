@@ -19,7 +19,15 @@ const HELP: FlagSpec = { name: 'help', type: 'boolean', default: false, short: '
 const JSON_OUT: FlagSpec = { name: 'json', type: 'boolean', default: false, help: 'print JSON on stdout instead of text (sorted keys)' };
 
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
-const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json'] as const;
+const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json', 'plan'] as const;
+
+/** The run flags that are about executing a run, not about what it would send: `plan` refuses them. */
+const PLAN_EXCLUDED_RUN_FLAGS = ['plan', 'journal', 'report', 'dry-run', 'json', 'on-interrupt'] as const;
+
+/** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
+export const WITH_PLAN_RUN_FLAGS = ['plan', 'base-url', 'api-key-env', 'api-key-file', 'sim-config', 'output', 'report', 'journal', 'on-interrupt', 'json', 'quiet', 'help'] as const;
+
+const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
 
 const SWEEP_FLAGS: readonly FlagSpec[] = [
   { name: 'concurrency', type: 'int-list', min: 1, max: 100000, distinct: true, meta: 'LIST', help: 'closed-loop points, comma-separated whole numbers > 0, no repeats (e.g. 1,2,4,8); run in ascending order' },
@@ -91,6 +99,20 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
 anvil-serving.benchmark/v1 result. Without --base-url it starts the built-in simulator.`,
     flags: RUN_FLAGS,
     exit: '0 all requests completed · 1 some failed, or every request was warm-up (result still written) · 2 bad usage, a bad input file, or a plan that cannot measure anything (every prompt too small for its envelope, a --warmup covering every request): refused before any generation request · 3 the client itself failed mid-run (no result; the journal keeps every finished request) · 130 interrupted (partial result written; none if the signal came before the first measured request)',
+  },
+  {
+    name: 'plan',
+    usage: 'servebench plan [run flags] --output FILE',
+    summary: 'write the plan a run would execute (every request, its prompt recipe and schedule), probing the server only as sizing needs',
+    about: `Writes the plan a 'servebench run' with the same flags would execute: every request's index,
+schedule, planned context, output cap and prompt recipe, the request body's shape, the client's
+bounds and the run's identity (prompt_set_id, cache_policy, clock origin). It asks the server
+only what sizing needs (/models, the tokenizer) and sends no benchmark request; without
+--base-url the built-in simulator answers. --output FILE (required) is where the plan goes; it
+never replaces one of the run's input files. 'servebench run --plan FILE' executes it.`,
+    flags: PLAN_FLAGS,
+    inherits: { from: 'run', flags: RUN_FLAGS, except: PLAN_EXCLUDED_RUN_FLAGS, noun: 'plan', exceptWhy: 'it writes a plan and runs nothing' },
+    exit: '0 plan written · 2 bad usage, a bad input file, or a plan that cannot measure anything, before any generation request',
   },
   {
     name: 'sweep',

@@ -17,6 +17,13 @@ import { Worker } from 'node:worker_threads';
 import { resolveSimConfig, type SimConfigInput } from '../sim/index.js';
 import type { FromEmbeddedSim } from './embedded-sim-worker.js';
 import { unlessAborted } from '../util/cooperate.js';
+import { readSimConfigFile, type SimConfig } from '../sim/config.js';
+import type { RunConfig } from '../config/run-config.js';
+
+/** `--sim-config`, read and checked as the run's other input files are, before anything is sent (null: the embedded profile). */
+export function readRunSimConfig(config: RunConfig): SimConfig | null {
+  return config.target.simConfig === null ? null : readSimConfigFile(config.target.simConfig);
+}
 
 const WORKER_SCRIPT = new URL('./embedded-sim-worker.js', import.meta.url);
 

@@ -11,6 +11,7 @@ import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIO, Command } from './io.js';
 import { runCommand } from './commands/run.js';
+import { planCommand } from './commands/plan.js';
 import { validateCommand } from './commands/validate.js';
 import { showCommand } from './commands/show.js';
 import { simCommand } from './commands/sim.js';
@@ -25,6 +26,7 @@ import { parseCommand } from './args/parse.js';
 
 const HANDLERS: Record<string, Command> = {
   run: runCommand,
+  plan: planCommand,
   validate: validateCommand,
   show: showCommand,
   sweep: sweepCommand,

@@ -25,12 +25,7 @@ export function checkBaseUrl(text: string, flag = '--base-url'): string {
   return text;
 }
 
-/** Joins the base URL and an endpoint path the way the reference does: `base.rstrip("/") + path`. */
-export function endpointUrl(baseUrl: string, path: string): string {
-  return baseUrl.replace(/\/+$/, '') + path;
-}
-
 /** Removes anything that looks like credentials from a URL-ish text before it is shown. */
-export function redactUrlText(text: string): string {
+function redactUrlText(text: string): string {
   return text.replace(/\/\/[^/@\s]*@/, '//[redacted]@').replace(/\?.*$/, '?[redacted]');
 }

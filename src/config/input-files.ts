@@ -1,29 +1,26 @@
 /**
  * The input files whose content a run uses after its configuration is resolved — `--dataset`,
- * `--trace`, `--sim-config` — read and validated here, by `resolveRunConfig`, so that a missing
+ * `--trace` — read and validated here, by `resolveRunConfig`, so that a missing
  * or malformed one is refused before anything is sent (the other input files, `--manifest`,
  * `--api-key-file` and a `--context-buckets` file, decide flags and are read by
- * `resolveRunConfig` as it goes). The runner and the CLI take the content from here and never
+ * `resolveRunConfig` as it goes; `--sim-config` configures the CLI's embedded simulator and is
+ * read by the CLI, cli/embedded-sim.ts). The stages take the content from here and never
  * open these files again.
  */
 import type { DatasetRow } from '../workload/dataset.js';
 import { loadDataset } from './dataset-file.js';
 import { loadTrace, type TraceEntry } from '../schedule/trace.js';
-import { readSimConfigFile, type SimConfig } from '../sim/config.js';
 
 /** The content of a run's input files, each null when its flag was not given. */
 export interface RunInputs {
   dataset: DatasetRow[] | null;
   trace: TraceEntry[] | null;
-  /** The built-in simulator's configuration from `--sim-config` (null: the embedded profile). */
-  simConfig: SimConfig | null;
 }
 
 /** Absolute paths of the files to read, null for a flag not given. */
 export interface RunInputPaths {
   dataset: string | null;
   trace: string | null;
-  simConfig: string | null;
 }
 
 /** Reads every file in `paths`; each problem is one InputFileError naming the file (and line). */
@@ -31,6 +28,5 @@ export function loadRunInputs(paths: RunInputPaths): RunInputs {
   return {
     dataset: paths.dataset === null ? null : loadDataset(paths.dataset),
     trace: paths.trace === null ? null : loadTrace(paths.trace),
-    simConfig: paths.simConfig === null ? null : readSimConfigFile(paths.simConfig),
   };
 }

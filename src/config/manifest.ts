@@ -36,7 +36,7 @@ export function loadManifestTier(file: string, tierName: string): ManifestTier {
   const { text } = readInputFile(file, MAX_MANIFEST_BYTES, 'manifest');
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseToml(text);
   } catch (error) {
     // smol-toml appends a code excerpt; keep the first line and name the line and column.
     const e = error as Error & { line?: number; column?: number };

@@ -16,12 +16,33 @@ import { parseContextBuckets } from './buckets-file.js';
 import type { PrefixPolicy } from '../workload/skeleton.js';
 import type { ArrivalProcess } from '../schedule/arrivals.js';
 import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
-import { parseSlo } from '../metrics/slo.js';
+import { parseSlo, type Slo } from '../metrics/slo.js';
 import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
 import { loadRunInputs, type RunInputs } from './input-files.js';
 
-/** Everything a run needs, resolved. `baseUrl` null means: start the built-in simulator. */
+/**
+ * Everything a run needs, resolved and parsed, grouped by concern. `target.baseUrl` null means:
+ * start the built-in simulator. How the CLI prints (`--json`, `--quiet`, `--dry-run`) is no part of
+ * it: those belong to the command.
+ */
 export interface RunConfig {
+  /** What is measured, and what the result says about it. */
+  target: TargetConfig;
+  /** How requests are started and how long the run lasts. */
+  load: LoadConfig & LoadCommon;
+  /** What each request sends. */
+  workload: WorkloadConfig;
+  /** The client's bounds on one request and how it holds its connections. */
+  client: ClientConfig;
+  /** The files the run writes. */
+  output: OutputConfig;
+  /** `--slo`, parsed, or null. */
+  slo: Slo | null;
+  /** The content of `--dataset` and `--trace`, read and checked before anything is sent (`--sim-config` is the CLI's: cli/embedded-sim.ts). */
+  inputs: RunInputs;
+}
+
+export interface TargetConfig {
   baseUrl: string | null;
   model: string | null;
   apiKeyEnv: string | null;
@@ -32,16 +53,45 @@ export interface RunConfig {
   tier: string | null;
   manifest: string | null;
   sourceRecipe: string | null;
+  /** `--max-model-len`: the window to assume (0: ask the server). */
+  maxModelLen: number;
+  /** Absolute path of `--sim-config` (only without a base URL), or null. */
+  simConfig: string | null;
+}
+
+/** What every load model shares. */
+export interface LoadCommon {
   requests: number;
+  /** `--concurrency` (or `--burst`) as given, recorded even when an open loop ignores it. */
   concurrency: number;
   burst: number;
+  /** True when --requests was typed (a duration alone bounds the run by time only). */
+  requestsGiven: boolean;
+  /** Warm-up requests excluded from every metric: the first N, or those started in the first S seconds. */
+  warmup: { requests: number } | { seconds: number } | null;
+  onInterrupt: 'drain' | 'cancel';
+}
+
+export interface WorkloadConfig {
   sharedPrefixTokens: number;
   ctxTokens: number;
   seed: number;
   maxTokens: number;
-  maxModelLen: number;
   margin: number;
   thinking: ThinkingControls;
+  /** `--tokenizer` spec: `server`, `hf:PATH`, `tiktoken:NAME` or `chars:R`. */
+  tokenizer: string;
+  /** Custom sampled distribution, or null for the reference buckets. */
+  contextBuckets: ContextBucket[] | null;
+  prefix: PrefixPolicy;
+  cacheBust: boolean;
+  /** Absolute dataset path, or null for synthetic prompts. */
+  dataset: string | null;
+  ignoreEos: boolean;
+  minTokens: number;
+}
+
+export interface ClientConfig {
   timeoutS: number;
   /** `--request-timeout`: whole-request deadline in seconds (each attempt), or null for none. */
   requestTimeoutS: number | null;
@@ -53,40 +103,17 @@ export interface RunConfig {
   retries: number;
   /** `--retry-max-wait`: longest wait before a retry, seconds (caps Retry-After). */
   retryMaxWaitS: number;
-  /** Absolute output path, or null for the default `results/<run_id>.json`. */
-  output: string | null;
-  /** Absolute path of `--sim-config` (only without a base URL), or null. */
-  simConfig: string | null;
-  /** `--tokenizer` spec: `server`, `hf:PATH`, `tiktoken:NAME` or `chars:R`. */
-  tokenizer: string;
-  /** Custom sampled distribution, or null for the reference buckets. */
-  contextBuckets: ContextBucket[] | null;
-  prefix: PrefixPolicy;
-  cacheBust: boolean;
-  /** Absolute dataset path, or null for synthetic prompts. */
-  dataset: string | null;
-  ignoreEos: boolean;
-  minTokens: number;
-  /** How requests are started: a closed loop of workers, or open-loop arrivals. */
-  load: LoadConfig;
-  /** Warm-up requests excluded from every metric: the first N, or those started in the first S seconds. */
-  warmup: { requests: number } | { seconds: number } | null;
-  /** `--slo` text (parsed by the metrics stage), or null. */
-  slo: string | null;
-  onInterrupt: 'drain' | 'cancel';
-  /** Absolute journal path, or null for the default beside the result. */
-  journal: string | null;
-  /** True when --requests was typed (a duration alone bounds the run by time only). */
-  requestsGiven: boolean;
   /** Skip opening the connection pool before the timed part. */
   coldConnections: boolean;
   /** `--workers`: threads that stream the requests; 1 streams from the main thread (no worker). */
   workers: number;
-  dryRun: boolean;
-  json: boolean;
-  quiet: boolean;
-  /** The content of `--dataset`, `--trace` and `--sim-config`, read and checked before anything is sent. */
-  inputs: RunInputs;
+}
+
+export interface OutputConfig {
+  /** Absolute result path, or null for the default `results/<run_id>.json`. */
+  result: string | null;
+  /** Absolute journal path, or null for the default beside the result. */
+  journal: string | null;
 }
 
 /** The load model: closed loop (reference) or open loop (rate or trace). */
@@ -100,7 +127,10 @@ export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
 
 /** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
 export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string, given: ReadonlySet<string> = new Set()): RunConfig {
-  const str = (name: string): string | null => (typeof values[name] === 'string' ? (values[name] as string) : null);
+  const str = (name: string): string | null => {
+    const value = values[name];
+    return typeof value === 'string' ? value : null;
+  };
   const int = (name: string): number => values[name] as number;
   const output = str('output');
   const outputPath = output === null ? null : resolve(cwd, output);
@@ -172,53 +202,46 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   // Flags first, then files: a bad flag is named even when a file is bad too.
   const simConfigPath = simConfig === null ? null : resolve(cwd, simConfig);
   const datasetPath = dataset === null ? null : resolve(cwd, dataset);
-  const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null, simConfig: simConfigPath });
+  const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null });
+  const concurrency = burst > 0 ? burst : int('concurrency');
   return {
-    baseUrl,
-    model,
-    apiKeyEnv,
-    apiKeyFile,
-    engine,
-    gpu,
-    tier,
-    manifest,
-    sourceRecipe,
-    requests: burst > 0 ? burst : int('requests'),
-    concurrency: burst > 0 ? burst : int('concurrency'),
-    burst,
-    sharedPrefixTokens: int('shared-prefix-tokens'),
-    ctxTokens,
-    seed: int('seed'),
-    maxTokens,
-    maxModelLen,
-    margin,
-    thinking,
-    timeoutS: values['timeout'] as number,
-    requestTimeoutS: typeof values['request-timeout'] === 'number' ? values['request-timeout'] : null,
-    maxResponseBytes: values['max-response-bytes'] as number,
-    maxLineBytes: values['max-line-bytes'] as number,
-    retries: values['retries'] as number,
-    retryMaxWaitS: values['retry-max-wait'] as number,
-    output: outputPath,
-    simConfig: simConfigPath,
-    tokenizer,
-    contextBuckets,
-    prefix: (str('prefix') ?? 'shared') as PrefixPolicy,
-    cacheBust: values['cache-bust'] === true,
-    dataset: datasetPath,
-    ignoreEos: values['ignore-eos'] === true,
-    minTokens,
-    load,
-    warmup,
-    slo: str('slo') === null ? null : parseSlo(str('slo') as string).text,
-    onInterrupt: str('on-interrupt') === 'cancel' ? 'cancel' : 'drain',
-    journal: str('journal') === null ? null : resolve(cwd, str('journal') as string),
-    requestsGiven,
-    coldConnections: values['cold-connections'] === true,
-    workers: typeof values['workers'] === 'number' ? values['workers'] : 1,
-    dryRun: values['dry-run'] === true,
-    json: values['json'] === true,
-    quiet: values['quiet'] === true,
+    target: { baseUrl, model, apiKeyEnv, apiKeyFile, engine, gpu, tier, manifest, sourceRecipe, maxModelLen, simConfig: simConfigPath },
+    load: {
+      ...load,
+      requests: burst > 0 ? burst : int('requests'),
+      concurrency,
+      burst,
+      requestsGiven,
+      warmup,
+      onInterrupt: str('on-interrupt') === 'cancel' ? 'cancel' : 'drain',
+    },
+    workload: {
+      sharedPrefixTokens: int('shared-prefix-tokens'),
+      ctxTokens,
+      seed: int('seed'),
+      maxTokens,
+      margin,
+      thinking,
+      tokenizer,
+      contextBuckets,
+      prefix: (str('prefix') ?? 'shared') as PrefixPolicy,
+      cacheBust: values['cache-bust'] === true,
+      dataset: datasetPath,
+      ignoreEos: values['ignore-eos'] === true,
+      minTokens,
+    },
+    client: {
+      timeoutS: values['timeout'] as number,
+      requestTimeoutS: typeof values['request-timeout'] === 'number' ? values['request-timeout'] : null,
+      maxResponseBytes: values['max-response-bytes'] as number,
+      maxLineBytes: values['max-line-bytes'] as number,
+      retries: values['retries'] as number,
+      retryMaxWaitS: values['retry-max-wait'] as number,
+      coldConnections: values['cold-connections'] === true,
+      workers: typeof values['workers'] === 'number' ? values['workers'] : 1,
+    },
+    output: { result: outputPath, journal: str('journal') === null ? null : resolve(cwd, str('journal') as string) },
+    slo: str('slo') === null ? null : parseSlo(str('slo') as string),
     inputs,
   };
 }
@@ -267,7 +290,7 @@ function refuseIgnoredLoadFlags(given: ReadonlySet<string>, open: '--rate' | '--
 }
 
 /** `--warmup 10` (requests) or `--warmup 5s` (seconds). */
-export function parseWarmup(text: string | null): RunConfig['warmup'] {
+function parseWarmup(text: string | null): LoadCommon['warmup'] {
   if (text === null) return null;
   const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(text.trim());
   if (match === null) throw new UsageError(`--warmup: expected a request count (10) or seconds (5s), got '${text}'`);
@@ -281,6 +304,6 @@ export function parseWarmup(text: string | null): RunConfig['warmup'] {
  * Output checks done before any request (spec §1.2): a writable parent, no symlink, no special
  * file (util/write-targets.ts; the run's other files are checked with it in run-files.ts).
  */
-export function checkOutputPath(path: string): void {
+function checkOutputPath(path: string): void {
   checkWriteTargets([{ flag: '--output', path, mode: 'replace' }]);
 }

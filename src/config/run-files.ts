@@ -53,14 +53,14 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
   const add = (flag: string, path: string | null): void => {
     if (path !== null) inputs.push({ flag, path: resolve(cwd, path) });
   };
-  add('--dataset', config.dataset);
+  add('--dataset', config.workload.dataset);
   add('--trace', config.load.kind === 'trace' ? config.load.file : null);
   if (contextBuckets !== null && existingFile(resolve(cwd, contextBuckets))) add('--context-buckets', contextBuckets);
-  add('--manifest', config.manifest);
-  add('--sim-config', config.simConfig);
-  add('--api-key-file', config.apiKeyFile);
-  if (config.tokenizer.startsWith('hf:')) {
-    const path = resolve(cwd, config.tokenizer.slice(3));
+  add('--manifest', config.target.manifest);
+  add('--sim-config', config.target.simConfig);
+  add('--api-key-file', config.target.apiKeyFile);
+  if (config.workload.tokenizer.startsWith('hf:')) {
+    const path = resolve(cwd, config.workload.tokenizer.slice(3));
     add('--tokenizer', path);
     add('--tokenizer', join(path, 'tokenizer.json')); // hf:DIR reads DIR/tokenizer.json
   }
@@ -70,19 +70,19 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
 /**
  * Checks, before any request, every file a run will write: `--output` (or the default results
  * directory), the journal (`--journal`, or a fresh name beside `--output`) and `--report`, against
- * each other and the run's inputs. Returns the journal path when it is known now; null means the
+ * each other and the run's inputs (and `moreInputs`: a `--plan` file). Returns the journal path when it is known now; null means the
  * default, beside the default result, named once the run id is known.
  * @throws UsageError naming the flag(s) and the path.
  */
-export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null): { journal: string | null } {
+export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null, moreInputs: readonly ReadInput[] = []): { journal: string | null } {
   const targets: WriteTarget[] = [];
-  if (config.output !== null) targets.push({ flag: '--output', path: config.output, mode: 'replace' });
+  if (config.output.result !== null) targets.push({ flag: '--output', path: config.output.result, mode: 'replace' });
   else checkCreatableDirectory(`the default output directory ${defaultResultsDir(cwd)}`, defaultResultsDir(cwd));
-  if (config.journal !== null) targets.push({ flag: '--journal', path: config.journal, mode: 'create' });
-  const journal = config.journal ?? (config.output === null ? null : freshJournalBeside(config.output, report === null ? [] : [report]));
-  if (config.journal === null && journal !== null) targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });
+  if (config.output.journal !== null) targets.push({ flag: '--journal', path: config.output.journal, mode: 'create' });
+  const journal = config.output.journal ?? (config.output.result === null ? null : freshJournalBeside(config.output.result, report === null ? [] : [report]));
+  if (config.output.journal === null && journal !== null) targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });
   if (report !== null) targets.push({ flag: '--report', path: report, mode: 'replace' });
-  checkWriteTargets(targets, runInputs(config, cwd, contextBuckets));
+  checkWriteTargets(targets, [...runInputs(config, cwd, contextBuckets), ...moreInputs]);
   return { journal };
 }
 

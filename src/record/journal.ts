@@ -38,6 +38,10 @@ export interface JournalEnd {
   client?: Record<string, unknown>;
   /** `--workers N`: what each stream worker did (servebench.workers). */
   workers?: Record<string, unknown>;
+  /** The prompt-set id over the prompts sent (known only at the end when prompts were sized during the run). */
+  prompt_set_id?: string;
+  /** How the journal was written, as it stands once this line is on disk (servebench.journal): a rebuild then gives the run's own result. */
+  journal?: JournalStatus;
 }
 
 export type JournalLine = JournalHeader | JournalRequest | JournalEnd;

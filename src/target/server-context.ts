@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { ThinkingControls } from '../workload/thinking.js';
 
-export { endpointUrl } from '../config/base-url.js';
+export { endpointUrl } from '../client/endpoint.js';
 
 /** What a counter may need from the run. Only `server` and the overhead probe need the network. */
 export interface CounterContext {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDispatcher, getJson, postJson } from '../../src/client/transport.js';
-import { warmConnections } from '../../src/runner/connections.js';
+import { warmConnections } from '../../src/execute/connections.js';
 import { startSilentServer } from '../helpers/silent-server.js';
 
 test('getJson, postJson and warmConnections answer { ok: false } as soon as their signal aborts; the signal gets one listener however many requests share it', { timeout: 60_000 }, async () => {

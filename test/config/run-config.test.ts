@@ -13,21 +13,21 @@ const resolveArgs = (args: string[], env: NodeJS.ProcessEnv = {}) => resolveRunC
 
 test('defaults follow the reference (spec §1.2)', () => {
   const config = resolveArgs([]);
-  assert.equal(config.requests, 60);
-  assert.equal(config.concurrency, 20);
-  assert.equal(config.sharedPrefixTokens, 8000);
-  assert.equal(config.ctxTokens, 0);
-  assert.equal(config.maxTokens, 64);
-  assert.equal(config.margin, 1024);
-  assert.equal(config.timeoutS, 900);
-  assert.equal(config.baseUrl, null);
-  assert.equal(config.thinking.mode, 'default');
+  assert.equal(config.load.requests, 60);
+  assert.equal(config.load.concurrency, 20);
+  assert.equal(config.workload.sharedPrefixTokens, 8000);
+  assert.equal(config.workload.ctxTokens, 0);
+  assert.equal(config.workload.maxTokens, 64);
+  assert.equal(config.workload.margin, 1024);
+  assert.equal(config.client.timeoutS, 900);
+  assert.equal(config.target.baseUrl, null);
+  assert.equal(config.workload.thinking.mode, 'default');
 });
 
 test('--burst sets requests and concurrency', () => {
   const config = resolveArgs(['--burst', '12', '--requests', '99', '--concurrency', '3']);
-  assert.equal(config.requests, 12);
-  assert.equal(config.concurrency, 12);
+  assert.equal(config.load.requests, 12);
+  assert.equal(config.load.concurrency, 12);
 });
 
 const rejects: [string[], RegExp][] = [
@@ -96,7 +96,7 @@ for (const [args, message] of ignoredByLoad) {
 
 test('the load flags that do apply are accepted', () => {
   const open = resolveTyped(['--rate', '5', '--max-concurrency', '8', '--arrival', 'gamma', '--burstiness', '0.5', '--requests', '10']);
-  assert.deepEqual(open.load, { kind: 'open', rate: 5, arrival: 'gamma', burstiness: 0.5, maxConcurrency: 8, rampS: 0, durationS: null });
+  assert.deepEqual(open.load, { kind: 'open', rate: 5, arrival: 'gamma', burstiness: 0.5, maxConcurrency: 8, rampS: 0, durationS: null, requests: 10, concurrency: 20, burst: 0, requestsGiven: true, warmup: null, onInterrupt: 'drain' });
   assert.equal(resolveTyped(['--concurrency', '8', '--requests', '10']).load.kind, 'closed');
   // Input files are read while the configuration is resolved: the trace must exist.
   writeFileSync(join(cwd, 't.jsonl'), '{"timestamp": 0, "input_length": 100, "output_length": 10}\n');
@@ -104,14 +104,14 @@ test('the load flags that do apply are accepted', () => {
 });
 
 test('family rules accept allowed efforts', () => {
-  assert.equal(resolveArgs(['--model', 'qwen3.8-35b', '--reasoning-effort', 'xhigh']).thinking.reasoningEffort, 'xhigh');
-  assert.equal(resolveArgs(['--model', 'glm-5', '--reasoning-effort', 'low']).thinking.mechanism, 'reasoning_effort');
+  assert.equal(resolveArgs(['--model', 'qwen3.8-35b', '--reasoning-effort', 'xhigh']).workload.thinking.reasoningEffort, 'xhigh');
+  assert.equal(resolveArgs(['--model', 'glm-5', '--reasoning-effort', 'low']).workload.thinking.mechanism, 'reasoning_effort');
 });
 
 test('a whitespace-only API key is refused; a set key is accepted and not stored', () => {
   assert.throws(() => resolveArgs(['--api-key-env', 'K'], { K: ' \r\n' }), /unset or empty/);
   const config = resolveArgs(['--api-key-env', 'K'], { K: 'sk-secret-value' });
-  assert.equal(config.apiKeyEnv, 'K');
+  assert.equal(config.target.apiKeyEnv, 'K');
   assert.ok(!JSON.stringify(config).includes('sk-secret-value'));
 });
 
@@ -123,21 +123,21 @@ test('--output refuses a symlink, a directory, and a missing parent', () => {
   assert.throws(() => resolveArgs(['--output', join(dir, 'link.json')]), /symbolic link/);
   assert.throws(() => resolveArgs(['--output', join(dir, 'adir')]), /not a regular file/);
   assert.throws(() => resolveArgs(['--output', join(dir, 'missing', 'r.json')]), /: --output \S+: parent directory \S+missing does not exist$/);
-  assert.equal(resolveArgs(['--output', join(dir, 'new.json')]).output, join(dir, 'new.json'));
+  assert.equal(resolveArgs(['--output', join(dir, 'new.json')]).output.result, join(dir, 'new.json'));
 });
 
 test('a manifest tier fills the target; flags win; source_recipe is manifest#tier', () => {
   const file = join(cwd, 'serves.toml');
   writeFileSync(file, '[tiers.fast]\nport = 8001\nmodel = "m-fast"\nengine = "vllm"\ngpu_role = "rtx"\n\n[[tier]]\nname = "heavy"\nbase_url = "http://127.0.0.1:9000/v1"\nmodel = "m-heavy"\n');
   const fast = resolveArgs(['--manifest', 'serves.toml', '--tier', 'fast']);
-  assert.equal(fast.baseUrl, 'http://127.0.0.1:8001/v1');
-  assert.equal(fast.model, 'm-fast');
-  assert.equal(fast.engine, 'vllm');
-  assert.equal(fast.gpu, 'rtx');
-  assert.equal(fast.sourceRecipe, 'serves.toml#fast');
+  assert.equal(fast.target.baseUrl, 'http://127.0.0.1:8001/v1');
+  assert.equal(fast.target.model, 'm-fast');
+  assert.equal(fast.target.engine, 'vllm');
+  assert.equal(fast.target.gpu, 'rtx');
+  assert.equal(fast.target.sourceRecipe, 'serves.toml#fast');
   const heavy = resolveArgs(['--manifest', 'serves.toml', '--tier', 'heavy', '--engine', 'sglang']);
-  assert.equal(heavy.baseUrl, 'http://127.0.0.1:9000/v1');
-  assert.equal(heavy.engine, 'sglang');
+  assert.equal(heavy.target.baseUrl, 'http://127.0.0.1:9000/v1');
+  assert.equal(heavy.target.engine, 'sglang');
   assert.throws(() => resolveArgs(['--manifest', 'serves.toml', '--tier', 'none']), /'none' is not in .*serves\.toml \(tiers: fast, heavy\)/);
   writeFileSync(join(cwd, 'bad.toml'), '[tiers.x\nport=1');
   assert.throws(() => resolveArgs(['--manifest', 'bad.toml', '--tier', 'x']), (e: unknown) => e instanceof InputFileError && /not valid TOML/.test(e.message));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
-import { runBenchmark } from '../../src/runner/benchmark.js';
+import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { parseJournal } from '../../src/record/journal.js';
 import { writeResultFile } from '../../src/result/io.js';
 import { startSimProcess } from './sim-process.js';

@@ -142,7 +142,7 @@ test('--dry-run of an open loop shows its planned arrivals; a time-bounded close
 
 test('the package bin runs as a program (what npx servebench executes)', () => {
   // dist/test/integration → the package root.
-  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; version: string };
   const bin = join(root, pkg.bin['servebench']!);
   const run = spawnSync(bin, ['--version'], { encoding: 'utf8' });
@@ -152,7 +152,7 @@ test('the package bin runs as a program (what npx servebench executes)', () => {
 });
 
 test('a run from the command line lowers the helper threads and says so in the result', { skip: !existsSync('/proc/self/task') && 'needs /proc/self/task (Linux)' }, () => {
-  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
   const output = join(mkdtempSync(join(tmpdir(), 'servebench-cli-')), 'result.json');
   // The embedded simulator, a handful of short requests: only the process's set-up is under test.
   const run = spawnSync(process.execPath, [join(root, 'dist/src/cli/main.js'), 'run', '--requests', '4', '--concurrency', '2', '--max-tokens', '8', '--ctx-tokens', '128', '--tokenizer', 'chars:3.0', '--output', output, '--quiet'], { encoding: 'utf8' });

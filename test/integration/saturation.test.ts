@@ -9,7 +9,7 @@
  * That the client does NOT flag itself at a light load is a property of a quiet machine, which a
  * test cannot have: on a busy one the client is rightly flagged (as starved). It is checked where
  * the machine is meant to be idle, by `npm run bench:check` (bench/acceptance.ts: 256 streams,
- * then the same ladder), and the verdict's arithmetic on made-up figures in test/runner/verdict.test.ts.
+ * then the same ladder), and the verdict's arithmetic on made-up figures in test/execute/verdict.test.ts.
  * This test used to assert it at 32 streams, and a fresh clone on an idle 2-core VM failed 3 runs
  * of 3 ("flagged at 32 streams"). The rule is meant to flag such runs when it does: 32 streams in
  * step have 32 first tokens per wave, so among the 64 measured requests of that run a single stall

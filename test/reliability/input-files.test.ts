@@ -176,9 +176,9 @@ describe('--api-key-file', () => {
       return resolveRunConfig(parsed.values, env, dir, parsed.given);
     };
     const config = resolve(['--api-key-file', path]);
-    assert.equal(config.apiKeyFile, path);
+    assert.equal(config.target.apiKeyFile, path);
     assert.ok(!JSON.stringify(config).includes('sk-config-check'));
-    assert.equal(resolveApiKey(config, {}).key, 'sk-config-check-0123456789');
+    assert.equal(resolveApiKey(config.target, {}).key, 'sk-config-check-0123456789');
     assert.throws(() => resolve(['--api-key-file', path, '--api-key-env', 'K'], { K: 'x' }), (e: unknown) => e instanceof UsageError && /choose one/.test(e.message));
     assert.throws(() => resolve(['--api-key-file', join(dir, 'absent')]), (e: unknown) => e instanceof InputFileError && /no such file/.test(e.message));
     assert.throws(() => resolve(['--api-key-env', 'K'], { K: 'sk-a\nsk-b' }), (e: unknown) => e instanceof UsageError && /one line/.test(e.message) && !e.message.includes('sk-a'));

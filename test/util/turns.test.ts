@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TurnQueue } from '../../src/util/turns.js';
-import { runClosedLoop } from '../../src/runner/closed-loop.js';
+import { runClosedLoop } from '../../src/execute/closed-loop.js';
 import type { RequestResult } from '../../src/record/types.js';
 
 const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -1,7 +1,10 @@
 /**
  * `servebench rebuild JOURNAL [--output FILE]`: recreate a result from a run journal, after a
- * crash or a kill. Without the journal's end line the wall time is estimated as the latest
- * request end, and the result says so (`servebench.rebuilt_from_journal.wall_estimated`).
+ * crash or a kill. With the journal's end line the result is the one the run wrote, byte for
+ * byte (the same `assembleResult`, fed the same header, records and end facts). Without it the
+ * wall time is estimated as the latest request end, and the result says so
+ * (`servebench.rebuilt_from_journal.wall_estimated`); a journal from before the end line recorded
+ * the journal's own status is marked the same way (`wall_estimated: false`).
  */
 import type { ClientBlock, WorkersBlock } from '../../result/servebench-schema.js';
 import { existsSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { InputFileError, UsageError } from '../../util/errors.js';
 import { readInputFile } from '../../util/read-file.js';
 import { parseJournal } from '../../record/journal.js';
 import type { RequestResult } from '../../record/types.js';
-import { assembleResult, type RunHeader } from '../../runner/assemble.js';
+import { assembleResult, type RunHeader } from '../../assemble/assemble.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';
@@ -62,14 +65,16 @@ export const rebuildCommand: Command = async (argv, io) => {
   try {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
     const results = [...journal.results].sort((a, b) => a.requestIndex - b.requestIndex);
-    assembled = assembleResult(header, results, {
+    const end = journal.end;
+    assembled = assembleResult(withPlannedRetries(header), results, {
       wallSeconds,
       finishedAt,
-      interrupted: journal.end?.interrupted ?? true,
-      rebuiltFromJournal: { wallEstimated: journal.end === null },
-      // The end line holds what the run wrote there: the blocks the result takes as they are.
-      ...(journal.end?.client ? { client: journal.end.client as ClientBlock } : {}),
-      ...(journal.end?.workers ? { workers: journal.end.workers as WorkersBlock } : {}),
+      interrupted: end?.interrupted ?? true,
+      // A complete journal records how it was written: the rebuild is then the run's own result, byte for byte.
+      ...(end?.journal === undefined ? { rebuiltFromJournal: { wallEstimated: end === null } } : { journal: end.journal }),
+      ...(end?.prompt_set_id !== undefined ? { promptSetId: end.prompt_set_id } : {}),
+      ...(end?.client ? { client: end.client as ClientBlock } : {}),
+      ...(end?.workers ? { workers: end.workers as WorkersBlock } : {}),
     });
   } catch (error) {
     // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.
@@ -84,6 +89,21 @@ export const rebuildCommand: Command = async (argv, io) => {
   io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
   return EXIT.ok;
 };
+
+/** A header written before the load shape carried the retry settings: they are read from its `servebench.config`. */
+function withPlannedRetries(header: RunHeader): RunHeader {
+  const shape = header.shape as Partial<RunHeader['shape']>;
+  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number') return header;
+  const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
+  return {
+    ...header,
+    shape: {
+      ...header.shape,
+      retries: typeof config.retries === 'number' ? config.retries : 0,
+      retryMaxWaitS: typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0,
+    },
+  };
+}
 
 /** A whole `anvil-serving.benchmark/v1` document (one line or pretty-printed): given by mistake for its journal. */
 function isResultFile(text: string): boolean {

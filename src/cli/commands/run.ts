@@ -15,11 +15,15 @@ import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
 import { resolveApiKey } from '../../config/api-key.js';
-import { runBenchmark, type BenchmarkEvent } from '../../runner/benchmark.js';
-import { nothingMeasured } from '../../runner/plan-check.js';
-import { buildDryRunPlan, formatDryRunPlan } from '../../runner/dry-run.js';
-import { elapsedMs } from '../../runner/clock.js';
-import { startEmbeddedSimulator } from '../embedded-sim.js';
+import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
+import { parsePlan, type RunPlan } from '../../plan/run-plan.js';
+import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
+import { readInputFile } from '../../util/read-file.js';
+import { InputFileError } from '../../util/errors.js';
+import { nothingMeasured } from '../../plan/plan-check.js';
+import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
+import { elapsedMs } from '../../execute/clock.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
 import { Progress } from '../../report/progress.js';
 import { parseResultText, writeResultFile } from '../../result/io.js';
@@ -44,42 +48,48 @@ export const runCommand: Command = async (argv, io) => {
     io.stdout(HELP);
     return EXIT.ok;
   }
+  const planFile = typeof parsed.values['plan'] === 'string' ? resolve(io.cwd, parsed.values['plan']) : null;
+  if (planFile !== null) refuseFlagsThePlanFixes(parsed.given);
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
+  const simConfig = readRunSimConfig(config);
+  // How this command prints: no part of the run's configuration.
+  const cli = { dryRun: parsed.values['dry-run'] === true, json: parsed.values['json'] === true, quiet: parsed.values['quiet'] === true };
+  const savedPlan = planFile === null ? null : readPlanFile(planFile);
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
-  if (reportPath !== null && config.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
-  if (config.dryRun) {
+  if (reportPath !== null && cli.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
+  if (cli.dryRun) {
     const plan = await buildDryRunPlan(config);
-    io.stdout(config.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
+    io.stdout(cli.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
     return EXIT.ok;
   }
   // Every file this run writes, checked against the others and the inputs before any request.
   const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
-  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets);
-  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config, io.env);
+  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets, planFile === null ? [] : [{ flag: '--plan', path: planFile }]);
+  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
   for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
-  const say = (text: string): void => (config.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
+  const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
   // Installed before the first network request (and the simulator's start), so a signal is never
   // left waiting for a probe, the sizing loop or a thread to start.
   const interrupts = interruptHandling(config, io);
   let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
-  let outputPath: string | null = config.output;
+  let outputPath: string | null = config.output.result;
   try {
-    sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig, interrupts.stop.signal) : null;
+    sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const target = { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
+    const target = { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
     let progress: Progress | null = null;
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
         interrupts.phase = 'running';
-        say(startLine(event, config));
-        if (!config.quiet && !config.json) {
+        say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
+        if (!cli.quiet && !cli.json) {
           progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
           progress.start();
         }
       } else if (event.kind === 'phase') {
-        if (!config.quiet) say(event.text);
+        if (!cli.quiet) say(event.text);
       } else if (event.kind === 'warning') {
         io.stderr(`warning: ${event.text}\n`);
       } else if (event.kind === 'sent') {
@@ -90,20 +100,21 @@ export const runCommand: Command = async (argv, io) => {
         progress?.onResult(result);
       }
     };
-    const outcome = await runBenchmark(config, target, {
+    const options = {
       onEvent,
       stopSignal: interrupts.stop.signal,
       cancelSignal: interrupts.cancel.signal,
-      journalPathFor: (runId) => {
+      journalPathFor: (runId: string) => {
         outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
         return files.journal ?? journalBeside(outputPath);
       },
-    });
+    };
+    const outcome = savedPlan === null ? await runBenchmark(config, target, options) : await runPlannedBenchmark(savedPlan, target, options);
     interrupts.phase = 'finishing';
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
-    if (config.json) io.stdout(serializeResult(outcome.result));
+    if (cli.json) io.stdout(serializeResult(outcome.result));
     else io.stdout(`${formatSummary(outcome.result)}\n`);
     for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
     const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
@@ -114,7 +125,7 @@ export const runCommand: Command = async (argv, io) => {
       say(`report written to ${reportPath}`);
     }
     if (outcome.interrupted) return EXIT.interrupted;
-    const unmeasured = nothingMeasured(config, outcome.results, outcome.interrupted);
+    const unmeasured = nothingMeasured(outcome.plan, outcome.results, outcome.interrupted);
     if (unmeasured !== null) {
       io.stderr(`servebench run: ${unmeasured}\n`);
       return EXIT.failed;
@@ -127,6 +138,48 @@ export const runCommand: Command = async (argv, io) => {
     interrupts.dispose();
   }
 };
+
+/** Largest plan file read (a plan of a million requests is a few tens of megabytes). */
+const MAX_PLAN_BYTES = 512 * 1024 * 1024;
+
+/** `--plan` fixes everything but the target, the key and the run's own files: any other flag typed is refused, all named at once. */
+function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
+  const allowed: readonly string[] = WITH_PLAN_RUN_FLAGS;
+  const fixed = [...given].filter((name) => !allowed.includes(name));
+  if (fixed.length === 0) return;
+  throw new UsageError(`--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`);
+}
+
+function readPlanFile(file: string): RunPlan {
+  const { text } = readInputFile(file, MAX_PLAN_BYTES, 'plan');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(file, `not JSON (${(error as Error).message})`);
+  }
+  return parsePlan(value, file);
+}
+
+/** The start line of a saved plan: the same facts as {@link startLine}, read from the plan. */
+function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, plan: RunPlan): string {
+  const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
+  const thinking = plan.body.thinking;
+  const mode = thinking.mode !== 'default' ? ` thinking=${thinking.mode}` : '';
+  const effort = thinking.reasoningEffort !== null ? ` reasoning_effort=${thinking.reasoningEffort}` : '';
+  const context = plan.prompts.kind === 'dataset' ? 'dataset' : plan.meta.context_tokens !== null ? `ctx=${plan.meta.context_tokens}` : `ctx=sampled(seed ${plan.meta.context_seed})`;
+  const summary = plan.load_summary;
+  const cap = (n: number | null): string => (n ? ` max_concurrency=${n}` : '');
+  const load =
+    plan.load.kind === 'closed'
+      ? `concurrency=${plan.load.concurrency} ${plan.meta.serve_flags.shared_prefix_burst ? 'BURST(shared-prefix)' : 'closed-loop'}`
+      : summary['mode'] === 'open'
+        ? `rate=${String(summary['rate'])}/s ${String(summary['arrival'])}${cap(plan.load.max_concurrency)}`
+        : `trace${cap(plan.load.max_concurrency)}`;
+  const n = plan.requests.time_bounded && event.durationS !== null ? `duration=${event.durationS}s` : `n=${event.requests}`;
+  const workers = plan.client.workers > 1 ? ` workers=${plan.client.workers}` : '';
+  return `BENCH plan model=${event.model} ${n} ${load} ${context} max_tokens=${plan.meta.max_tokens} max_model_len=${window}${mode}${effort}${workers}`;
+}
 
 /** Where the run is, for what a signal does. */
 type RunPhase = 'setup' | 'running' | 'finishing';
@@ -149,7 +202,7 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
     }
     if (!stop.signal.aborted) {
       stop.abort();
-      if (config.onInterrupt === 'cancel') {
+      if (config.load.onInterrupt === 'cancel') {
         cancel.abort();
         io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
       } else {
@@ -178,18 +231,18 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
 
 function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
   const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
-  const thinking = config.thinking.mode !== 'default' ? ` thinking=${config.thinking.mode}` : '';
-  const effort = config.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.thinking.reasoningEffort}` : '';
-  const context = config.dataset !== null ? 'dataset' : config.ctxTokens > 0 ? `ctx=${config.ctxTokens}` : `ctx=sampled(seed ${config.seed})`;
+  const thinking = config.workload.thinking.mode !== 'default' ? ` thinking=${config.workload.thinking.mode}` : '';
+  const effort = config.workload.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.workload.thinking.reasoningEffort}` : '';
+  const context = config.workload.dataset !== null ? 'dataset' : config.workload.ctxTokens > 0 ? `ctx=${config.workload.ctxTokens}` : `ctx=sampled(seed ${config.workload.seed})`;
   const load =
     config.load.kind === 'closed'
-      ? `concurrency=${config.load.concurrency} ${config.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
+      ? `concurrency=${config.load.concurrency} ${config.load.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
       : config.load.kind === 'open'
         ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
         : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
-  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
-  const workers = config.workers > 1 ? ` workers=${config.workers}` : '';
-  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
+  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
+  const workers = config.client.workers > 1 ? ` workers=${config.client.workers}` : '';
+  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.workload.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
 
 /**

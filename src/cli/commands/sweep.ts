@@ -17,8 +17,8 @@ import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { resolveApiKey } from '../../config/api-key.js';
-import { runBenchmark } from '../../runner/benchmark.js';
-import { startEmbeddedSimulator } from '../embedded-sim.js';
+import { runBenchmark } from '../../pipeline/benchmark.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { writeFileAtomic, writeResultFile } from '../../result/io.js';
 import { loadReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
@@ -64,7 +64,9 @@ export const sweepCommand: Command = async (argv, io) => {
   // Resolve every point's configuration before any request, so a bad flag fails at once.
   const configs = loads.map((load) => {
     const point = pointFlags(parsed, swept, load);
-    return resolveRunConfig(point.values, io.env, io.cwd, point.given);
+    const config = resolveRunConfig(point.values, io.env, io.cwd, point.given);
+    readRunSimConfig(config); // checked now, before any request; read again when the point starts its simulator
+    return config;
   });
   const report = parsed.values['report'] as string | undefined;
   if (report !== undefined && report.trim() === '') throw new UsageError('--report: expected a file name');
@@ -88,7 +90,7 @@ export const sweepCommand: Command = async (argv, io) => {
     anyFailed ||= Number(outcome.result['failed']) > 0;
     points.push({ load, file, result: outcome.result });
   }
-  const summary = summarizeSweep(swept, configs[0]?.slo ?? null, points);
+  const summary = summarizeSweep(swept, configs[0]?.slo?.text ?? null, points);
   await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(summary, null, 2)}\n`);
   io.stdout(`${formatSweep(summary)}\nsweep written to ${join(dir, 'sweep.json')}\n`);
   if (reportPath !== null) {
@@ -141,11 +143,11 @@ function checkSweepFiles(dir: string, files: readonly string[], reportPath: stri
 }
 
 async function runPoint(config: RunConfig, io: CliIO, journal: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
-  const { key: apiKey, warnings } = resolveApiKey(config, io.env);
+  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  const sim = config.baseUrl === null ? await startEmbeddedSimulator(config.inputs.simConfig) : null;
+  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(readRunSimConfig(config)) : null;
   try {
-    return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journal });
+    return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journal });
   } finally {
     await sim?.close();
   }

@@ -20,10 +20,18 @@ export interface TextTokenizer {
  * use it; the caller names the file. `description` is e.g. `hf:sha256:0123456789ab`.
  */
 export async function hfTokenizer(json: Record<string, unknown>, config: Record<string, unknown>, description: string): Promise<TextTokenizer> {
-  const { Tokenizer } = await import('@huggingface/tokenizers');
+  // The package's declarations import each other without file extensions, so under NodeNext its
+  // types do not resolve; this is the part of its API used here.
+  const { Tokenizer } = (await import('@huggingface/tokenizers')) as unknown as { Tokenizer: HfTokenizerClass };
   const tokenizer = new Tokenizer(json, config);
   tokenizer.encode('servebench tokenizer check 123', { add_special_tokens: false });
   return { description, countText: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length };
+}
+
+interface HfTokenizerClass {
+  new (json: Record<string, unknown>, config: Record<string, unknown>): {
+    encode(text: string, options: { add_special_tokens: boolean }): { ids: readonly number[] };
+  };
 }
 
 /** Loads one of js-tiktoken's bundled encodings (only the chosen rank file is loaded). */

@@ -1,0 +1,108 @@
+/**
+ * From request results to the result document: the same function ends a run and rebuilds a
+ * result from a journal, so both give identical files for identical records.
+ * Warm-up requests are left out of every figure (and out of `requests`), so
+ * `completed + failed = requests` always holds for what is reported.
+ */
+import type { RequestResult } from '../record/types.js';
+import type { JournalStatus } from '../record/journal.js';
+import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
+import type { ClientBlock, ServebenchBlock, ServebenchStart, WorkersBlock } from '../result/servebench-schema.js';
+import { runChecks } from './run-checks.js';
+import { clientWarning } from '../metrics/client-warning.js';
+import { computeExtendedMetrics } from '../metrics/extended.js';
+import { parseSlo } from '../metrics/slo.js';
+import { retrySummary } from './retries.js';
+
+/** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
+export interface RunHeader {
+  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & { promptSetId: string | null };
+  /** The `servebench` block as known at the start. */
+  servebench: ServebenchStart;
+  promptMethod: string;
+  enforceCalibration: boolean;
+  /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
+  shape: {
+    mode: 'closed' | 'open';
+    targetConcurrency: number | null;
+    targetRate: number | null;
+    rampEndMs: number | null;
+    slo: string | null;
+    /** `--retries` and `--retry-max-wait` as planned (a journal written before they were here: see cli/commands/rebuild.ts). */
+    retries: number;
+    retryMaxWaitS: number;
+  };
+}
+
+/** How the run ended. */
+export interface RunEnd {
+  wallSeconds: number;
+  finishedAt: string;
+  interrupted: boolean;
+  /** The prompt-set id when it is only known at the end (prompts sized during the run). */
+  promptSetId?: string;
+  /** The client's self-check (src/execute/self-check.ts), when known: `servebench.client`. */
+  client?: ClientBlock;
+  /** `--workers N`: what each stream worker did (`servebench.workers`). */
+  workers?: WorkersBlock;
+  /** How the run's journal was written (`servebench.journal`); absent in a result rebuilt from one. */
+  journal?: JournalStatus;
+  /** Set by `rebuild` when the journal had no end line. */
+  rebuiltFromJournal?: { wallEstimated: boolean };
+}
+
+const connectionRetries = (results: readonly RequestResult[]): number => results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
+
+/** Assembles the result and returns it with the warnings it carries. */
+export function assembleResult(header: RunHeader, results: readonly RequestResult[], end: RunEnd): { result: CapacityResult; warnings: string[] } {
+  const measured = results.filter((r) => r.warmup !== true);
+  const warmupCount = results.length - measured.length;
+  const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
+  const reference = buildReferenceKeys(
+    {
+      ...header.meta,
+      finishedAt: end.finishedAt,
+      wallSeconds: end.wallSeconds,
+      requests: measured.length,
+      contextPlan: measured.map((r) => r.plannedContextTokens),
+      promptSetId,
+    },
+    measured,
+  );
+  // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
+  const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
+  const checks = runChecks(reference.request_timings, measured, header.promptMethod, header.enforceCalibration);
+  if (end.client !== undefined) {
+    const warning = clientWarning(end.client);
+    if (warning !== null) checks.warnings.push(warning);
+  }
+  const servebench: ServebenchBlock = {
+    ...header.servebench,
+    interrupted: end.interrupted,
+    requests_sent: results.length,
+    warmup_requests: warmupCount,
+    prompt_set_id: promptSetId,
+    // Measured requests resent once without --retries because the server had closed their reused
+    // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
+    // row); warm-up requests' resends are counted apart, like the requests themselves.
+    connection_retries: connectionRetries(measured),
+    ...(warmupCount > 0 ? { warmup_connection_retries: connectionRetries(results.filter((r) => r.warmup === true)) } : {}),
+    ...(retries !== null ? { retries } : {}),
+    ...(end.workers !== undefined ? { workers: end.workers } : {}),
+    ...(end.journal !== undefined ? { journal: end.journal } : {}),
+    ...(end.rebuiltFromJournal ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } } : {}),
+    metrics: computeExtendedMetrics(results, {
+      mode: header.shape.mode,
+      targetConcurrency: header.shape.targetConcurrency,
+      targetRate: header.shape.targetRate,
+      rampEndMs: header.shape.rampEndMs,
+      wallSeconds: end.wallSeconds,
+      slo: header.shape.slo === null ? null : parseSlo(header.shape.slo),
+    }),
+    calibration: checks.calibration,
+    early_stops: checks.early_stops,
+    warnings: checks.warnings,
+    ...(end.client !== undefined ? { client: end.client } : {}),
+  };
+  return { result: { ...reference, servebench }, warnings: checks.warnings };
+}

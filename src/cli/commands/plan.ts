@@ -1,0 +1,66 @@
+/**
+ * `servebench plan [run flags] --output FILE`: write the RunPlan a run with these flags would
+ * execute (src/plan/run-plan.ts), and nothing else. The server is asked only what sizing needs
+ * (`/models` for the model and window, the tokenizer or a calibration probe): no benchmark request
+ * is sent. Without --base-url the built-in simulator answers, as for `run`.
+ * `servebench run --plan FILE` executes the plan. Exit codes: 0 written, 2 bad usage.
+ */
+import { resolve } from 'node:path';
+import { commandSpec } from '../command-flags.js';
+import { commandHelp } from '../args/help.js';
+import { parseCommand } from '../args/parse.js';
+import type { FlagValue } from '../../config/flag-value.js';
+import { EXIT } from '../exit-codes.js';
+import type { Command } from '../io.js';
+import { resolveRunConfig } from '../../config/run-config.js';
+import { runInputs } from '../../config/run-files.js';
+import { resolveApiKey } from '../../config/api-key.js';
+import { planBenchmark } from '../../pipeline/benchmark.js';
+import { serializePlan } from '../../plan/run-plan.js';
+import { writeFileAtomic } from '../../result/io.js';
+import { UsageError } from '../../util/errors.js';
+import { checkWriteTargets } from '../../util/write-targets.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+
+const SPEC = commandSpec('plan');
+
+export const planCommand: Command = async (argv, io) => {
+  const parsed = parseCommand(argv, SPEC);
+  if (parsed.help) {
+    io.stdout(commandHelp(SPEC));
+    return EXIT.ok;
+  }
+  if (typeof parsed.values['output'] !== 'string')
+    throw new UsageError('--output FILE is required: where to write the plan');
+  const config = resolveRunConfig(parsed.values as Record<string, FlagValue>, io.env, io.cwd, parsed.given);
+  const simConfig = readRunSimConfig(config);
+  const quiet = parsed.values['quiet'] === true;
+  const output = resolve(io.cwd, parsed.values['output']);
+  const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  // The plan never replaces one of its own inputs.
+  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], runInputs(config, io.cwd, contextBuckets));
+  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
+  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig) : null;
+  try {
+    if (sim !== null && !quiet)
+      io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
+    const plan = await planBenchmark(
+      config,
+      { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
+      {
+        onEvent: (event) => {
+          if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
+          else if (event.kind === 'phase' && !quiet) io.stdout(`${event.text}\n`);
+        },
+      },
+    );
+    await writeFileAtomic(output, serializePlan(plan));
+    io.stdout(
+      `plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await sim?.close();
+  }
+};

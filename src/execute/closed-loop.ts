@@ -1,0 +1,53 @@
+/**
+ * Closed-loop scheduling (anvil spec §2.7): `concurrency` workers take request indexes in order,
+ * so at most `concurrency` requests are in flight and each finished request starts the next.
+ * With a ramp, worker k joins at rampS·k/concurrency seconds. With a duration, no request starts
+ * after it. The executor never throws for a request failure (failures are data).
+ */
+import type { RequestResult } from '../record/types.js';
+import { elapsedMs, sleep } from './clock.js';
+import { TurnQueue } from '../util/turns.js';
+
+/** Runs one request; `scheduledOffsetMs` is null in a closed loop (a request is due when a worker is free). */
+export type RequestExecutor = (index: number, scheduledOffsetMs: number | null) => Promise<RequestResult>;
+
+export interface ClosedLoopOptions {
+  requests: number;
+  concurrency: number;
+  rampS?: number;
+  durationS?: number | null;
+  runStartNs: bigint;
+  execute: RequestExecutor;
+  /** Called as each request finishes, in completion order. */
+  onResult?: (result: RequestResult) => void;
+  /** When aborted, no new request starts. */
+  stopScheduling?: AbortSignal;
+}
+
+/** Runs the loop to the end (or until scheduling stops) and returns the results sorted by index. */
+export async function runClosedLoop(options: ClosedLoopOptions): Promise<RequestResult[]> {
+  const results: RequestResult[] = [];
+  const stop = options.stopScheduling;
+  const deadlineMs = options.durationS == null ? Infinity : options.durationS * 1000;
+  let next = 0;
+  // Each finished request (its result, journal line and the next request) is handled in a turn of
+  // its own (util/turns.ts): at 256 streams, completions handled back to back held first tokens
+  // that arrived meanwhile up to 25 ms before they were stamped (bench/README.md).
+  const turns = new TurnQueue();
+  const canStart = (): boolean =>
+    next < options.requests && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
+  const worker = async (k: number): Promise<void> => {
+    const joinMs = options.rampS ? (options.rampS * 1000 * k) / options.concurrency : 0;
+    if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
+    while (canStart()) {
+      const index = next++;
+      const result = await options.execute(index, null);
+      await turns.next();
+      results.push(result);
+      options.onResult?.(result);
+    }
+  };
+  const workers = Array.from({ length: Math.min(options.concurrency, options.requests) }, (_, k) => worker(k));
+  await Promise.all(workers);
+  return results.sort((a, b) => a.requestIndex - b.requestIndex);
+}

@@ -1,0 +1,215 @@
+/**
+ * The execute stage: runs a RunPlan against a target and returns the raw request records and the
+ * client's self-check, nothing computed from them. Connections are opened before the clock
+ * starts, then the closed loop, the open loop (or trace) sends the planned requests, from this
+ * thread or from stream worker threads (`--workers N`). It never builds a figure: the caller
+ * journals each record as it comes (`onResult`) and assembles the result.
+ */
+import type { Dispatcher } from 'undici';
+import type { RunPlan } from '../plan/run-plan.js';
+import type { RequestResult } from '../record/types.js';
+import { InterruptedError } from '../util/errors.js';
+import { helperThreadPriority } from '../util/thread-priority.js';
+import type { PromptSizer } from '../workload/workload.js';
+import { endpointUrl } from '../client/endpoint.js';
+import { runClosedLoop } from './closed-loop.js';
+import { runOpenLoop } from './open-loop.js';
+import { createRequestSender } from './send.js';
+import { elapsedMs, raiseSchedulingPriority } from './clock.js';
+import { startSelfCheck } from './self-check.js';
+import { COLD_CONNECTIONS, warmConnections, type ConnectionWarmup } from './connections.js';
+import type { StreamWorkerPool } from './workers/pool.js';
+import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
+import { startThreadSelfCheck } from './workers/thread-check.js';
+import { planPrompts } from './prompts.js';
+
+/** Where the plan is sent. The headers may carry the API key: they stay in memory. */
+export interface ExecutionTarget {
+  baseUrl: string;
+  headers: Record<string, string>;
+  /** The main thread's connection pool, sized to `plan.client.connections`. */
+  dispatcher: Dispatcher;
+}
+
+/** What is known once the clock has started, before the first request. */
+export interface ExecutionStart {
+  runStartNs: bigint;
+  /** `servebench.connections`. */
+  connections: ConnectionWarmup;
+  /** `servebench.client_priority` (open loop only), `servebench.helper_threads` (when the CLI lowered them). */
+  clientPriority: { nice: number; raised: boolean } | null;
+  helperThreads: ReturnType<typeof helperThreadPriority>;
+  /** `servebench.clock`: CLOCK_MONOTONIC is shared by every process on the host, so a server's own log can be placed on the run's timeline. */
+  clock: { source: 'CLOCK_MONOTONIC'; run_start_monotonic_ns: string; t0: RunPlan['identity']['clock_origin'] };
+}
+
+export interface ExecuteOptions {
+  /** The counter of a plan sized during the run (`synthetic-lazy`); null otherwise. */
+  lazySizer: PromptSizer | null;
+  /** Aborting it before the clock starts ends the set-up (connection warm-up) with an `InterruptedError`. */
+  setupSignal?: AbortSignal;
+  /** Aborting stops scheduling: no new request starts (in-flight ones drain). */
+  stopSignal?: AbortSignal;
+  /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
+  cancelSignal?: AbortSignal;
+  warn?: (text: string) => void;
+  /** Set-up is over: from here to the first request nothing waits. */
+  onSetupDone?: () => void;
+  /** The clock has started (the run header can be written). */
+  onStarted?: (start: ExecutionStart) => void;
+  onSent?: (index: number) => void;
+  /** Each finished request, warm-up marked, in completion order. */
+  onResult?: (result: RequestResult) => void;
+}
+
+/** What the execution produced: records and the client's own figures. */
+export interface Execution {
+  results: RequestResult[];
+  wallSeconds: number;
+  finishedAt: Date;
+  interrupted: boolean;
+  /** `servebench.client` (without the send waits, a figure computed by the assembler). */
+  client: Record<string, unknown>;
+  /** `--workers N`: `servebench.workers`. */
+  workers?: Record<string, unknown>;
+  promptSetId: string;
+}
+
+/** The request loop failed (not a request: the client itself); `cause` is what was thrown. */
+export class LoopFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** Marks warm-up requests: the first N by index, or those started in the first S seconds. */
+function markWarmup(result: RequestResult, warmup: RunPlan['warmup']): void {
+  if (warmup === null) return;
+  result.warmup =
+    'requests' in warmup ? result.requestIndex < warmup.requests : result.startOffsetMs < warmup.seconds * 1000;
+}
+
+/** Executes `plan` against `target`. */
+export async function executePlan(plan: RunPlan, target: ExecutionTarget, options: ExecuteOptions): Promise<Execution> {
+  const prompts = await planPrompts(plan, options.lazySizer);
+  const url = endpointUrl(target.baseUrl, '/chat/completions');
+  const warmCount = plan.client.warm_connections;
+  let pool: StreamWorkerPool | null = null;
+  try {
+    // Connections are opened before the clock starts, so set-up is not counted in the first TTFTs.
+    let connections: ConnectionWarmup;
+    if (plan.client.workers > 1) {
+      pool = await openStreamWorkers(
+        {
+          plan,
+          baseUrl: target.baseUrl,
+          url,
+          headers: target.headers,
+          connections: plan.client.connections,
+          warmCount,
+        },
+        options.warn ?? (() => undefined),
+        options.setupSignal,
+      );
+      connections = combinedWarmup(pool.connections);
+    } else {
+      connections = plan.client.cold_connections
+        ? COLD_CONNECTIONS
+        : await warmConnections(target.dispatcher, target.baseUrl, target.headers, warmCount, options.setupSignal);
+    }
+    // Last chance to stop with nothing measured; from here to the first request nothing waits.
+    if (options.setupSignal?.aborted === true) throw new InterruptedError();
+    options.onSetupDone?.();
+    const open = plan.load.kind === 'open';
+    // Only the open loop sends at planned instants; a closed loop needs no help from the scheduler.
+    const clientPriority = open ? raiseSchedulingPriority() : null;
+    // Set by the CLI at start-up (util/thread-priority.ts); absent when the library runs in another program.
+    const helperThreads = helperThreadPriority();
+    // With worker threads the process's CPU is several threads' work: each thread is judged on its own.
+    const selfCheck = pool === null ? startSelfCheck() : startThreadSelfCheck();
+    const runStartNs = process.hrtime.bigint();
+    pool?.start(runStartNs, open, options.cancelSignal);
+    // A decimal string, since the value passes 2^53 ns after 104 days of uptime.
+    // `t0`: where every request's clock starts (compare refuses to mix the two origins).
+    options.onStarted?.({
+      runStartNs,
+      connections,
+      clientPriority,
+      helperThreads,
+      clock: { source: 'CLOCK_MONOTONIC', run_start_monotonic_ns: String(runStartNs), t0: plan.identity.clock_origin },
+    });
+    const workers = pool;
+    const sender = createRequestSender({
+      dispatcher: target.dispatcher,
+      url,
+      headers: target.headers,
+      plan,
+      prompts,
+      runStartNs,
+      ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
+      ...(workers !== null ? { streamInWorker: (order) => workers.send(order) } : {}),
+    });
+    const onResult = (result: RequestResult): void => {
+      markWarmup(result, plan.warmup);
+      options.onResult?.(result);
+    };
+    const stopSignal = workers === null ? options.stopSignal : workers.stopScheduling(options.stopSignal);
+    const stop = stopSignal ? { stopScheduling: stopSignal } : {};
+    const load = plan.load;
+    const loop =
+      load.kind === 'open'
+        ? runOpenLoop({
+            offsetsMs: load.offsets_ms,
+            maxConcurrency: load.max_concurrency,
+            runStartNs,
+            prepare: (index) => sender.prepare(index),
+            send: (index, prepared, due) => {
+              options.onSent?.(index);
+              return sender.send(index, prepared, due);
+            },
+            onResult,
+            ...stop,
+            ...(workers !== null ? { sendWaitsForDue: true } : {}),
+          })
+        : runClosedLoop({
+            requests: plan.requests.count,
+            concurrency: load.concurrency,
+            rampS: load.ramp_s,
+            durationS: load.duration_s,
+            runStartNs,
+            execute: async (index) => {
+              const prepared = await sender.prepare(index);
+              options.onSent?.(index);
+              return sender.send(index, prepared, null);
+            },
+            onResult,
+            ...stop,
+          });
+    let results: RequestResult[];
+    try {
+      results = workers === null ? await loop : await workers.whileAlive(loop);
+    } catch (error) {
+      selfCheck.stop(); // its timer and the thread-times file it holds open
+      throw new LoopFailure(error);
+    }
+    const wallSeconds = elapsedMs(runStartNs) / 1000;
+    const finishedAt = new Date();
+    const interrupted = options.stopSignal?.aborted === true;
+    // The main thread stamps chunks only without workers; each worker judges its own requests' stamps.
+    const mainCheck = selfCheck.stop(
+      workers === null ? { results: results.filter((r) => r.warmup !== true), runStartNs } : undefined,
+    );
+    const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
+    return {
+      results,
+      wallSeconds,
+      finishedAt,
+      interrupted,
+      client: (threads?.client ?? mainCheck) as unknown as Record<string, unknown>,
+      ...(threads ? { workers: threads.workers } : {}),
+      promptSetId: prompts.promptSetId(),
+    };
+  } finally {
+    await pool?.terminate();
+  }
+}

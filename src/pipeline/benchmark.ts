@@ -1,0 +1,367 @@
+/**
+ * One benchmark run, composed of its stages:
+ *   target (src/target: model, window, prompt counter) → plan (src/plan: the RunPlan)
+ *   → execute (src/execute: the requests, each record journaled as it finishes)
+ *   → assemble (src/assemble: the result document).
+ * `runBenchmark` does all four from a configuration; `planBenchmark` stops after the plan (what
+ * `servebench plan` writes) and `runPlannedBenchmark` starts from a saved one. None exits or
+ * prints: progress goes to the `onEvent` hook, errors are typed.
+ */
+import type { CapacityResult } from '../result/result-schema.js';
+import type { ClientBlock, WorkersBlock } from '../result/servebench-schema.js';
+import { hostname } from 'node:os';
+import type { Dispatcher } from 'undici';
+import type { RunConfig } from '../config/run-config.js';
+import { createDispatcher } from '../client/transport.js';
+import { subscribeAbort } from '../client/abort.js';
+import type { RequestResult } from '../record/types.js';
+import { JOURNAL_SCHEMA, JournalWriter, type JournalLine, type JournalStatus } from '../record/journal.js';
+import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
+import type { PromptSizer } from '../workload/workload.js';
+import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
+import { TOOL_VERSION } from '../util/version.js';
+import { utcSeconds } from '../result/build.js';
+import { resolveModelAndWindow, chosenModel } from '../target/model-window.js';
+import { createSizer } from '../target/sizing.js';
+import { planLoad } from '../plan/load-plan.js';
+import { checkWarmupLeavesRequests } from '../plan/plan-check.js';
+import { promptCap } from '../plan/prompt-cap.js';
+import { connectionLimit, planRun, sizingNote } from '../plan/make-plan.js';
+import type { RunPlan } from '../plan/run-plan.js';
+import { executePlan, LoopFailure } from '../execute/execute-plan.js';
+import { assembleResult } from '../assemble/assemble.js';
+import { runHeader } from '../assemble/header.js';
+import { summarizeSendWaits } from '../assemble/send-waits.js';
+import { checkPlanFitsTarget } from './plan-target.js';
+
+/** Progress notifications for a console or a log. */
+export type BenchmarkEvent =
+  | { kind: 'phase'; text: string }
+  | { kind: 'warning'; text: string }
+  | {
+      kind: 'start';
+      model: string;
+      requests: number;
+      concurrency: number | null;
+      rate: number | null;
+      window: number | null;
+      cap: number | null;
+      runStartNs: bigint;
+      durationS: number | null;
+      /** The plan being executed. */
+      plan: RunPlan;
+    }
+  | { kind: 'sent'; index: number }
+  | { kind: 'request'; result: RequestResult; done: number; total: number };
+
+/** Where to send requests. The API key is held only here and in the request header. */
+export interface BenchmarkTarget {
+  baseUrl: string;
+  apiKey: string | null;
+  /** True when the target is servebench's own simulator started for this run. */
+  embeddedSimulator: boolean;
+}
+
+export interface BenchmarkOptions {
+  onEvent?: (event: BenchmarkEvent) => void;
+  /**
+   * Aborting stops scheduling: no new request starts (in-flight ones drain). Before the run
+   * proper starts (the `start` event), it ends the set-up at once instead — the `/models` probe,
+   * calibration, prompt sizing, connection warm-up — and the run rejects with an
+   * `InterruptedError`: nothing was measured.
+   */
+  stopSignal?: AbortSignal;
+  /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
+  cancelSignal?: AbortSignal;
+  /** Where to journal the run, given its run id; null for no journal. */
+  journalPathFor?: (runId: string) => string | null;
+}
+
+/** The run's outcome: the result document (ready to serialise) and the raw request results. */
+export interface BenchmarkOutcome {
+  result: CapacityResult;
+  results: RequestResult[];
+  interrupted: boolean;
+  warnings: string[];
+  journalPath: string | null;
+  /** How the journal's writing went (also `servebench.journal` in the result), or null without one. */
+  journal: JournalStatus | null;
+  /** The plan that was executed. */
+  plan: RunPlan;
+}
+
+/** One connection pool and one set-up signal shared by the target's probes, sizing and execution. */
+interface Session {
+  dispatcher: Dispatcher;
+  headers: Record<string, string>;
+  /** The stop signal until the run proper starts: every set-up request and the sizing loop take it. */
+  setup: AbortSignal;
+  /** Call when the set-up is over (the stop signal then stops scheduling instead). */
+  setupDone(): void;
+}
+
+async function withSession<T>(
+  connections: number,
+  idleTimeoutS: number,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions,
+  work: (session: Session) => Promise<T>,
+): Promise<T> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.apiKey !== null) headers['authorization'] = `Bearer ${target.apiKey}`;
+  const dispatcher = createDispatcher({ connections, idleTimeoutS });
+  const setup = new AbortController();
+  const unlinkSetup =
+    options.stopSignal === undefined ? () => undefined : subscribeAbort(options.stopSignal, () => setup.abort());
+  let started = false;
+  try {
+    return await work({
+      dispatcher,
+      headers,
+      setup: setup.signal,
+      setupDone: () => {
+        unlinkSetup();
+        started = true;
+      },
+    });
+  } catch (error) {
+    // An aborted set-up request surfaces as whatever its failure means (no model list, a failed
+    // calibration): what really happened is the interruption.
+    if (!started && setup.signal.aborted) throw new InterruptedError();
+    throw error;
+  } finally {
+    unlinkSetup();
+    // Interrupted before the start, nothing is left worth waiting for (a probe of a server that never answers).
+    await (setup.signal.aborted && !started ? dispatcher.destroy() : dispatcher.close()).catch(() => undefined);
+  }
+}
+
+/** The target and plan stages: the RunPlan `config` gives against `target`, sending no benchmark request. */
+async function planWith(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+): Promise<{ plan: RunPlan; lazySizer: PromptSizer | null }> {
+  const setupInterrupted = (): void => {
+    if (session.setup.aborted) throw new InterruptedError();
+  };
+  // The load plan needs no server: a plan that would measure nothing is refused before anything is sent.
+  const load = planLoad(config);
+  checkWarmupLeavesRequests(config, load);
+  const probe = await resolveModelAndWindow(
+    config.target,
+    session.dispatcher,
+    target.baseUrl,
+    session.headers,
+    session.setup,
+  );
+  setupInterrupted();
+  const model = chosenModel(target.baseUrl, probe);
+  const window = config.target.maxModelLen > 0 ? config.target.maxModelLen : probe.window;
+  const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
+  options.onEvent?.({ kind: 'phase', text: sizingNote(config, load.lazy) });
+  const sizing = await createSizer(
+    { ...config.workload, timeoutS: config.client.timeoutS },
+    { dispatcher: session.dispatcher, baseUrl: target.baseUrl, model, headers: session.headers, signal: session.setup },
+  );
+  const { plan, warning } = await planRun(
+    config,
+    load,
+    { model, window, windowSource: config.target.maxModelLen > 0 ? 'flag' : probe.windowSource, cap },
+    sizing,
+  );
+  if (warning !== null) options.onEvent?.({ kind: 'warning', text: warning });
+  return { plan, lazySizer: load.lazy ? sizing.sizer : null };
+}
+
+/** Plans the run of `config` against `target` (probing it only as sizing needs) and returns the plan. */
+export async function planBenchmark(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<RunPlan> {
+  return withSession(
+    connectionLimit(config),
+    config.client.timeoutS,
+    target,
+    options,
+    async (session) => (await planWith(config, target, session, options)).plan,
+  );
+}
+
+/** Runs the benchmark described by `config` against `target`. */
+export async function runBenchmark(
+  config: RunConfig,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<BenchmarkOutcome> {
+  return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => {
+    const { plan, lazySizer } = await planWith(config, target, session, options);
+    return executeAndAssemble(plan, lazySizer, target, session, options);
+  });
+}
+
+/**
+ * Runs a saved plan against `target`. The target must report the plan's model and window (a plan
+ * for another model or window is refused, naming the field); a plan sized during the run makes its
+ * prompt counter again from the plan's `tokenizer` against this target.
+ */
+export async function runPlannedBenchmark(
+  plan: RunPlan,
+  target: BenchmarkTarget,
+  options: BenchmarkOptions = {},
+): Promise<BenchmarkOutcome> {
+  return withSession(plan.client.connections, plan.client.idle_timeout_s, target, options, async (session) => {
+    await checkPlanFitsTarget(plan, target.baseUrl, session.dispatcher, session.headers, session.setup);
+    if (session.setup.aborted) throw new InterruptedError();
+    let lazySizer: PromptSizer | null = null;
+    if (plan.prompts.kind === 'synthetic-lazy') {
+      const settings = {
+        tokenizer: plan.prompts.tokenizer,
+        prefix: plan.prompts.prefix,
+        sharedPrefixTokens: plan.prompts.shared_prefix_tokens,
+        thinking: plan.body.thinking,
+        timeoutS: plan.client.idle_timeout_s,
+      };
+      lazySizer = (
+        await createSizer(settings, {
+          dispatcher: session.dispatcher,
+          baseUrl: target.baseUrl,
+          model: plan.identity.model,
+          headers: session.headers,
+          signal: session.setup,
+        })
+      ).sizer;
+    }
+    return executeAndAssemble(plan, lazySizer, target, session, options);
+  });
+}
+
+/** The execute and assemble stages, with the journal written between them. */
+async function executeAndAssemble(
+  plan: RunPlan,
+  lazySizer: PromptSizer | null,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+): Promise<BenchmarkOutcome> {
+  const header = runHeader(plan, {
+    baseUrl: target.baseUrl,
+    startedAt: new Date(),
+    embeddedSimulator: target.embeddedSimulator,
+    toolVersion: TOOL_VERSION,
+    nodeVersion: process.version,
+    host: hostname(),
+  });
+  const runId = header.meta.runId;
+  let journal: JournalWriter | null = null;
+  let journalPath: string | null = null;
+  // A journal that cannot be written is said once, when it happens; the run goes on. A line that
+  // comes after the journal was closed (a client failure ends the run while other streams still
+  // finish) is no write failure: those requests are simply not in it, and the failure says so.
+  const journalLine = (line: JournalLine): void => {
+    if (journal === null) return;
+    const wasWriting = journal.error === null;
+    if (!journal.append(line) && wasWriting && journal.error !== null)
+      options.onEvent?.({
+        kind: 'warning',
+        text: `the journal ${journal.path} could not be written (${journal.error}); the run goes on without it`,
+      });
+  };
+  let done = 0;
+  const total = plan.requests.count;
+  let execution;
+  try {
+    execution = await executePlan(
+      plan,
+      { baseUrl: target.baseUrl, headers: session.headers, dispatcher: session.dispatcher },
+      {
+        lazySizer,
+        setupSignal: session.setup,
+        ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
+        ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
+        warn: (text) => options.onEvent?.({ kind: 'warning', text }),
+        onSetupDone: () => session.setupDone(),
+        onStarted: (start) => {
+          header.servebench['connections'] = start.connections;
+          if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
+          if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
+          header.servebench['clock'] = start.clock;
+          journalPath = options.journalPathFor?.(runId) ?? null;
+          journal = journalPath === null ? null : new JournalWriter(journalPath);
+          journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+          options.onEvent?.({
+            kind: 'start',
+            model: plan.identity.model,
+            requests: total,
+            concurrency: plan.load.kind === 'closed' ? plan.load.concurrency : plan.load.max_concurrency,
+            rate: plan.shape.target_rate,
+            window: plan.identity.window_tokens,
+            cap: plan.identity.prompt_cap_tokens,
+            runStartNs: start.runStartNs,
+            durationS: plan.load.duration_s,
+            plan,
+          });
+        },
+        onSent: (index) => options.onEvent?.({ kind: 'sent', index }),
+        onResult: (result) => {
+          journalLine({ type: 'request', result });
+          options.onEvent?.({ kind: 'request', result, done: ++done, total });
+        },
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof LoopFailure)) throw error;
+    const writer = journal as JournalWriter | null;
+    writer?.close();
+    const cause = error.cause;
+    // Typed errors keep their meaning (and exit code); anything else is the client failing.
+    if (cause instanceof UsageError || cause instanceof InputFileError || cause instanceof TokenizerCalibrationError)
+      throw cause;
+    // Everything that finished is already journaled line by line: say where, not just what broke.
+    throw new RunFailedError(error.message, journalPath, writer?.requestsJournaled ?? done);
+  }
+  const finishedAt = utcSeconds(execution.finishedAt);
+  // execute/ cannot import result/: its self-check is the `servebench.client` block, typed here.
+  const client = { ...execution.client, ...summarizeSendWaits(execution.results) } as ClientBlock;
+  const workersInfo = execution.workers as WorkersBlock | undefined;
+  const writer = journal as JournalWriter | null;
+  // The end line records the journal's status as it will be once that line is written, so a
+  // rebuild reproduces the result byte for byte (unless the final flush then fails).
+  const before = writer?.status();
+  const expected =
+    before === undefined
+      ? null
+      : { ...before, complete: before.error === null && before.header_written, end_written: true };
+  journalLine({
+    type: 'end',
+    wall_s: execution.wallSeconds,
+    finished_at: finishedAt,
+    interrupted: execution.interrupted,
+    client,
+    ...(workersInfo ? { workers: workersInfo } : {}),
+    prompt_set_id: execution.promptSetId,
+    ...(expected !== null ? { journal: expected } : {}),
+  });
+  writer?.close();
+  const journalStatus = writer?.status() ?? null;
+  const { result, warnings } = assembleResult(header, execution.results, {
+    wallSeconds: execution.wallSeconds,
+    finishedAt,
+    interrupted: execution.interrupted,
+    client,
+    promptSetId: execution.promptSetId,
+    ...(workersInfo ? { workers: workersInfo } : {}),
+    ...(journalStatus !== null ? { journal: journalStatus } : {}),
+  });
+  return {
+    result,
+    results: execution.results,
+    interrupted: execution.interrupted,
+    warnings,
+    journalPath,
+    journal: journalStatus,
+    plan,
+  };
+}

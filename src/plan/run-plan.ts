@@ -1,0 +1,221 @@
+/**
+ * The RunPlan: everything a run will send, fixed before the first request, as plain JSON data.
+ * One schema (zod) gives both the TypeScript type and the check of a plan read back from a file,
+ * so `parsePlan(JSON.parse(JSON.stringify(plan)))` is the same value: another process or machine
+ * can execute the plan (or a slice of its request indexes) with only the plan, a target and a key.
+ *
+ * Requests are stored column-wise (one array per field, indexed by request index) so a plan of a
+ * million requests stays a few arrays of numbers. Prompts are stored as a recipe, not as text:
+ * a synthetic prompt is its skeleton (prefix policy, shared-prefix length) and its body length,
+ * rendered on demand by the executor (workload/skeleton.ts), so a 128K-token plan stays small.
+ */
+import { z } from 'zod';
+import { InputFileError } from '../util/errors.js';
+
+export const RUN_PLAN_SCHEMA = 'servebench.run-plan/v1';
+
+const nullableInt = z.number().int().nullable();
+const json = z.record(z.string(), z.unknown());
+
+const thinkingModes = z.enum(['default', 'enabled', 'disabled', 'unsupported']);
+
+const thinkingSchema = z.strictObject({
+  mode: thinkingModes,
+  noThinking: z.boolean(),
+  reasoningEffort: z.string().nullable(),
+  chatTemplateKwargs: z.strictObject({ enable_thinking: z.boolean() }).nullable(),
+  mechanism: z.enum(['none', 'chat_template_kwargs', 'reasoning_effort', 'unsupported']),
+});
+
+const skeletonFields = {
+  prefix: z.enum(['shared', 'unique', 'none']),
+  shared_prefix_tokens: z.number().int().nonnegative(),
+  /**
+   * A per-execution random salt goes first in every prompt. It is drawn by the executor when the
+   * plan runs (every execution busts the cache again) and has a fixed length, so body lengths
+   * sized with a stand-in salt hold for any salt, and `prompt_set_id` never depends on it.
+   */
+  cache_bust: z.boolean(),
+};
+
+const messageSchema = z.strictObject({ role: z.string(), content: z.string() });
+
+/** How each request's prompt is made. */
+const promptsSchema = z.discriminatedUnion('kind', [
+  /** Sized at planning: request i's body length (null: its envelope does not fit, it fails as the reference's `ValueError`). */
+  z.strictObject({
+    kind: z.literal('synthetic'),
+    ...skeletonFields,
+    body_chars: z.array(nullableInt),
+    expected_tokens: z.array(nullableInt),
+  }),
+  /**
+   * A closed loop bounded by time alone: how many requests will be sent is not known, so each
+   * prompt is sized just before its request by the executor, with a counter made from `tokenizer`
+   * (the same spec, against the same target) — the `prompt_set_id` is then known at the end.
+   */
+  z.strictObject({ kind: z.literal('synthetic-lazy'), ...skeletonFields, tokenizer: z.string() }),
+  /** Dataset rows, one per request, as sent (a dataset cannot be rendered from a recipe). */
+  z.strictObject({
+    kind: z.literal('dataset'),
+    cache_bust: z.boolean(),
+    messages: z.array(z.array(messageSchema)),
+    expected_tokens: z.array(nullableInt),
+  }),
+]);
+
+const loadSchema = z.discriminatedUnion('kind', [
+  /** N in flight, each finished request starting the next; an optional ramp and deadline. */
+  z.strictObject({
+    kind: z.literal('closed'),
+    concurrency: z.number().int().positive(),
+    ramp_s: z.number().nonnegative(),
+    duration_s: z.number().positive().nullable(),
+  }),
+  /** Open loop or trace: request i is sent at `offsets_ms[i]` after the clock starts. */
+  z.strictObject({
+    kind: z.literal('open'),
+    offsets_ms: z.array(z.number().nonnegative()),
+    max_concurrency: z.number().int().positive().nullable(),
+    /** `--duration` of a rate (null for a trace or a count): the progress line's length. */
+    duration_s: z.number().positive().nullable(),
+  }),
+]);
+
+const runPlanSchema = z
+  .strictObject({
+    schema: z.literal(RUN_PLAN_SCHEMA),
+    /** What the plan was made for: a target that reports another model or window is refused. */
+    identity: z.strictObject({
+      model: z.string(),
+      window_tokens: nullableInt,
+      window_source: z.string(),
+      prompt_cap_tokens: nullableInt,
+      prompt_method: z.string(),
+      /** Null when prompts are sized during the run (`synthetic-lazy`). */
+      prompt_set_id: z.string().nullable(),
+      cache_policy: z.string(),
+      context_source: z.string(),
+      /** Where each request's clock starts: `write` (undici writes it) or `hand-over` (the reference's, `--cold-connections`). */
+      clock_origin: z.enum(['write', 'hand-over']),
+      /** `servebench.sizing` as planning left it. */
+      sizing: json,
+    }),
+    /** The result's reference metadata that the configuration fixes (the target adds base URL and engine fallback). */
+    meta: z.strictObject({
+      engine: z.string().nullable(),
+      gpu: z.string().nullable(),
+      tier: z.string().nullable(),
+      manifest: z.string().nullable(),
+      source_recipe: z.string().nullable(),
+      concurrency: z.number().int(),
+      context_tokens: nullableInt,
+      context_seed: z.number().int(),
+      max_tokens: z.number().int(),
+      serve_flags: z.strictObject({
+        shared_prefix_burst: z.boolean(),
+        no_thinking: z.boolean(),
+        thinking_mode: thinkingModes,
+        reasoning_effort: z.string().nullable(),
+      }),
+    }),
+    /** `servebench.load` and `servebench.config` of the result, as the configuration gave them. */
+    load_summary: json,
+    config: json,
+    /** The load as planned, for the extended metrics; the SLO as its text (parsed by metrics/slo.ts). */
+    shape: z.strictObject({
+      mode: z.enum(['closed', 'open']),
+      target_concurrency: z.number().int().nullable(),
+      target_rate: z.number().nullable(),
+      ramp_end_ms: z.number().nullable(),
+      slo: z.string().nullable(),
+    }),
+    enforce_calibration: z.boolean(),
+    load: loadSchema,
+    requests: z.strictObject({
+      count: z.number().int().nonnegative(),
+      /** Bounded by `--duration` alone: `count` is a ceiling (closed loop) or the arrivals end at the duration (open loop). */
+      time_bounded: z.boolean(),
+      planned_tokens: z.array(z.number().int()),
+      max_tokens: z.array(z.number().int()),
+    }),
+    prompts: promptsSchema,
+    /** The request body's fixed parts (workload/request-body.ts). */
+    body: z.strictObject({
+      model: z.string(),
+      thinking: thinkingSchema,
+      ignore_eos: z.boolean(),
+      min_tokens: z.number().int().nonnegative(),
+    }),
+    /** The client's bounds on one request and how it holds its connections. */
+    client: z.strictObject({
+      idle_timeout_s: z.number().positive(),
+      request_timeout_s: z.number().positive().nullable(),
+      max_response_bytes: z.number().int().positive(),
+      max_line_bytes: z.number().int().positive(),
+      retries: z.number().int().nonnegative(),
+      retry_max_wait_s: z.number().nonnegative(),
+      cold_connections: z.boolean(),
+      workers: z.number().int().positive(),
+      /** Sockets the run may hold at once, and how many to open before the clock starts. */
+      connections: z.number().int().positive(),
+      warm_connections: z.number().int().nonnegative(),
+    }),
+    /** Requests left out of every figure: the first N, or those started in the first S seconds. */
+    warmup: z.union([
+      z.strictObject({ requests: z.number().int().positive() }),
+      z.strictObject({ seconds: z.number().nonnegative() }),
+      z.null(),
+    ]),
+  })
+  .superRefine((plan, ctx) => {
+    const n = plan.requests.count;
+    const columns: [string, number][] = [
+      ['requests.planned_tokens', plan.requests.planned_tokens.length],
+      ['requests.max_tokens', plan.requests.max_tokens.length],
+    ];
+    if (plan.prompts.kind === 'synthetic')
+      columns.push(
+        ['prompts.body_chars', plan.prompts.body_chars.length],
+        ['prompts.expected_tokens', plan.prompts.expected_tokens.length],
+      );
+    if (plan.prompts.kind === 'dataset')
+      columns.push(
+        ['prompts.messages', plan.prompts.messages.length],
+        ['prompts.expected_tokens', plan.prompts.expected_tokens.length],
+      );
+    if (plan.load.kind === 'open') columns.push(['load.offsets_ms', plan.load.offsets_ms.length]);
+    for (const [path, length] of columns) {
+      if (length !== n)
+        ctx.addIssue({ code: 'custom', path: path.split('.'), message: `has ${length} entries for ${n} requests` });
+    }
+  });
+
+/** A validated plan. */
+export type RunPlan = z.infer<typeof runPlanSchema>;
+
+/**
+ * Checks a parsed JSON value as a RunPlan; throws an {@link InputFileError} naming `file` and the
+ * first problem (its path in the plan).
+ */
+export function parsePlan(value: unknown, file = 'the plan'): RunPlan {
+  if (typeof value === 'object' && value !== null && (value as Record<string, unknown>)['schema'] !== RUN_PLAN_SCHEMA) {
+    const schema = (value as Record<string, unknown>)['schema'];
+    throw new InputFileError(
+      file,
+      `is not a servebench run plan (schema ${JSON.stringify(schema ?? null)}, expected '${RUN_PLAN_SCHEMA}'; write one with servebench plan --output)`,
+    );
+  }
+  const parsed = runPlanSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+    throw new InputFileError(file, `not a valid run plan: ${path}${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The plan file's text: one JSON document, keys in schema order. */
+export function serializePlan(plan: RunPlan): string {
+  return `${JSON.stringify(plan)}\n`;
+}

@@ -1,0 +1,326 @@
+/**
+ * The open-loop executor on a virtual clock: every wait of runOpenLoop goes through the clock it
+ * is given, so the instants below are exact and the test never sleeps. A fake `send` stands for
+ * the server: it notes when it was called and answers after a fixed virtual service time.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PREPARE_LEAD_MS, runOpenLoop, type OpenLoopClock } from '../../src/execute/open-loop.js';
+import type { RequestResult } from '../../src/record/types.js';
+import { VirtualClock } from '../../src/sim/clock.js';
+import { ok } from '../helpers/request-results.js';
+
+/** Where the run starts on the virtual clock (not 0, so the loop must measure from runStartNs). */
+const RUN_START_NS = 1_000_000_000;
+
+/** An OpenLoopClock on a VirtualClock, with a driver that advances it timer by timer. */
+class VirtualTime implements OpenLoopClock {
+  private readonly clock = new VirtualClock();
+  private readonly deadlines = new Map<number, number>(); // timer id → deadline (ns), live timers only
+  private nextId = 0;
+  /** Bumped by everything the loop does through this clock or the fake server, to see when it is idle. */
+  activity = 0;
+
+  constructor(startNs: number) {
+    this.clock.advanceTo(startNs);
+  }
+
+  /** Milliseconds since the run start. */
+  nowMs(): number {
+    return (this.clock.nowNs() - RUN_START_NS) / 1e6;
+  }
+
+  /** Calls `fn` at run-relative `atMs`; returns a cancel. */
+  at(atMs: number, fn: () => void): () => void {
+    const id = this.nextId++;
+    const deadline = RUN_START_NS + atMs * 1e6;
+    this.deadlines.set(id, Math.max(deadline, this.clock.nowNs()));
+    const cancel = this.clock.at(deadline, () => {
+      this.deadlines.delete(id);
+      this.activity++;
+      fn();
+    });
+    return () => {
+      this.deadlines.delete(id);
+      cancel();
+    };
+  }
+
+  elapsedMs = (startNs: bigint): number => (this.clock.nowNs() - Number(startNs)) / 1e6;
+
+  sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
+    this.activity++;
+    if (ms <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        cancel();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const cancel = this.at(this.nowMs() + ms, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  };
+
+  waitUntil = (startNs: bigint, dueMs: number, signal?: AbortSignal): Promise<void> =>
+    this.sleep(dueMs - this.elapsedMs(startNs), signal);
+
+  /** Resolves `ms` of virtual time from now. */
+  delay(ms: number): Promise<void> {
+    this.activity++;
+    return new Promise((resolve) => this.at(this.nowMs() + ms, resolve));
+  }
+
+  /**
+   * Runs `work` to completion: lets it go as far as it can at the current instant (event-loop
+   * turns until nothing happens for a few of them: the loop records results one per turn), then
+   * jumps to the next timer. Throws if the work waits with no timer left to fire.
+   */
+  async drive<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (;;) {
+      let quiet = 0;
+      while (quiet < 5) {
+        const before = this.activity;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        quiet = this.activity === before ? quiet + 1 : 0;
+      }
+      if (settled) return work;
+      if (this.deadlines.size === 0) throw new Error(`the open loop waits at ${this.nowMs()} ms with no timer left`);
+      this.clock.advanceTo(Math.min(...this.deadlines.values()));
+    }
+  }
+}
+
+interface Call {
+  index: number;
+  atMs: number;
+}
+
+interface Sent extends Call {
+  scheduledOffsetMs: number;
+  prepared: string;
+}
+
+/** A fake server: every request takes `serviceMs`; records prepares, sends, results and the most in flight. */
+function harness(time: VirtualTime, serviceMs: number) {
+  const prepares: Call[] = [];
+  const sends: Sent[] = [];
+  const reported: number[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  return {
+    prepares,
+    sends,
+    reported,
+    maxInFlight: () => maxInFlight,
+    prepare: async (index: number): Promise<string> => {
+      time.activity++;
+      prepares.push({ index, atMs: time.nowMs() });
+      return `body ${index}`;
+    },
+    send: async (index: number, prepared: string, scheduledOffsetMs: number): Promise<RequestResult> => {
+      const atMs = time.nowMs();
+      sends.push({ index, atMs, scheduledOffsetMs, prepared });
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await time.delay(serviceMs);
+      inFlight--;
+      return ok({ requestIndex: index, startOffsetMs: atMs, scheduledOffsetMs });
+    },
+    onResult: (result: RequestResult): void => {
+      time.activity++;
+      reported.push(result.requestIndex);
+    },
+  };
+}
+
+test('open loop: each request is prepared ahead and sent at its due instant, in offset order; a result comes back for every index', async () => {
+  const time = new VirtualTime(RUN_START_NS);
+  const h = harness(time, 30);
+  // 0 and 5 are due before the preparation lead has passed; 20 is due twice.
+  const offsetsMs = [0, 5, 20, 20, 100, 250];
+  const results = await time.drive(
+    runOpenLoop({
+      offsetsMs,
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      clock: time,
+    }),
+  );
+  assert.deepEqual(
+    h.sends,
+    offsetsMs.map((due, index) => ({ index, atMs: due, scheduledOffsetMs: due, prepared: `body ${index}` })),
+  );
+  // Request i is prepared PREPARE_LEAD_MS before it is due, or once request i − 1 has been sent if that is later.
+  assert.deepEqual(
+    h.prepares,
+    offsetsMs.map((due, index) => ({
+      index,
+      atMs: Math.max(0, due - PREPARE_LEAD_MS, index > 0 ? offsetsMs[index - 1]! : 0),
+    })),
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2, 3, 4, 5],
+  );
+  assert.deepEqual(
+    results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!),
+    [0, 0, 0, 0, 0, 0],
+    'no request is late',
+  );
+  assert.deepEqual(
+    [...h.reported].sort((a, b) => a - b),
+    [0, 1, 2, 3, 4, 5],
+    'onResult once per request',
+  );
+  assert.equal(time.nowMs(), 280, 'the loop returns when the last request (due at 250, 30 ms long) has come back');
+});
+
+test('open loop: max concurrency holds; an arrival that finds every slot busy is sent when one frees, keeping its scheduled offset', async () => {
+  const time = new VirtualTime(RUN_START_NS);
+  const h = harness(time, 100);
+  const offsetsMs = [0, 10, 20, 30, 40];
+  const results = await time.drive(
+    runOpenLoop({
+      offsetsMs,
+      maxConcurrency: 2,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      clock: time,
+    }),
+  );
+  assert.equal(h.maxInFlight(), 2);
+  // Two slots, 100 ms each: 0 and 1 go on time; 2 takes 0's slot at 100, 3 takes 1's at 110, 4 takes 2's at 200.
+  assert.deepEqual(
+    h.sends.map(({ index, atMs, scheduledOffsetMs }) => ({ index, atMs, scheduledOffsetMs })),
+    [
+      { index: 0, atMs: 0, scheduledOffsetMs: 0 },
+      { index: 1, atMs: 10, scheduledOffsetMs: 10 },
+      { index: 2, atMs: 100, scheduledOffsetMs: 20 },
+      { index: 3, atMs: 110, scheduledOffsetMs: 30 },
+      { index: 4, atMs: 200, scheduledOffsetMs: 40 },
+    ],
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2, 3, 4],
+  );
+  assert.deepEqual(
+    results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!),
+    [0, 0, 80, 80, 160],
+    'the wait for a slot shows as lateness',
+  );
+  assert.equal(time.nowMs(), 300);
+});
+
+test('open loop: the stop signal ends scheduling; requests in flight drain and come back', async () => {
+  const time = new VirtualTime(RUN_START_NS);
+  const h = harness(time, 80);
+  const stop = new AbortController();
+  time.at(120, () => stop.abort());
+  const results = await time.drive(
+    runOpenLoop({
+      offsetsMs: [0, 50, 100, 150, 200],
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      stopScheduling: stop.signal,
+      clock: time,
+    }),
+  );
+  assert.deepEqual(
+    h.sends.map((s) => [s.index, s.atMs]),
+    [
+      [0, 0],
+      [1, 50],
+      [2, 100],
+    ],
+    'nothing is sent after the stop at 120 ms',
+  );
+  assert.deepEqual(
+    h.prepares.map((p) => p.index),
+    [0, 1, 2],
+    'nor prepared',
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2],
+    'the two in flight at the stop (ending at 130 and 180 ms) come back',
+  );
+  assert.equal(time.nowMs(), 180, 'the loop returns when the last one in flight has');
+});
+
+for (const sendWaitsForDue of [false, true]) {
+  test(`open loop: a prepared request still waiting for a slot when scheduling stops is not sent (sendWaitsForDue ${sendWaitsForDue})`, async () => {
+    const time = new VirtualTime(RUN_START_NS);
+    const h = harness(time, 100);
+    const stop = new AbortController();
+    time.at(50, () => stop.abort());
+    const results = await time.drive(
+      runOpenLoop({
+        offsetsMs: [0, 10, 20],
+        maxConcurrency: 1,
+        runStartNs: BigInt(RUN_START_NS),
+        prepare: h.prepare,
+        send: h.send,
+        onResult: h.onResult,
+        stopScheduling: stop.signal,
+        sendWaitsForDue,
+        clock: time,
+      }),
+    );
+    assert.deepEqual(
+      h.prepares.map((p) => p.index),
+      [0, 1],
+      'request 1 was prepared and waited for the one slot',
+    );
+    assert.deepEqual(
+      h.sends.map((s) => s.index),
+      [0],
+    );
+    assert.deepEqual(
+      results.map((r) => r.requestIndex),
+      [0],
+    );
+    assert.equal(time.nowMs(), 100);
+  });
+}
+
+test('open loop: with sendWaitsForDue a request is handed over as soon as it is prepared, its due time passed along', async () => {
+  const time = new VirtualTime(RUN_START_NS);
+  const h = harness(time, 30);
+  const results = await time.drive(
+    runOpenLoop({
+      offsetsMs: [100, 200],
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      sendWaitsForDue: true,
+      clock: time,
+    }),
+  );
+  assert.deepEqual(
+    h.sends.map(({ index, atMs, scheduledOffsetMs }) => ({ index, atMs, scheduledOffsetMs })),
+    [
+      { index: 0, atMs: 100 - PREPARE_LEAD_MS, scheduledOffsetMs: 100 },
+      { index: 1, atMs: 200 - PREPARE_LEAD_MS, scheduledOffsetMs: 200 },
+    ],
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1],
+  );
+});
