@@ -16,7 +16,9 @@ import { retrySummary } from './retries.js';
 
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
 export interface RunHeader {
-  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & { promptSetId: string | null };
+  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & {
+    promptSetId: string | null;
+  };
   /** The `servebench` block as known at the start. */
   servebench: ServebenchStart;
   promptMethod: string;
@@ -51,10 +53,15 @@ export interface RunEnd {
   rebuiltFromJournal?: { wallEstimated: boolean };
 }
 
-const connectionRetries = (results: readonly RequestResult[]): number => results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
+const connectionRetries = (results: readonly RequestResult[]): number =>
+  results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
 
 /** Assembles the result and returns it with the warnings it carries. */
-export function assembleResult(header: RunHeader, results: readonly RequestResult[], end: RunEnd): { result: CapacityResult; warnings: string[] } {
+export function assembleResult(
+  header: RunHeader,
+  results: readonly RequestResult[],
+  end: RunEnd,
+): { result: CapacityResult; warnings: string[] } {
   const measured = results.filter((r) => r.warmup !== true);
   const warmupCount = results.length - measured.length;
   const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
@@ -86,11 +93,15 @@ export function assembleResult(header: RunHeader, results: readonly RequestResul
     // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
     // row); warm-up requests' resends are counted apart, like the requests themselves.
     connection_retries: connectionRetries(measured),
-    ...(warmupCount > 0 ? { warmup_connection_retries: connectionRetries(results.filter((r) => r.warmup === true)) } : {}),
+    ...(warmupCount > 0
+      ? { warmup_connection_retries: connectionRetries(results.filter((r) => r.warmup === true)) }
+      : {}),
     ...(retries !== null ? { retries } : {}),
     ...(end.workers !== undefined ? { workers: end.workers } : {}),
     ...(end.journal !== undefined ? { journal: end.journal } : {}),
-    ...(end.rebuiltFromJournal ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } } : {}),
+    ...(end.rebuiltFromJournal
+      ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } }
+      : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
       targetConcurrency: header.shape.targetConcurrency,

@@ -5,7 +5,6 @@
  */
 
 import type { CapacityResult } from '../result/result-schema.js';
-import { finiteOrNull } from '../result/numbers.js';
 
 function ms(v: number | null): string {
   if (v === null) return '-';
@@ -74,4 +73,3 @@ export function formatSummary(result: CapacityResult): string {
   );
   return lines.join('\n');
 }
-

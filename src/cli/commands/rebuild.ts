@@ -34,33 +34,46 @@ const USAGE = `usage: ${commandSpec('rebuild').usage}`;
 export const rebuildCommand: Command = async (argv, io) => {
   const parsed = parseCommand(argv, commandSpec('rebuild'));
   if (parsed.values['help'] === true || parsed.positionals.length !== 1) {
-    if (parsed.values['help'] !== true) throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
+    if (parsed.values['help'] !== true)
+      throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
     io.stdout(`${USAGE}\n\n${formatFlagHelp(REBUILD_FLAGS)}\n`);
     return EXIT.ok;
   }
   const file = resolve(io.cwd, parsed.positionals[0]!);
   const { text } = readInputFile(file, MAX_JOURNAL_BYTES, 'journal');
   // Before parsing or writing: the result never replaces the journal it is rebuilt from (the only copy).
-  const output = typeof parsed.values['output'] === 'string' ? resolve(io.cwd, parsed.values['output']) : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
+  const output =
+    typeof parsed.values['output'] === 'string'
+      ? resolve(io.cwd, parsed.values['output'])
+      : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
   checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], [{ flag: 'journal', path: file }]);
   let journal;
   try {
     journal = parseJournal(text);
   } catch (error) {
-    if (isResultFile(text)) throw new InputFileError(file, `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalHint(file)})`);
+    if (isResultFile(text))
+      throw new InputFileError(
+        file,
+        `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalHint(file)})`,
+      );
     throw new InputFileError(file, (error as Error).message);
   }
   const header = journal.run as unknown as RunHeader;
-  if (typeof header.meta !== 'object' || header.meta === null) throw new InputFileError(file, 'line 1: header has no run metadata');
-  if (typeof header.servebench !== 'object' || header.servebench === null) throw new InputFileError(file, 'line 1: header has no servebench block');
-  if (typeof header.shape !== 'object' || header.shape === null) throw new InputFileError(file, 'line 1: header has no load shape');
+  if (typeof header.meta !== 'object' || header.meta === null)
+    throw new InputFileError(file, 'line 1: header has no run metadata');
+  if (typeof header.servebench !== 'object' || header.servebench === null)
+    throw new InputFileError(file, 'line 1: header has no servebench block');
+  if (typeof header.shape !== 'object' || header.shape === null)
+    throw new InputFileError(file, 'line 1: header has no load shape');
   const meta = header.meta as unknown as Record<string, unknown>;
   for (const key of ['runId', 'startedAt', 'baseUrl', 'model', 'cachePolicy'] as const) {
     if (typeof meta[key] !== 'string') throw new InputFileError(file, `line 1: run.meta.${key} must be a string`);
   }
-  if (!Number.isFinite(Date.parse(header.meta.startedAt))) throw new InputFileError(file, 'line 1: run.meta.startedAt is not a date');
+  if (!Number.isFinite(Date.parse(header.meta.startedAt)))
+    throw new InputFileError(file, 'line 1: run.meta.startedAt is not a date');
   const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
-  const finishedAt = journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
+  const finishedAt =
+    journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
   let assembled;
   try {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
@@ -71,20 +84,31 @@ export const rebuildCommand: Command = async (argv, io) => {
       finishedAt,
       interrupted: end?.interrupted ?? true,
       // A complete journal records how it was written: the rebuild is then the run's own result, byte for byte.
-      ...(end?.journal === undefined ? { rebuiltFromJournal: { wallEstimated: end === null } } : { journal: end.journal }),
+      ...(end?.journal === undefined
+        ? { rebuiltFromJournal: { wallEstimated: end === null } }
+        : { journal: end.journal }),
       ...(end?.prompt_set_id !== undefined ? { promptSetId: end.prompt_set_id } : {}),
       ...(end?.client ? { client: end.client as ClientBlock } : {}),
       ...(end?.workers ? { workers: end.workers as WorkersBlock } : {}),
     });
   } catch (error) {
     // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.
-    throw new InputFileError(file, `line 1: cannot rebuild from this header (${error instanceof Error ? error.message : String(error)})`);
+    throw new InputFileError(
+      file,
+      `line 1: cannot rebuild from this header (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const { result, warnings } = assembled;
   await writeResultFile(output, result);
   io.stdout(`${formatSummary(result)}\n`);
-  if (journal.truncatedLine !== null) io.stderr(`note: line ${journal.truncatedLine} was cut short (the run was killed while writing it) and was ignored\n`);
-  if (journal.end === null) io.stderr('note: the journal has no end line (the run did not finish); wall time estimated from the last request\n');
+  if (journal.truncatedLine !== null)
+    io.stderr(
+      `note: line ${journal.truncatedLine} was cut short (the run was killed while writing it) and was ignored\n`,
+    );
+  if (journal.end === null)
+    io.stderr(
+      'note: the journal has no end line (the run did not finish); wall time estimated from the last request\n',
+    );
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
   return EXIT.ok;
