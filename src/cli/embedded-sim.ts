@@ -28,7 +28,7 @@ export function readRunSimConfig(config: RunConfig): SimConfig | null {
 const WORKER_SCRIPT = new URL('./embedded-sim-worker.js', import.meta.url);
 
 /** The embedded default profile (documented above and in the README). */
-export const EMBEDDED_SIM_PROFILE: SimConfigInput = {
+const EMBEDDED_SIM_PROFILE: SimConfigInput = {
   max_num_seqs: 16,
   prefill_tok_s: 150000,
   decode_step_ms: 10,

@@ -83,7 +83,7 @@ function interruptible(sizer: PromptSizer, checkpoint: () => Promise<void>): Pro
  * Result keys are snake_case, and float-valued keys must end in a unit suffix so the writer
  * keeps them floats (src/result/pyjson.ts): `countMs` → `count_ms`, `tokensPerChar` → `tokens_per_char_ratio`.
  */
-export function snakeKeys(value: unknown): unknown {
+function snakeKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeKeys);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};

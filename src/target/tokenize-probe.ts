@@ -23,7 +23,7 @@ export interface TokenizeEndpoint {
 }
 
 /** The body of a tokenize call for `text` in `style`. */
-export function tokenizeBody(
+function tokenizeBody(
   server: ServerContext,
   style: TokenizeStyle,
   text: string | readonly ProbeMessage[],
@@ -78,7 +78,7 @@ export async function tokenizeCall(
 }
 
 /** Where a tokenize endpoint may live: vLLM and llama.cpp serve it at the origin, SGLang at both, some gateways under the base. */
-export function tokenizeUrls(baseUrl: string): string[] {
+function tokenizeUrls(baseUrl: string): string[] {
   const origin = new URL(baseUrl).origin;
   const urls = [`${origin}/tokenize`, endpointUrl(baseUrl, '/tokenize')];
   return [...new Set(urls)];

@@ -12,7 +12,7 @@ import { hfTokenizer, oneLine, type TextTokenizer } from '../workload/tokenizer/
 /** Files bigger than this are not tokenizer.json files (the largest real ones are ~30 MB). */
 export const MAX_TOKENIZER_BYTES = 256 * 1024 * 1024;
 /** tokenizer_config.json holds a chat template and a few settings: kilobytes. */
-export const MAX_TOKENIZER_CONFIG_BYTES = 16 * 1024 * 1024;
+const MAX_TOKENIZER_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /**
  * Loads a Hugging Face tokenizer from `path`: a `tokenizer.json` file, or a directory holding

@@ -26,7 +26,7 @@ export interface ProbeMessage {
  * max_tokens, temperature 0, streamed with usage, the run's thinking controls), with
  * `max_tokens` 1.
  */
-export function probeBody(server: ServerContext, messages: readonly ProbeMessage[]): string {
+function probeBody(server: ServerContext, messages: readonly ProbeMessage[]): string {
   const body: Record<string, unknown> = {
     model: server.model,
     messages,

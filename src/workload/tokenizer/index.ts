@@ -7,16 +7,15 @@
  * const sizer = createCountingSizer(counter);
  * const { bodyChars, expectedTokens } = await sizer.size(0, 4096, skeleton, null);
  */
-export { parseTokenizerSpec, formatTokenizerSpec, DEFAULT_TOKENIZER, TIKTOKEN_ENCODINGS, type TokenizerSpec, type TiktokenEncodingName } from './spec.js';
+export { parseTokenizerSpec, formatTokenizerSpec } from './spec.js';
 export {
   TokenizerCalibrationError,
   toleranceTokens,
   withinTolerance,
   type PromptCounter,
-  type ChatTurn,
   type CalibrationInfo,
 } from './types.js';
 export { CountingCounter } from './counting-counter.js';
 export { loadTiktoken, type TextTokenizer } from './local.js';
-export { sizePrompt, type SizeOptions, type SizedPrompt, type SizingHint } from './solve.js';
-export { createCountingSizer, type CountingSizer, type CountingSizerOptions, type SizerStats, type SkeletonLike } from './sizer.js';
+export { sizePrompt } from './solve.js';
+export { createCountingSizer, type SizerStats, type SkeletonLike } from './sizer.js';

@@ -20,9 +20,6 @@ export type TokenizerSpec =
   | { kind: 'tiktoken'; encoding: TiktokenEncodingName }
   | { kind: 'chars'; ratio: number };
 
-/** The default mode. */
-export const DEFAULT_TOKENIZER = 'server';
-
 /** Largest accepted `chars:R` ratio: anything above is surely a typo. */
 const MAX_CHARS_RATIO = 100;
 
