@@ -11,7 +11,7 @@ import type { ClientBlock, ServebenchBlock, ServebenchStart, WorkersBlock } from
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
-import { parseSlo } from '../metrics/slo.js';
+import type { Slo } from '../metrics/slo.js';
 import { retrySummary } from './retries.js';
 
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
@@ -29,7 +29,8 @@ export interface RunHeader {
     targetConcurrency: number | null;
     targetRate: number | null;
     rampEndMs: number | null;
-    slo: string | null;
+    /** The parsed `--slo` (a journal written when this was its text: see cli/commands/rebuild.ts). */
+    slo: Slo | null;
     /** `--retries` and `--retry-max-wait` as planned (a journal written before they were here: see cli/commands/rebuild.ts). */
     retries: number;
     retryMaxWaitS: number;
@@ -108,7 +109,7 @@ export function assembleResult(
       targetRate: header.shape.targetRate,
       rampEndMs: header.shape.rampEndMs,
       wallSeconds: end.wallSeconds,
-      slo: header.shape.slo === null ? null : parseSlo(header.shape.slo),
+      slo: header.shape.slo,
     }),
     calibration: checks.calibration,
     early_stops: checks.early_stops,

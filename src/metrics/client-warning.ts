@@ -1,6 +1,5 @@
 /** The warning a result carries when the client's own figures (`servebench.client`) do not hold. */
-
-const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+import { finiteOrNull } from '../util/numbers.js';
 
 /**
  * The console's warning about the client's own figures (`servebench.client`), or null when they
@@ -9,13 +8,13 @@ const num = (value: unknown): number | null => (typeof value === 'number' && Num
  */
 export function clientWarning(client: Record<string, unknown>): string | null {
   if (client['client_saturated'] !== true) return null;
-  const pct = (value: unknown): string => `${((num(value) ?? 0) * 100).toFixed(0)}%`;
+  const pct = (value: unknown): string => `${((finiteOrNull(value) ?? 0) * 100).toFixed(0)}%`;
   const bound =
-    `loop delay p99 ${(num(client['event_loop_delay_p99_ms']) ?? 0).toFixed(1)} ms, stalls ${((num(client['event_loop_stall_share']) ?? 0) * 100).toFixed(1)}% of the run, ` +
+    `loop delay p99 ${(finiteOrNull(client['event_loop_delay_p99_ms']) ?? 0).toFixed(1)} ms, stalls ${((finiteOrNull(client['event_loop_stall_share']) ?? 0) * 100).toFixed(1)}% of the run, ` +
     `first tokens after stalls ${pct(client['first_tokens_after_stalls_share'])}, CPU ${pct(client['cpu_fraction'])}`;
-  const lateMs = num(client['late_turns_ms']);
-  const cpuShare = num(client['late_turns_cpu_share']);
-  const delayShare = num(client['late_turns_run_delay_share']);
+  const lateMs = finiteOrNull(client['late_turns_ms']);
+  const cpuShare = finiteOrNull(client['late_turns_cpu_share']);
+  const delayShare = finiteOrNull(client['late_turns_run_delay_share']);
   const late =
     lateMs === null || lateMs === 0 || cpuShare === null
       ? ''

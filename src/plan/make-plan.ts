@@ -169,7 +169,7 @@ export async function planRun(
       target_concurrency: config.load.kind === 'closed' ? config.load.concurrency : config.load.maxConcurrency,
       target_rate: config.load.kind === 'open' ? config.load.rate : null,
       ramp_end_ms: config.load.kind === 'open' && config.load.rampS > 0 ? config.load.rampS * 1000 : null,
-      slo: config.slo?.text ?? null,
+      slo: config.slo,
     },
     enforce_calibration: workload.contextSource !== 'dataset' && !config.workload.tokenizer.startsWith('chars:'),
     load:

@@ -11,6 +11,23 @@
  */
 import { z } from 'zod';
 import { InputFileError } from '../util/errors.js';
+import { LEVELS } from '../metrics/order-stats.js';
+import { SLO_METRICS, type Slo } from '../metrics/slo.js';
+
+/** A parsed `--slo` (metrics/slo.ts's `Slo`): stored parsed, so nothing downstream parses its text again. */
+const sloSchema = z.strictObject({
+  text: z.string(),
+  clauses: z.array(
+    z.strictObject({
+      text: z.string(),
+      metric: z.enum(Object.keys(SLO_METRICS) as [keyof typeof SLO_METRICS, ...(keyof typeof SLO_METRICS)[]]),
+      percentile: z.union(LEVELS.map((level) => z.literal(level)) as [z.ZodLiteral<(typeof LEVELS)[number]>, ...z.ZodLiteral<(typeof LEVELS)[number]>[]]),
+      op: z.enum(['<=', '>=']),
+      threshold: z.number(),
+      unit: z.enum(['ms', 'tok/s']),
+    }),
+  ),
+}) satisfies z.ZodType<Slo>;
 
 export const RUN_PLAN_SCHEMA = 'servebench.run-plan/v1';
 
@@ -122,13 +139,13 @@ const runPlanSchema = z
     /** `servebench.load` and `servebench.config` of the result, as the configuration gave them. */
     load_summary: json,
     config: json,
-    /** The load as planned, for the extended metrics; the SLO as its text (parsed by metrics/slo.ts). */
+    /** The load as planned, for the extended metrics; the SLO as the configuration parsed it (metrics/slo.ts). */
     shape: z.strictObject({
       mode: z.enum(['closed', 'open']),
       target_concurrency: z.number().int().nullable(),
       target_rate: z.number().nullable(),
       ramp_end_ms: z.number().nullable(),
-      slo: z.string().nullable(),
+      slo: sloSchema.nullable(),
     }),
     enforce_calibration: z.boolean(),
     load: loadSchema,

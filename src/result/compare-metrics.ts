@@ -6,7 +6,7 @@
 import { percentileSorted, sortNumbers } from '../metrics/percentile.js';
 import type { StatSpec } from './bootstrap.js';
 import { type RunView } from './run-view.js';
-import { finiteOrNull } from './numbers.js';
+import { finiteOrNull } from '../util/numbers.js';
 
 /** One compared figure. */
 export interface CompareMetric {

@@ -19,7 +19,7 @@
 
 import path from 'node:path';
 import { asDoc, get, protocolLabel, str, type Doc, type RunView } from './run-view.js';
-import { finiteOrNull } from './numbers.js';
+import { finiteOrNull } from '../util/numbers.js';
 
 /** What one run says about one identity field. */
 export type FieldValue = { known: true; value: unknown } | { known: false; why: string };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { InputFileError } from '../util/errors.js';
 import { MAX_RESULT_BYTES, readBoundedText } from './io.js';
 import { contextLabel, get, loadLabel, runView, type RunView } from './run-view.js';
-import { finiteOrNull } from './numbers.js';
+import { finiteOrNull } from '../util/numbers.js';
 import { checkResult } from './schema.js';
 
 /** Why a file was not listed. */

@@ -6,7 +6,7 @@
 
 import path from 'node:path';
 import type { Era, ResultDocument } from './schema.js';
-import { finiteOrNull } from './numbers.js';
+import { finiteOrNull } from '../util/numbers.js';
 
 /** A JSON object as read (never mutated). */
 export type Doc = Readonly<Record<string, unknown>>;

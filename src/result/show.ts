@@ -6,7 +6,7 @@
 
 import type { ResultDocument } from './schema.js';
 import { asDoc, runWarnings, type Doc } from './run-view.js';
-import { finiteOrNull } from './numbers.js';
+import { finiteOrNull } from '../util/numbers.js';
 
 const DASH = '–';
 

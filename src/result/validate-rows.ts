@@ -17,7 +17,7 @@ import { ROW_FIELDS } from '../metrics/definitions.js';
 import { emptyRowInput } from '../metrics/rows.js';
 import { nextDown, nextUp } from '../metrics/float-bits.js';
 import type { RowInput, TimingRow } from '../metrics/types.js';
-import { numberOrNull } from './numbers.js';
+import { numberOrNull } from '../util/numbers.js';
 
 /** One figure that does not match its recomputation. */
 export interface Disagreement {

@@ -14,7 +14,7 @@ import { computeMetrics, protocolLabel } from '../metrics/summarize.js';
 import type { CoreTimingRow, Metrics, SuccessFacts } from '../metrics/types.js';
 import type { Era, ResultDocument } from './schema.js';
 import { checkRow, type Disagreement, sameFigure, secondsCandidates } from './validate-rows.js';
-import { numberOrNull } from './numbers.js';
+import { numberOrNull } from '../util/numbers.js';
 
 export type { Disagreement } from './validate-rows.js';
 

@@ -164,6 +164,29 @@ test('rebuild of a complete journal reproduces the run\'s own result byte for by
   assert.equal(readFileSync(rebuilt, 'utf8'), readFileSync(output, 'utf8'));
 });
 
+test('with --slo, rebuild reproduces the result, also from a journal whose header holds the SLO as text (earlier versions)', async () => {
+  const output = join(dir, 'slo.json');
+  const slo = 'ttft_p95<=5000,decode_p50>=1'; // canonical text (units dropped)
+  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--slo', slo, '--output', output, '--quiet']);
+  assert.equal(run.code, 0, run.stderr);
+  const journal = join(dir, 'slo.journal.jsonl');
+  const lines = readFileSync(journal, 'utf8').trim().split('\n');
+  const header = JSON.parse(lines[0]!) as { run: { shape: { slo: unknown } } };
+  assert.deepEqual((header.run.shape.slo as { text: string }).text, slo);
+  const goodput = (JSON.parse(readFileSync(output, 'utf8')) as { servebench: { metrics: { goodput: unknown } } }).servebench.metrics.goodput;
+  assert.notEqual(goodput, null);
+  const rebuilt = join(dir, 'slo.rebuilt.json');
+  assert.equal((await runCli(['rebuild', journal, '--output', rebuilt])).code, 0);
+  assert.equal(readFileSync(rebuilt, 'utf8'), readFileSync(output, 'utf8'));
+  header.run.shape.slo = slo;
+  const older = join(dir, 'slo-text.journal.jsonl');
+  writeFileSync(older, [JSON.stringify(header), ...lines.slice(1)].join('\n') + '\n');
+  const fromText = join(dir, 'slo-text.rebuilt.json');
+  const rebuild = await runCli(['rebuild', older, '--output', fromText]);
+  assert.equal(rebuild.code, 0, rebuild.stderr);
+  assert.equal(readFileSync(fromText, 'utf8'), readFileSync(output, 'utf8'));
+});
+
 test('rebuild refuses what is not a journal, in one line', async () => {
   const bad = join(dir, 'bad.jsonl');
   writeFileSync(bad, '{"type":"request"}\n');

@@ -25,6 +25,7 @@ import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { SCHEMA_ID } from '../../result/schema.js';
 import { formatSummary } from '../../report/console.js';
+import { parseSlo } from '../../metrics/slo.js';
 
 /** Largest journal read: under V8's longest string (a 1,000,000-request journal is about 400 MB). */
 export const MAX_JOURNAL_BYTES = 500 * 1024 * 1024;
@@ -79,7 +80,7 @@ export const rebuildCommand: Command = async (argv, io) => {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
     const results = [...journal.results].sort((a, b) => a.requestIndex - b.requestIndex);
     const end = journal.end;
-    assembled = assembleResult(withPlannedRetries(header), results, {
+    assembled = assembleResult(fromEarlierHeader(header), results, {
       wallSeconds,
       finishedAt,
       interrupted: end?.interrupted ?? true,
@@ -114,15 +115,20 @@ export const rebuildCommand: Command = async (argv, io) => {
   return EXIT.ok;
 };
 
-/** A header written before the load shape carried the retry settings: they are read from its `servebench.config`. */
-function withPlannedRetries(header: RunHeader): RunHeader {
-  const shape = header.shape as Partial<RunHeader['shape']>;
-  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number') return header;
+/**
+ * A header written by an earlier version: its load shape lacks the retry settings (they are read
+ * from its `servebench.config`) or holds the SLO as text (parsed here, once, as its run did).
+ */
+function fromEarlierHeader(header: RunHeader): RunHeader {
+  const shape = header.shape as Partial<Omit<RunHeader['shape'], 'slo'>> & { slo?: unknown };
+  const slo = typeof shape.slo === 'string' ? parseSlo(shape.slo) : header.shape.slo;
+  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number') return { ...header, shape: { ...header.shape, slo } };
   const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
   return {
     ...header,
     shape: {
       ...header.shape,
+      slo,
       retries: typeof config.retries === 'number' ? config.retries : 0,
       retryMaxWaitS: typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0,
     },

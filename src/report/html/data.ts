@@ -7,7 +7,7 @@
  */
 
 import { asDoc, get, rowValues, type RunView } from '../../result/run-view.js';
-import { finiteOrNull } from '../../result/numbers.js';
+import { finiteOrNull } from '../../util/numbers.js';
 import type { SweepSummary } from '../sweep.js';
 
 const CDF_POINTS = 1000;

@@ -9,7 +9,7 @@ import { RUN_METRICS, ROW_FIELDS } from '../../metrics/definitions.js';
 import { ENTRIES, FAMILIES, familyKeys } from '../../metrics/extended-definitions.js';
 import { checkIdentity, showValue } from '../../result/identity.js';
 import { asDoc, contextLabel, get, loadLabel, protocolLabel, str, type RunView } from '../../result/run-view.js';
-import { finiteOrNull } from '../../result/numbers.js';
+import { finiteOrNull } from '../../util/numbers.js';
 import { escapeHtml as esc, richText } from './escape.js';
 
 /** A number shown with precision for its size; non-numbers escaped as text. */
