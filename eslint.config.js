@@ -35,8 +35,9 @@ export const STAGE_IMPORTS = {
   result: ['metrics', 'record', 'util'],
   report: ['result', 'metrics', 'record', 'util'],
   config: ['workload', 'schedule', 'metrics', 'record', 'util'],
-  target: ['client', 'workload', 'config', 'record', 'util'],
-  plan: ['config', 'workload', 'schedule', 'metrics', 'record', 'util'],
+  // target/ and plan/ write parts of the result's servebench block (sizing, load): they use its types.
+  target: ['client', 'workload', 'config', 'result', 'record', 'util'],
+  plan: ['config', 'workload', 'schedule', 'metrics', 'result', 'record', 'util'],
   execute: ['plan', 'client', 'workload', 'schedule', 'record', 'util'],
   assemble: ['plan', 'metrics', 'result', 'record', 'util'],
   pipeline: ALL_BUT_CLI,

@@ -23,7 +23,17 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
-import { accuracyCheck, memoryCheck, planSizingCheck, raiseUntilSaturated, renderChecks, saturationCheck, summaryCheck, TARGETS, type Check } from './checks.js';
+import {
+  accuracyCheck,
+  memoryCheck,
+  planSizingCheck,
+  raiseUntilSaturated,
+  renderChecks,
+  saturationCheck,
+  summaryCheck,
+  TARGETS,
+  type Check,
+} from './checks.js';
 import type { PlanSizingFigures } from './plan-sizing.js';
 import { CAN_PIN } from './harness.js';
 import { MEMORY_DEFAULTS, measureStreamMemory } from './stream-memory.js';
@@ -40,13 +50,20 @@ function parseArgs(argv: string[]): Options {
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1];
     switch (argv[i]) {
-      case '--repeat': options.repeat = numberArg('--repeat', value, 'count'); break;
-      case '--levels': options.levels = numberListArg('--levels', value, 'count').sort((a, b) => a - b); break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --repeat, --levels)`);
+      case '--repeat':
+        options.repeat = numberArg('--repeat', value, 'count');
+        break;
+      case '--levels':
+        options.levels = numberListArg('--levels', value, 'count').sort((a, b) => a - b);
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]} (use --repeat, --levels)`);
     }
   }
   if (options.levels[0]! <= TARGETS.accuracyStreams) {
-    throw new Error(`--levels: every level must be above the ${TARGETS.accuracyStreams} streams the accuracy is measured at, got ${options.levels[0]}`);
+    throw new Error(
+      `--levels: every level must be above the ${TARGETS.accuracyStreams} streams the accuracy is measured at, got ${options.levels[0]}`,
+    );
   }
   return options;
 }
@@ -57,22 +74,36 @@ function parseArgs(argv: string[]): Options {
  */
 function summaryInFreshProcess(records: number): SummaryTiming {
   const script = fileURLToPath(new URL('./summarize.js', import.meta.url));
-  const child = spawnSync(process.execPath, [script, String(records), '--json'], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (child.status !== 0) throw new Error(`summarize.js exited ${child.status ?? child.signal}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
+  const child = spawnSync(process.execPath, [script, String(records), '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0)
+    throw new Error(
+      `summarize.js exited ${child.status ?? child.signal}: ${child.stderr.trim().split('\n').pop() ?? ''}`,
+    );
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as SummaryTiming;
 }
 
 /** Times planning in a process of its own, as `node dist/bench/plan-sizing.js --no-baseline --json` does. */
 function planSizingInFreshProcess(requests: number): PlanSizingFigures {
   const script = fileURLToPath(new URL('./plan-sizing.js', import.meta.url));
-  const child = spawnSync(process.execPath, [script, '--requests', String(requests), '--no-baseline', '--json'], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (child.status !== 0) throw new Error(`plan-sizing.js exited ${child.status ?? child.signal}: ${child.stderr.trim().split('\n').pop() ?? ''}`);
+  const child = spawnSync(process.execPath, [script, '--requests', String(requests), '--no-baseline', '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0)
+    throw new Error(
+      `plan-sizing.js exited ${child.status ?? child.signal}: ${child.stderr.trim().split('\n').pop() ?? ''}`,
+    );
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as PlanSizingFigures;
 }
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  console.log(`issue 8 acceptance checks, ${CAN_PIN ? 'simulator pinned to core 1, client to core 0' : 'NOT pinned (taskset or a second core missing): figures are not the issue\'s'}`);
+  console.log(
+    `issue 8 acceptance checks, ${CAN_PIN ? 'simulator pinned to core 1, client to core 0' : "NOT pinned (taskset or a second core missing): figures are not the issue's"}`,
+  );
   const checks: Check[] = [];
   const timing = { ...TIMING_DEFAULTS };
 

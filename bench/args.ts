@@ -15,7 +15,8 @@ export function numberArg(flag: string, text: string | undefined, kind: NumberKi
   const value = text === undefined || text.trim() === '' ? Number.NaN : Number(text);
   const whole = kind === 'count' || kind === 'whole';
   const min = kind === 'count' ? 1 : 0;
-  const ok = Number.isFinite(value) && (!whole || Number.isInteger(value)) && (kind === 'positive' ? value > 0 : value >= min);
+  const ok =
+    Number.isFinite(value) && (!whole || Number.isInteger(value)) && (kind === 'positive' ? value > 0 : value >= min);
   if (!ok) throw new Error(`${flag}: expected ${KIND_TEXT[kind]}, got '${text ?? ''}'`);
   return value;
 }

@@ -60,7 +60,10 @@ export interface LoadRaise {
  * Measures each level in order (ascending stream counts) and stops at the first run the client
  * flags as saturated: "raised until it is not [keeping up]".
  */
-export async function raiseUntilSaturated(levels: readonly number[], measure: (streams: number) => Promise<RunFigures>): Promise<LoadRaise> {
+export async function raiseUntilSaturated(
+  levels: readonly number[],
+  measure: (streams: number) => Promise<RunFigures>,
+): Promise<LoadRaise> {
   const runs: RunFigures[] = [];
   for (const streams of levels) {
     const run = await measure(streams);
@@ -79,12 +82,15 @@ export function saturationCheck(calm: readonly RunFigures[], raise: LoadRaise): 
   const flaggedCalm = flagged.length;
   // A starved calm run says the machine was not quiet: the check fails, and says why.
   const why = flaggedCalm === 0 ? '' : ` (${flagged.map((r) => r.verdict).join(', ')})`;
-  const tried = raise.runs.map((r) => `${r.streams}${r.saturated ? ` (client_saturated: ${r.verdict})` : ''}`).join(', ');
+  const tried = raise.runs
+    .map((r) => `${r.streams}${r.saturated ? ` (client_saturated: ${r.verdict})` : ''}`)
+    .join(', ');
   return {
     figure: 'client_saturated as the load rises',
     target: `false at ${calm[0]?.streams ?? TARGETS.accuracyStreams} streams, true at some higher load`,
     measured: `${flaggedCalm} of ${calm.length} runs flagged at ${calm[0]?.streams ?? '?'}${why}; raised: ${tried === '' ? 'nothing' : tried}`,
-    pass: calm.length > 0 && flaggedCalm === 0 && raise.saturatedAt !== null && raise.saturatedAt > (calm[0]?.streams ?? 0),
+    pass:
+      calm.length > 0 && flaggedCalm === 0 && raise.saturatedAt !== null && raise.saturatedAt > (calm[0]?.streams ?? 0),
   };
 }
 
@@ -120,7 +126,11 @@ export function planSizingCheck(t: PlanTiming): Check {
     figure: `planning ${t.requests.toLocaleString('en-US')} requests at ${t.ctxTokens} tokens, --tokenizer ${t.tokenizer}`,
     target: `< ${TARGETS.planMs / 1000} s, every prompt within ±max(1%, 8 tokens)`,
     measured: `${(t.planMs / 1000).toFixed(2)} s, ${t.counts} counts (${t.promptsCounted} counted, ${t.promptsVerified} verified, ${t.promptsEstimated} estimated), ${t.outsideTolerance ?? 'not checked:'} outside tolerance`,
-    pass: t.tokenizer === 'server' && t.requests >= TARGETS.planRequests && t.planMs < TARGETS.planMs && t.outsideTolerance === 0,
+    pass:
+      t.tokenizer === 'server' &&
+      t.requests >= TARGETS.planRequests &&
+      t.planMs < TARGETS.planMs &&
+      t.outsideTolerance === 0,
   };
 }
 

@@ -24,7 +24,13 @@ function pinned(core: number | null): string[] {
 
 function command(core: number | null, args: string[], nice: number | null = null): [string, string[]] {
   // taskset and nice each exec the next, so the pid is node's and both settings reach every thread.
-  const full = [...pinned(core), ...(nice === null ? [] : ['nice', '-n', String(nice)]), process.execPath, CLI_PATH, ...args];
+  const full = [
+    ...pinned(core),
+    ...(nice === null ? [] : ['nice', '-n', String(nice)]),
+    process.execPath,
+    CLI_PATH,
+    ...args,
+  ];
   return [full[0]!, full.slice(1)];
 }
 
@@ -42,7 +48,11 @@ export interface SimProcess {
  * Starts `servebench sim` with `config` on 127.0.0.1:0 (pinned to `core` when given). Also used by
  * the tests (test/helpers/sim-process.ts), which keep the simulator's stderr out of their output.
  */
-export function startSim(config: Record<string, unknown>, core: number | null, stderr: 'inherit' | 'ignore' = 'inherit'): Promise<SimProcess> {
+export function startSim(
+  config: Record<string, unknown>,
+  core: number | null,
+  stderr: 'inherit' | 'ignore' = 'inherit',
+): Promise<SimProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'servebench-bench-sim-'));
   const file = join(dir, 'sim.json');
   writeFileSync(file, JSON.stringify(config));
@@ -84,18 +94,47 @@ export function startSim(config: Record<string, unknown>, core: number | null, s
  * exactly what the client asks for.
  */
 export function fixedPaceSim(streams: number, stepMs: number, groundTruthLimit: number): Record<string, unknown> {
-  return { max_num_seqs: streams, decode_step_ms: stepMs, decode_batch_slowdown: 0, prefill_tok_s: 10_000_000, output_tokens: { kind: 'max_tokens' }, ground_truth_limit: groundTruthLimit };
+  return {
+    max_num_seqs: streams,
+    decode_step_ms: stepMs,
+    decode_batch_slowdown: 0,
+    prefill_tok_s: 10_000_000,
+    output_tokens: { kind: 'max_tokens' },
+    ground_truth_limit: groundTruthLimit,
+  };
 }
 
 /**
  * `servebench run` as the benches run it against {@link fixedPaceSim}: a closed loop of `streams`,
  * `tokens` output tokens each (--ignore-eos), short prompts sized offline, quiet, into `output`.
  */
-export function closedLoopArgs(simUrl: string, streams: number, requests: number, tokens: number, output: string): string[] {
+export function closedLoopArgs(
+  simUrl: string,
+  streams: number,
+  requests: number,
+  tokens: number,
+  output: string,
+): string[] {
   return [
-    'run', '--base-url', `${simUrl}/v1`, '--concurrency', String(streams), '--requests', String(requests),
-    '--max-tokens', String(tokens), '--ignore-eos', '--ctx-tokens', '256', '--prefix', 'none',
-    '--tokenizer', 'chars:3.0', '--output', output, '--quiet',
+    'run',
+    '--base-url',
+    `${simUrl}/v1`,
+    '--concurrency',
+    String(streams),
+    '--requests',
+    String(requests),
+    '--max-tokens',
+    String(tokens),
+    '--ignore-eos',
+    '--ctx-tokens',
+    '256',
+    '--prefix',
+    'none',
+    '--tokenizer',
+    'chars:3.0',
+    '--output',
+    output,
+    '--quiet',
   ];
 }
 
@@ -132,7 +171,13 @@ export function runClient(args: string[], core: number | null, nice: number | nu
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(timer);
-      resolve({ code, stdout, stderr, peakRssMiB: peakKiB === null ? null : peakKiB / 1024, wallMs: Number(process.hrtime.bigint() - started) / 1e6 });
+      resolve({
+        code,
+        stdout,
+        stderr,
+        peakRssMiB: peakKiB === null ? null : peakKiB / 1024,
+        wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+      });
     });
   });
 }

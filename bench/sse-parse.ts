@@ -17,12 +17,21 @@ import { numberArg } from './args.js';
 function streamBytes(chunks: number): Uint8Array[] {
   const parts: string[] = [];
   for (let i = 0; i < chunks; i++) {
-    parts.push(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":" tok${i % 97}"},"logprobs":null,"finish_reason":null}]}\n\n`);
+    parts.push(
+      `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":" tok${i % 97}"},"logprobs":null,"finish_reason":null}]}\n\n`,
+    );
   }
-  parts.push('data: {"id":"chatcmpl-bench","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":' + chunks + ',"total_tokens":' + (chunks + 10) + '}}\n\ndata: [DONE]\n\n');
+  parts.push(
+    'data: {"id":"chatcmpl-bench","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":' +
+      chunks +
+      ',"total_tokens":' +
+      (chunks + 10) +
+      '}}\n\ndata: [DONE]\n\n',
+  );
   const all = Buffer.from(parts.join(''), 'utf8');
   const reads: Uint8Array[] = [];
-  for (let offset = 0; offset < all.length; offset += 1400) reads.push(all.subarray(offset, Math.min(all.length, offset + 1400)));
+  for (let offset = 0; offset < all.length; offset += 1400)
+    reads.push(all.subarray(offset, Math.min(all.length, offset + 1400)));
   return reads;
 }
 

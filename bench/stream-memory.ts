@@ -33,10 +33,17 @@ function parseArgs(argv: string[]): MemoryOptions {
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--streams': options.streams = numberListArg('--streams', value, 'count').sort((a, b) => a - b); break;
-      case '--tokens': options.tokens = numberArg('--tokens', value, 'count'); break;
-      case '--step-ms': options.stepMs = numberArg('--step-ms', value, 'positive'); break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms)`);
+      case '--streams':
+        options.streams = numberListArg('--streams', value, 'count').sort((a, b) => a - b);
+        break;
+      case '--tokens':
+        options.tokens = numberArg('--tokens', value, 'count');
+        break;
+      case '--step-ms':
+        options.stepMs = numberArg('--step-ms', value, 'positive');
+        break;
+      default:
+        throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms)`);
     }
   }
   return options;
@@ -50,20 +57,30 @@ export interface Measurement {
 }
 
 /** Runs `streams` streams at once against the simulator, prints one line and returns the client's peak RSS. */
-export async function measureStreamMemory(streams: number, options: MemoryOptions, print: (line: string) => void = console.log): Promise<Measurement> {
+export async function measureStreamMemory(
+  streams: number,
+  options: MemoryOptions,
+  print: (line: string) => void = console.log,
+): Promise<Measurement> {
   const sim = await startSim(fixedPaceSim(streams, options.stepMs, 0), 1);
   try {
     const dir = scratchDir('memory');
     const output = join(dir, 'result.json');
     const run = await runClient(closedLoopArgs(sim.url, streams, streams, options.tokens, output), 0);
-    if (run.code !== 0) throw new Error(`servebench run at ${streams} streams exited ${run.code}: ${run.stderr.trim().split('\n').pop() ?? ''}`);
-    const result = JSON.parse(readFileSync(output, 'utf8')) as { completed: number; servebench: { client: Record<string, number | boolean> } };
+    if (run.code !== 0)
+      throw new Error(
+        `servebench run at ${streams} streams exited ${run.code}: ${run.stderr.trim().split('\n').pop() ?? ''}`,
+      );
+    const result = JSON.parse(readFileSync(output, 'utf8')) as {
+      completed: number;
+      servebench: { client: Record<string, number | boolean> };
+    };
     const client = result.servebench.client;
     print(
       `${String(streams).padStart(6)} streams  peak RSS ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  ok ${result.completed}/${streams}  wall ${(run.wallMs / 1000).toFixed(1)} s  ` +
         `client_saturated=${String(client['client_saturated'])} verdict=${String(client['verdict'])} loop p99 ${Number(client['event_loop_delay_p99_ms']).toFixed(1)} ms ` +
-          `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
-          `cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
+        `stalls ${(Number(client['event_loop_stall_share']) * 100).toFixed(1)}% first tokens after stalls ${(Number(client['first_tokens_after_stalls_share']) * 100).toFixed(1)}% ` +
+        `cpu ${(Number(client['cpu_fraction']) * 100).toFixed(0)}%`,
     );
     return { streams, peakRssMiB: run.peakRssMiB ?? Number.NaN, completed: result.completed };
   } finally {

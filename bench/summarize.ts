@@ -32,7 +32,12 @@ function generator(seed: number): () => number {
 }
 
 /** A synthetic closed-loop run: `concurrency` workers, each starting its next request when the last ends. */
-export function syntheticRun(n: number, chunks: number, concurrency = 64, seed = 1): { results: RequestResult[]; wallSeconds: number } {
+export function syntheticRun(
+  n: number,
+  chunks: number,
+  concurrency = 64,
+  seed = 1,
+): { results: RequestResult[]; wallSeconds: number } {
   const random = generator(seed);
   const workerFree = new Float64Array(concurrency);
   const results: RequestResult[] = new Array<RequestResult>(n);
@@ -53,17 +58,48 @@ export function syntheticRun(n: number, chunks: number, concurrency = 64, seed =
     if (startS + e2e > wall) wall = startS + e2e;
     results[i] = fails
       ? {
-          requestIndex: i, plannedContextTokens: 4096, startOffsetMs: startS * 1000, ok: false,
-          timeToFirstOutputS: ttft, ttftS: ttft, e2eS: null, reasoningChunks: 0, contentChunks: 3,
-          chunkOffsetsS: offsets.slice(0, 3), usage: null, finishReason: null, responseId: null, httpStatus: 200,
-          error: { type: 'ConnectionResetError', message: 'reset', httpStatus: 200, bodyExcerpt: null, atS: offsets[2]! + 0.01 },
+          requestIndex: i,
+          plannedContextTokens: 4096,
+          startOffsetMs: startS * 1000,
+          ok: false,
+          timeToFirstOutputS: ttft,
+          ttftS: ttft,
+          e2eS: null,
+          reasoningChunks: 0,
+          contentChunks: 3,
+          chunkOffsetsS: offsets.slice(0, 3),
+          usage: null,
+          finishReason: null,
+          responseId: null,
+          httpStatus: 200,
+          error: {
+            type: 'ConnectionResetError',
+            message: 'reset',
+            httpStatus: 200,
+            bodyExcerpt: null,
+            atS: offsets[2]! + 0.01,
+          },
         }
       : {
-          requestIndex: i, plannedContextTokens: 4096, startOffsetMs: startS * 1000, ok: true,
-          timeToFirstOutputS: ttft, ttftS: ttft, e2eS: e2e, reasoningChunks: 0, contentChunks: chunks,
+          requestIndex: i,
+          plannedContextTokens: 4096,
+          startOffsetMs: startS * 1000,
+          ok: true,
+          timeToFirstOutputS: ttft,
+          ttftS: ttft,
+          e2eS: e2e,
+          reasoningChunks: 0,
+          contentChunks: chunks,
           chunkOffsetsS: offsets,
-          usage: { prompt_tokens: 4000 + Math.floor(200 * random()), completion_tokens: chunks, prompt_tokens_details: { cached_tokens: 2048 } },
-          finishReason: 'length', responseId: `chatcmpl-${i}`, httpStatus: 200, error: null,
+          usage: {
+            prompt_tokens: 4000 + Math.floor(200 * random()),
+            completion_tokens: chunks,
+            prompt_tokens_details: { cached_tokens: 2048 },
+          },
+          finishReason: 'length',
+          responseId: `chatcmpl-${i}`,
+          httpStatus: 200,
+          error: null,
         };
   }
   return { results, wallSeconds: wall };
@@ -106,7 +142,11 @@ export function timeSummary(n: number, chunks: number, repeat = 1): SummaryTimin
     extended = computeExtendedMetrics(results, shape);
   });
   return {
-    records: n, chunks, buildMs, summarizeMs, extendedMs,
+    records: n,
+    chunks,
+    buildMs,
+    summarizeMs,
+    extendedMs,
     gaps: extended?.inter_chunk.gap_samples ?? 0,
     buckets: extended?.time_series.t_s.length ?? 0,
   };

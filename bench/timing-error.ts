@@ -51,25 +51,54 @@ export interface TimingOptions {
 }
 
 /** The bench's defaults: issue 8's load (100 tokens at 10 ms per token), six rounds of which two warm up. */
-export const TIMING_DEFAULTS: TimingOptions = { streams: [64, 256, 1024], tokens: 100, stepMs: 10, rounds: 6, warmupRounds: 2, workers: 1, rampS: 0, repeat: 1 };
+export const TIMING_DEFAULTS: TimingOptions = {
+  streams: [64, 256, 1024],
+  tokens: 100,
+  stepMs: 10,
+  rounds: 6,
+  warmupRounds: 2,
+  workers: 1,
+  rampS: 0,
+  repeat: 1,
+};
 
 function parseArgs(argv: string[]): TimingOptions {
   const options: TimingOptions = { ...TIMING_DEFAULTS };
   for (let i = 0; i < argv.length; i += 2) {
     const value = argv[i + 1] ?? '';
     switch (argv[i]) {
-      case '--streams': options.streams = numberListArg('--streams', value, 'count'); break;
-      case '--tokens': options.tokens = numberArg('--tokens', value, 'count'); break;
-      case '--step-ms': options.stepMs = numberArg('--step-ms', value, 'positive'); break;
-      case '--rounds': options.rounds = numberArg('--rounds', value, 'count'); break;
-      case '--warmup-rounds': options.warmupRounds = numberArg('--warmup-rounds', value, 'whole'); break;
-      case '--workers': options.workers = numberArg('--workers', value, 'count'); break;
-      case '--ramp': options.rampS = numberArg('--ramp', value, 'non-negative'); break;
-      case '--repeat': options.repeat = numberArg('--repeat', value, 'count'); break;
-      default: throw new Error(`unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat)`);
+      case '--streams':
+        options.streams = numberListArg('--streams', value, 'count');
+        break;
+      case '--tokens':
+        options.tokens = numberArg('--tokens', value, 'count');
+        break;
+      case '--step-ms':
+        options.stepMs = numberArg('--step-ms', value, 'positive');
+        break;
+      case '--rounds':
+        options.rounds = numberArg('--rounds', value, 'count');
+        break;
+      case '--warmup-rounds':
+        options.warmupRounds = numberArg('--warmup-rounds', value, 'whole');
+        break;
+      case '--workers':
+        options.workers = numberArg('--workers', value, 'count');
+        break;
+      case '--ramp':
+        options.rampS = numberArg('--ramp', value, 'non-negative');
+        break;
+      case '--repeat':
+        options.repeat = numberArg('--repeat', value, 'count');
+        break;
+      default:
+        throw new Error(
+          `unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat)`,
+        );
     }
   }
-  if (options.warmupRounds >= options.rounds) throw new Error(`--warmup-rounds ${options.warmupRounds} leaves nothing to measure of --rounds ${options.rounds}`);
+  if (options.warmupRounds >= options.rounds)
+    throw new Error(`--warmup-rounds ${options.warmupRounds} leaves nothing to measure of --rounds ${options.rounds}`);
   return options;
 }
 
@@ -78,7 +107,9 @@ const LEVELS = [50, 90, 99, 100] as const;
 function distribution(errors: TimingError[], pick: (e: TimingError) => number | null): string {
   const values = errors.map(pick).filter((v): v is number => v !== null);
   if (values.length === 0) return 'n/a';
-  return percentiles(values, LEVELS).map((v) => v.toFixed(2)).join(' / ');
+  return percentiles(values, LEVELS)
+    .map((v) => v.toFixed(2))
+    .join(' / ');
 }
 
 /** One run's TTFT error percentiles and the client's verdict on it. */
@@ -93,7 +124,11 @@ export interface RunFigures {
 }
 
 /** Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and returns the headline ones. */
-export async function measureTimingError(streams: number, options: TimingOptions, print: (line: string) => void = console.log): Promise<RunFigures> {
+export async function measureTimingError(
+  streams: number,
+  options: TimingOptions,
+  print: (line: string) => void = console.log,
+): Promise<RunFigures> {
   const requests = streams * options.rounds;
   const sim = await startSim(fixedPaceSim(streams, options.stepMs, requests + 1000), 1);
   try {
@@ -103,7 +138,8 @@ export async function measureTimingError(streams: number, options: TimingOptions
     const run = await runClient(
       [
         ...closedLoopArgs(sim.url, streams, requests, options.tokens, output),
-        '--warmup', String(streams * options.warmupRounds),
+        '--warmup',
+        String(streams * options.warmupRounds),
         ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
         ...(options.rampS > 0 ? ['--ramp', String(options.rampS)] : []),
       ],
@@ -112,11 +148,20 @@ export async function measureTimingError(streams: number, options: TimingOptions
     const simCpuS = (sim.cpuSeconds() ?? Number.NaN) - (simCpuBefore ?? Number.NaN);
     if (run.code !== 0) throw new Error(`servebench run exited ${run.code}: ${run.stderr.trim()}`);
     const { results } = parseJournal(readFileSync(join(dir, 'result.journal.jsonl'), 'utf8'));
-    const result = JSON.parse(readFileSync(output, 'utf8')) as { servebench: { client: Record<string, number | boolean>; clock: { run_start_monotonic_ns: string } } };
+    const result = JSON.parse(readFileSync(output, 'utf8')) as {
+      servebench: { client: Record<string, number | boolean>; clock: { run_start_monotonic_ns: string } };
+    };
     const truth = await sim.groundTruth();
-    const clocks = { clientRunStartNs: BigInt(result.servebench.clock.run_start_monotonic_ns), simOriginNs: truth.originNs };
+    const clocks = {
+      clientRunStartNs: BigInt(result.servebench.clock.run_start_monotonic_ns),
+      simOriginNs: truth.originNs,
+    };
     // The first rounds warm both processes up (JIT, first allocations) and are left out, as --warmup leaves them out of every metric.
-    const { errors, unmatched } = timingErrors(results.filter((r) => r.warmup !== true), truth.requests, clocks);
+    const { errors, unmatched } = timingErrors(
+      results.filter((r) => r.warmup !== true),
+      truth.requests,
+      clocks,
+    );
     const client = result.servebench.client;
     const firstS = Math.min(...results.map((r) => r.startOffsetMs)) / 1000;
     const lastS = Math.max(...results.map((r) => r.startOffsetMs / 1000 + (r.e2eS ?? 0)));
@@ -131,8 +176,17 @@ export async function measureTimingError(streams: number, options: TimingOptions
         `chunk lag p50/p99 ${Number(client['chunk_processing_lag_ms_p50']).toFixed(2)}/${Number(client['chunk_processing_lag_ms_p99']).toFixed(2)} ms  ` +
         `rss ${run.peakRssMiB?.toFixed(0) ?? '?'} MiB  sim cpu ${((simCpuS / run.wallMs) * 100_000).toFixed(0)}%`,
     );
-    const [p50, p99] = percentiles(errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])), [50, 99]);
-    return { streams, p50: p50 ?? Number.NaN, p99: p99 ?? Number.NaN, saturated: client['client_saturated'] === true, verdict: String(client['verdict']) };
+    const [p50, p99] = percentiles(
+      errors.flatMap((e) => (e.ttftErrorMs === null ? [] : [e.ttftErrorMs])),
+      [50, 99],
+    );
+    return {
+      streams,
+      p50: p50 ?? Number.NaN,
+      p99: p99 ?? Number.NaN,
+      saturated: client['client_saturated'] === true,
+      verdict: String(client['verdict']),
+    };
   } finally {
     await sim.stop();
   }

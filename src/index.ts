@@ -6,7 +6,15 @@
  * const { result } = await runBenchmark(config, { baseUrl: 'http://127.0.0.1:8000/v1', apiKey: null, embeddedSimulator: false });
  * process.stdout.write(serializeResult(result));
  */
-export { runBenchmark, planBenchmark, runPlannedBenchmark, type BenchmarkEvent, type BenchmarkOptions, type BenchmarkOutcome, type BenchmarkTarget } from './pipeline/benchmark.js';
+export {
+  runBenchmark,
+  planBenchmark,
+  runPlannedBenchmark,
+  type BenchmarkEvent,
+  type BenchmarkOptions,
+  type BenchmarkOutcome,
+  type BenchmarkTarget,
+} from './pipeline/benchmark.js';
 export { parsePlan, serializePlan, RUN_PLAN_SCHEMA, type RunPlan } from './plan/run-plan.js';
 export { assembleResult, type RunHeader, type RunEnd } from './assemble/assemble.js';
 export { buildDryRunPlan, type DryRunPlan } from './plan/dry-run.js';

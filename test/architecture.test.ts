@@ -9,7 +9,24 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { REPO_ROOT } from './helpers/paths.js';
 
 /** Earlier stages never import later ones (the linear order of docs/architecture.md). */
-export const STAGE_ORDER = ['util', 'record', 'client', 'sim', 'workload', 'schedule', 'metrics', 'result', 'report', 'config', 'target', 'plan', 'execute', 'assemble', 'pipeline', 'cli'];
+export const STAGE_ORDER = [
+  'util',
+  'record',
+  'client',
+  'sim',
+  'workload',
+  'schedule',
+  'metrics',
+  'result',
+  'report',
+  'config',
+  'target',
+  'plan',
+  'execute',
+  'assemble',
+  'pipeline',
+  'cli',
+];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,14 +40,15 @@ test('imports flow one way between stages', () => {
   const violations: string[] = [];
   for (const file of sourceFiles(src)) {
     const stage = relative(src, file).split('/')[0]!;
-    if (!stage.endsWith('.ts')) assert.ok(STAGE_ORDER.includes(stage), `unknown stage folder src/${stage}: add it to STAGE_ORDER`);
+    if (!stage.endsWith('.ts'))
+      assert.ok(STAGE_ORDER.includes(stage), `unknown stage folder src/${stage}: add it to STAGE_ORDER`);
     if (stage.endsWith('.ts') || stage === 'cli') continue;
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/from '(\.[^']+)'/g)) {
       const target = relative(src, resolve(dirname(file), match[1]!)).split('/')[0]!;
-      if (STAGE_ORDER.indexOf(target) > STAGE_ORDER.indexOf(stage)) violations.push(`${relative(REPO_ROOT, file)} imports ${target}/ (${match[1]})`);
+      if (STAGE_ORDER.indexOf(target) > STAGE_ORDER.indexOf(stage))
+        violations.push(`${relative(REPO_ROOT, file)} imports ${target}/ (${match[1]})`);
     }
   }
   assert.deepEqual(violations, []);
 });
-

@@ -11,10 +11,20 @@ import { REPO_ROOT } from './helpers/paths.js';
 
 test('the README commands table has a row for every command', async () => {
   let out = '';
-  await main(['--help'], { stdout: (t) => void (out += t), stderr: () => {}, env: {}, cwd: process.cwd(), isTTY: false });
+  await main(['--help'], {
+    stdout: (t) => void (out += t),
+    stderr: () => {},
+    env: {},
+    cwd: process.cwd(),
+    isTTY: false,
+  });
   const commands = [...out.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1]!);
   assert.ok(commands.length >= 9, `commands listed: ${commands.join(', ')}`);
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
   const rows = new Set([...readme.matchAll(/^\| `servebench (\w+)[ `]/gm)].map((m) => m[1]!));
-  assert.deepEqual(commands.filter((c) => !rows.has(c)), [], 'commands without a README row');
+  assert.deepEqual(
+    commands.filter((c) => !rows.has(c)),
+    [],
+    'commands without a README row',
+  );
 });

@@ -62,7 +62,10 @@ test('the check catches each way of reaching outside', () => {
   const md = join(REPO_ROOT, 'README.md');
   assert.deepEqual(escapes(ts, "import x from '../helpers/paths.js';"), []);
   // dist/src/util/version.js reads ../../../package.json: the repository's own.
-  assert.deepEqual(escapes(join(REPO_ROOT, 'src', 'util', 'version.ts'), "new URL('../../../package.json', import.meta.url)"), []);
+  assert.deepEqual(
+    escapes(join(REPO_ROOT, 'src', 'util', 'version.ts'), "new URL('../../../package.json', import.meta.url)"),
+    [],
+  );
   assert.equal(escapes(ts, "readFileSync('../../../sibling/reference/x.json')").length, 1);
   assert.equal(escapes(md, 'See `../sibling/design/architecture.md`.').length, 1);
   assert.equal(escapes(md, 'See [the design](../sibling/design/architecture.md).').length, 1);

@@ -88,13 +88,20 @@ async function startOnce(opts: LlamaServerOptions): Promise<LlamaServer> {
   mkdirSync(logsDir(), { recursive: true });
   const logPath = join(logsDir(), `llama-server-${opts.alias}-${port}-${process.pid}.log`);
   const args = [
-    '-m', opts.model,
-    '--host', '127.0.0.1',
-    '--port', String(port),
-    '-a', opts.alias,
-    '-c', String(opts.ctx ?? 8192),
-    '-np', String(opts.parallel ?? 4),
-    '-t', String(opts.threads ?? 2),
+    '-m',
+    opts.model,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '-a',
+    opts.alias,
+    '-c',
+    String(opts.ctx ?? 8192),
+    '-np',
+    String(opts.parallel ?? 4),
+    '-t',
+    String(opts.threads ?? 2),
     '--metrics',
     ...(opts.seed === undefined ? [] : ['-s', String(opts.seed)]),
     ...(opts.extraArgs ?? []),
@@ -137,12 +144,16 @@ async function startOnce(opts: LlamaServerOptions): Promise<LlamaServer> {
       const log = tail(logPath);
       if (/bind|address already in use/i.test(log)) throw new PortInUseError(`port ${port} was taken`);
       const e = exited as { code: number | null; signal: NodeJS.Signals | null };
-      throw new Error(`llama-server exited (code ${String(e.code)}, signal ${String(e.signal)}) before it was ready; log ${logPath}:\n${log}`);
+      throw new Error(
+        `llama-server exited (code ${String(e.code)}, signal ${String(e.signal)}) before it was ready; log ${logPath}:\n${log}`,
+      );
     }
     if (await healthy(origin)) break;
     if (performance.now() > deadline) {
       await stop();
-      throw new Error(`llama-server was not ready on ${origin}/health within ${opts.readyTimeoutMs ?? 60_000} ms; log ${logPath}:\n${tail(logPath)}`);
+      throw new Error(
+        `llama-server was not ready on ${origin}/health within ${opts.readyTimeoutMs ?? 60_000} ms; log ${logPath}:\n${tail(logPath)}`,
+      );
     }
     await sleep(50);
   }

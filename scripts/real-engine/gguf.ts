@@ -88,18 +88,65 @@ class Reader {
   constructor(private readonly buf: Buffer) {}
 
   private need(n: number): void {
-    if (this.pos + n > this.buf.length) throw new GgufFormatError(`truncated GGUF: need ${n} bytes at offset ${this.pos}, file has ${this.buf.length}`);
+    if (this.pos + n > this.buf.length)
+      throw new GgufFormatError(`truncated GGUF: need ${n} bytes at offset ${this.pos}, file has ${this.buf.length}`);
   }
-  u8(): number { this.need(1); return this.buf.readUInt8(this.pos++); }
-  i8(): number { this.need(1); return this.buf.readInt8(this.pos++); }
-  u16(): number { this.need(2); const v = this.buf.readUInt16LE(this.pos); this.pos += 2; return v; }
-  i16(): number { this.need(2); const v = this.buf.readInt16LE(this.pos); this.pos += 2; return v; }
-  u32(): number { this.need(4); const v = this.buf.readUInt32LE(this.pos); this.pos += 4; return v; }
-  i32(): number { this.need(4); const v = this.buf.readInt32LE(this.pos); this.pos += 4; return v; }
-  f32(): number { this.need(4); const v = this.buf.readFloatLE(this.pos); this.pos += 4; return v; }
-  f64(): number { this.need(8); const v = this.buf.readDoubleLE(this.pos); this.pos += 8; return v; }
-  u64(): bigint { this.need(8); const v = this.buf.readBigUInt64LE(this.pos); this.pos += 8; return v; }
-  i64(): bigint { this.need(8); const v = this.buf.readBigInt64LE(this.pos); this.pos += 8; return v; }
+  u8(): number {
+    this.need(1);
+    return this.buf.readUInt8(this.pos++);
+  }
+  i8(): number {
+    this.need(1);
+    return this.buf.readInt8(this.pos++);
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.buf.readUInt16LE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  i16(): number {
+    this.need(2);
+    const v = this.buf.readInt16LE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.buf.readInt32LE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  f32(): number {
+    this.need(4);
+    const v = this.buf.readFloatLE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  f64(): number {
+    this.need(8);
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.buf.readBigUInt64LE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  i64(): bigint {
+    this.need(8);
+    const v = this.buf.readBigInt64LE(this.pos);
+    this.pos += 8;
+    return v;
+  }
   /** A u64 that must fit a JS number (counts and lengths). */
   count(what: string): number {
     const v = this.u64();
@@ -117,22 +164,33 @@ class Reader {
 
 function readScalar(r: Reader, type: number): GgufValue {
   switch (type) {
-    case GgufType.UINT8: return { type, value: r.u8() };
-    case GgufType.INT8: return { type, value: r.i8() };
-    case GgufType.UINT16: return { type, value: r.u16() };
-    case GgufType.INT16: return { type, value: r.i16() };
-    case GgufType.UINT32: return { type, value: r.u32() };
-    case GgufType.INT32: return { type, value: r.i32() };
-    case GgufType.FLOAT32: return { type, value: r.f32() };
-    case GgufType.FLOAT64: return { type, value: r.f64() };
-    case GgufType.UINT64: return { type, value: r.u64() };
-    case GgufType.INT64: return { type, value: r.i64() };
+    case GgufType.UINT8:
+      return { type, value: r.u8() };
+    case GgufType.INT8:
+      return { type, value: r.i8() };
+    case GgufType.UINT16:
+      return { type, value: r.u16() };
+    case GgufType.INT16:
+      return { type, value: r.i16() };
+    case GgufType.UINT32:
+      return { type, value: r.u32() };
+    case GgufType.INT32:
+      return { type, value: r.i32() };
+    case GgufType.FLOAT32:
+      return { type, value: r.f32() };
+    case GgufType.FLOAT64:
+      return { type, value: r.f64() };
+    case GgufType.UINT64:
+      return { type, value: r.u64() };
+    case GgufType.INT64:
+      return { type, value: r.i64() };
     case GgufType.BOOL: {
       const b = r.u8();
       if (b > 1) throw new GgufFormatError(`invalid bool byte ${b} at offset ${r.pos - 1}`);
       return { type, value: b === 1 };
     }
-    case GgufType.STRING: return { type, value: r.str() };
+    case GgufType.STRING:
+      return { type, value: r.str() };
     case GgufType.ARRAY: {
       const elementType = r.u32();
       if (!isGgufType(elementType)) throw new GgufFormatError(`unknown array element type ${elementType}`);
@@ -179,12 +237,14 @@ export function parseGguf(buf: Buffer): GgufFile {
     tensors.push({ name, dims, type, offset });
   }
   const alignKv = kvs.find((kv) => kv.key === 'general.alignment');
-  const alignment = alignKv !== undefined && alignKv.value.type === GgufType.UINT32 ? alignKv.value.value : DEFAULT_ALIGNMENT;
+  const alignment =
+    alignKv !== undefined && alignKv.value.type === GgufType.UINT32 ? alignKv.value.value : DEFAULT_ALIGNMENT;
   const dataOffset = alignUp(r.pos, alignment);
   for (const t of tensors) {
     if (t.type !== GgmlType.F32 && t.type !== GgmlType.F16) continue; // sizes of quantized types are not known here
     const end = dataOffset + Number(t.offset) + tensorBytes({ dims: t.dims, type: t.type });
-    if (end > buf.length) throw new GgufFormatError(`truncated GGUF: tensor ${t.name} ends at ${end}, file has ${buf.length} bytes`);
+    if (end > buf.length)
+      throw new GgufFormatError(`truncated GGUF: tensor ${t.name} ends at ${end}, file has ${buf.length} bytes`);
   }
   return { version, kvs, tensors, dataOffset, alignment };
 }
@@ -215,16 +275,56 @@ class Writer {
     this.buf.copy(next, 0, 0, this.length);
     this.buf = next;
   }
-  u8(v: number): void { this.room(1); this.buf.writeUInt8(v, this.length); this.length += 1; }
-  i8(v: number): void { this.room(1); this.buf.writeInt8(v, this.length); this.length += 1; }
-  u16(v: number): void { this.room(2); this.buf.writeUInt16LE(v, this.length); this.length += 2; }
-  i16(v: number): void { this.room(2); this.buf.writeInt16LE(v, this.length); this.length += 2; }
-  u32(v: number): void { this.room(4); this.buf.writeUInt32LE(v, this.length); this.length += 4; }
-  i32(v: number): void { this.room(4); this.buf.writeInt32LE(v, this.length); this.length += 4; }
-  f32(v: number): void { this.room(4); this.buf.writeFloatLE(v, this.length); this.length += 4; }
-  f64(v: number): void { this.room(8); this.buf.writeDoubleLE(v, this.length); this.length += 8; }
-  u64(v: bigint | number): void { this.room(8); this.buf.writeBigUInt64LE(BigInt(v), this.length); this.length += 8; }
-  i64(v: bigint): void { this.room(8); this.buf.writeBigInt64LE(v, this.length); this.length += 8; }
+  u8(v: number): void {
+    this.room(1);
+    this.buf.writeUInt8(v, this.length);
+    this.length += 1;
+  }
+  i8(v: number): void {
+    this.room(1);
+    this.buf.writeInt8(v, this.length);
+    this.length += 1;
+  }
+  u16(v: number): void {
+    this.room(2);
+    this.buf.writeUInt16LE(v, this.length);
+    this.length += 2;
+  }
+  i16(v: number): void {
+    this.room(2);
+    this.buf.writeInt16LE(v, this.length);
+    this.length += 2;
+  }
+  u32(v: number): void {
+    this.room(4);
+    this.buf.writeUInt32LE(v, this.length);
+    this.length += 4;
+  }
+  i32(v: number): void {
+    this.room(4);
+    this.buf.writeInt32LE(v, this.length);
+    this.length += 4;
+  }
+  f32(v: number): void {
+    this.room(4);
+    this.buf.writeFloatLE(v, this.length);
+    this.length += 4;
+  }
+  f64(v: number): void {
+    this.room(8);
+    this.buf.writeDoubleLE(v, this.length);
+    this.length += 8;
+  }
+  u64(v: bigint | number): void {
+    this.room(8);
+    this.buf.writeBigUInt64LE(BigInt(v), this.length);
+    this.length += 8;
+  }
+  i64(v: bigint): void {
+    this.room(8);
+    this.buf.writeBigInt64LE(v, this.length);
+    this.length += 8;
+  }
   str(s: string): void {
     const bytes = Buffer.from(s, 'utf8');
     this.u64(bytes.length);
@@ -232,24 +332,54 @@ class Writer {
     bytes.copy(this.buf, this.length);
     this.length += bytes.length;
   }
-  zeros(n: number): void { this.room(n); this.buf.fill(0, this.length, this.length + n); this.length += n; }
-  bytes(): Buffer { return this.buf.subarray(0, this.length); }
+  zeros(n: number): void {
+    this.room(n);
+    this.buf.fill(0, this.length, this.length + n);
+    this.length += n;
+  }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
 }
 
 function writeValue(w: Writer, v: GgufValue): void {
   switch (v.type) {
-    case GgufType.UINT8: w.u8(v.value); break;
-    case GgufType.INT8: w.i8(v.value); break;
-    case GgufType.UINT16: w.u16(v.value); break;
-    case GgufType.INT16: w.i16(v.value); break;
-    case GgufType.UINT32: w.u32(v.value); break;
-    case GgufType.INT32: w.i32(v.value); break;
-    case GgufType.FLOAT32: w.f32(v.value); break;
-    case GgufType.FLOAT64: w.f64(v.value); break;
-    case GgufType.UINT64: w.u64(v.value); break;
-    case GgufType.INT64: w.i64(v.value); break;
-    case GgufType.BOOL: w.u8(v.value ? 1 : 0); break;
-    case GgufType.STRING: w.str(v.value); break;
+    case GgufType.UINT8:
+      w.u8(v.value);
+      break;
+    case GgufType.INT8:
+      w.i8(v.value);
+      break;
+    case GgufType.UINT16:
+      w.u16(v.value);
+      break;
+    case GgufType.INT16:
+      w.i16(v.value);
+      break;
+    case GgufType.UINT32:
+      w.u32(v.value);
+      break;
+    case GgufType.INT32:
+      w.i32(v.value);
+      break;
+    case GgufType.FLOAT32:
+      w.f32(v.value);
+      break;
+    case GgufType.FLOAT64:
+      w.f64(v.value);
+      break;
+    case GgufType.UINT64:
+      w.u64(v.value);
+      break;
+    case GgufType.INT64:
+      w.i64(v.value);
+      break;
+    case GgufType.BOOL:
+      w.u8(v.value ? 1 : 0);
+      break;
+    case GgufType.STRING:
+      w.str(v.value);
+      break;
     case GgufType.ARRAY: {
       w.u32(v.elementType);
       w.u64(v.value.length);
@@ -263,7 +393,10 @@ function writeValue(w: Writer, v: GgufValue): void {
   }
 }
 
-function arrayElement(elementType: GgufTypeId, element: number | bigint | boolean | string | Extract<GgufValue, { type: 9 }>): GgufValue {
+function arrayElement(
+  elementType: GgufTypeId,
+  element: number | bigint | boolean | string | Extract<GgufValue, { type: 9 }>,
+): GgufValue {
   if (elementType === GgufType.ARRAY) return element as Extract<GgufValue, { type: 9 }>;
   return { type: elementType, value: element } as GgufValue;
 }
@@ -294,7 +427,12 @@ export function alignUp(n: number, alignment: number): number {
  * then every tensor's data at `alignment`-aligned offsets. Data is streamed, so a model larger
  * than memory is fine. Deterministic: the same inputs give the same bytes.
  */
-export function writeGguf(path: string, kvs: readonly GgufKv[], tensors: readonly TensorSpec[], alignment = DEFAULT_ALIGNMENT): void {
+export function writeGguf(
+  path: string,
+  kvs: readonly GgufKv[],
+  tensors: readonly TensorSpec[],
+  alignment = DEFAULT_ALIGNMENT,
+): void {
   const alignKv = kvs.find((kv) => kv.key === 'general.alignment');
   if (alignKv !== undefined && !(alignKv.value.type === GgufType.UINT32 && alignKv.value.value === alignment)) {
     throw new GgufFormatError('general.alignment disagrees with the alignment argument');
@@ -418,4 +556,3 @@ export class Rng {
     return ((this.nextU32() >>> 8) - 0x800000) / 0x800000;
   }
 }
-

@@ -25,7 +25,17 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getKv, GgmlType, GgufType, readGguf, Rng, f32ToF16Bits, writeGguf, type GgufKv, type TensorSpec } from './gguf.js';
+import {
+  getKv,
+  GgmlType,
+  GgufType,
+  readGguf,
+  Rng,
+  f32ToF16Bits,
+  writeGguf,
+  type GgufKv,
+  type TensorSpec,
+} from './gguf.js';
 import { modelsDir, vocabPath } from './paths.js';
 
 /** Bumped whenever the bytes a given set of options produces change (part of cached file names). */
@@ -44,8 +54,21 @@ export const BANNED_TOKEN_TYPES: ReadonlySet<number> = new Set([2, 3, 5, 6]);
  * 30,000 tokens.
  */
 export const END_OF_GENERATION_TEXTS: ReadonlySet<string> = new Set([
-  '</s>', '<|end|>', '<|endoftext|>', '<|eot_id|>', '<|eom_id|>', '<|im_end|>', '<end_of_turn>', '<|end_of_text|>',
-  '<EOT>', '_<EOT>', '[EOT]', '[EOS]', '<eos>', '<|return|>', '<|call|>',
+  '</s>',
+  '<|end|>',
+  '<|endoftext|>',
+  '<|eot_id|>',
+  '<|eom_id|>',
+  '<|im_end|>',
+  '<end_of_turn>',
+  '<|end_of_text|>',
+  '<EOT>',
+  '_<EOT>',
+  '[EOT]',
+  '[EOS]',
+  '<eos>',
+  '<|return|>',
+  '<|call|>',
 ]);
 
 export interface ModelShape {
@@ -83,7 +106,8 @@ export interface MadeModel {
 
 /** Writes the model to `out` (through a temporary file and a rename, so `out` is never partial). */
 export function makeModel(opts: MakeModelOptions): MadeModel {
-  if (endianness() !== 'LE') throw new Error('make-model writes little-endian tensors from typed arrays: a little-endian host is required');
+  if (endianness() !== 'LE')
+    throw new Error('make-model writes little-endian tensors from typed arrays: a little-endian host is required');
   const { nEmbd, nLayer, nHead, nHeadKv, nFf, contextLength } = opts.shape;
   if (nEmbd % nHead !== 0) throw new Error(`n_embd ${nEmbd} is not a multiple of n_head ${nHead}`);
   if (nHead % nHeadKv !== 0) throw new Error(`n_head ${nHead} is not a multiple of n_head_kv ${nHeadKv}`);
@@ -92,11 +116,14 @@ export function makeModel(opts: MakeModelOptions): MadeModel {
 
   const vocab = readGguf(opts.vocab);
   const tokens = getKv(vocab, 'tokenizer.ggml.tokens');
-  if (tokens?.type !== GgufType.ARRAY || tokens.elementType !== GgufType.STRING) throw new Error(`${opts.vocab}: no tokenizer.ggml.tokens string array`);
+  if (tokens?.type !== GgufType.ARRAY || tokens.elementType !== GgufType.STRING)
+    throw new Error(`${opts.vocab}: no tokenizer.ggml.tokens string array`);
   const nVocab = tokens.value.length;
   const typesKv = getKv(vocab, 'tokenizer.ggml.token_type');
-  const tokenTypes: number[] = typesKv?.type === GgufType.ARRAY && typesKv.elementType === GgufType.INT32 ? (typesKv.value as number[]) : [];
-  if (opts.suppress && tokenTypes.length !== nVocab) throw new Error(`${opts.vocab}: suppression needs tokenizer.ggml.token_type for all ${nVocab} tokens`);
+  const tokenTypes: number[] =
+    typesKv?.type === GgufType.ARRAY && typesKv.elementType === GgufType.INT32 ? (typesKv.value as number[]) : [];
+  if (opts.suppress && tokenTypes.length !== nVocab)
+    throw new Error(`${opts.vocab}: suppression needs tokenizer.ggml.token_type for all ${nVocab} tokens`);
   const banned = new Uint8Array(nVocab);
   let bannedTokens = 0;
   if (opts.suppress) {
@@ -132,7 +159,12 @@ export function makeModel(opts: MakeModelOptions): MadeModel {
 
   let tensorIndex = 0;
   /** A random f16 matrix [ne0, ne1] (ne0 contiguous), uniform in ±1/sqrt(ne0), with optional per-row edits. */
-  const matrix = (name: string, ne0: number, ne1: number, opt: { scale?: number; row?: (r: number, row: Uint16Array) => void } = {}): TensorSpec => {
+  const matrix = (
+    name: string,
+    ne0: number,
+    ne1: number,
+    opt: { scale?: number; row?: (r: number, row: Uint16Array) => void } = {},
+  ): TensorSpec => {
     const rng = new Rng(mixSeed(opts.seed, tensorIndex++));
     const scale = opt.scale ?? 1 / Math.sqrt(ne0);
     return {
@@ -145,7 +177,8 @@ export function makeModel(opts: MakeModelOptions): MadeModel {
           const rows = Math.min(rowsPerChunk, ne1 - r0);
           const chunk = new Uint16Array(rows * ne0);
           for (let i = 0; i < chunk.length; i++) chunk[i] = f32ToF16Bits(rng.symmetric() * scale);
-          if (opt.row !== undefined) for (let r = 0; r < rows; r++) opt.row(r0 + r, chunk.subarray(r * ne0, (r + 1) * ne0));
+          if (opt.row !== undefined)
+            for (let r = 0; r < rows; r++) opt.row(r0 + r, chunk.subarray(r * ne0, (r + 1) * ne0));
           sink(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         }
       },
@@ -173,7 +206,12 @@ export function makeModel(opts: MakeModelOptions): MadeModel {
       ...(opts.suppress ? { row: (_r: number, row: Uint16Array) => void (row[0] = ONE) } : {}),
     }),
     ones('output_norm.weight', nEmbd),
-    matrix('output.weight', nEmbd, nVocab, opts.suppress ? { row: (r, row) => void (row[0] = banned[r] === 1 ? BAN : 0) } : {}),
+    matrix(
+      'output.weight',
+      nEmbd,
+      nVocab,
+      opts.suppress ? { row: (r, row) => void (row[0] = banned[r] === 1 ? BAN : 0) } : {},
+    ),
   ];
   for (let l = 0; l < nLayer; l++) {
     const p = `blk.${l}.`;
@@ -220,7 +258,9 @@ export interface CachedModelOptions {
 
 /** The cache file name for a set of options (the generator version is part of it). */
 export function cachedModelName(o: CachedModelOptions): string {
-  const vocabName = basename(o.vocab ?? vocabPath()).replace(/^ggml-vocab-/, '').replace(/\.gguf$/, '');
+  const vocabName = basename(o.vocab ?? vocabPath())
+    .replace(/^ggml-vocab-/, '')
+    .replace(/\.gguf$/, '');
   return `${o.size}-${vocabName}-seed${o.seed ?? 0}-${o.suppress === false ? 'bytes' : 'suppressed'}-g${GENERATOR_VERSION}.gguf`;
 }
 
@@ -258,7 +298,8 @@ function main(argv: string[]): void {
       size = v as SizeName;
     } else if (arg === '--seed') {
       seed = Number(value());
-      if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new Error('--seed must be an integer 0..4294967295');
+      if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+        throw new Error('--seed must be an integer 0..4294967295');
     } else if (arg === '--no-suppress') suppress = false;
     else if (arg === '--vocab') vocab = value();
     else if (arg === '--out') out = value();
@@ -269,9 +310,18 @@ function main(argv: string[]): void {
   if (out === undefined) {
     path = ensureModel({ size, seed, suppress, ...(vocab === undefined ? {} : { vocab }) });
   } else {
-    path = makeModel({ vocab: vocab ?? vocabPath(), out, shape: SIZES[size], seed, suppress, name: `servebench-random-${size}` }).path;
+    path = makeModel({
+      vocab: vocab ?? vocabPath(),
+      out,
+      shape: SIZES[size],
+      seed,
+      suppress,
+      name: `servebench-random-${size}`,
+    }).path;
   }
-  process.stderr.write(`[real-engine] model ${size} ready in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s\n`);
+  process.stderr.write(
+    `[real-engine] model ${size} ready in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s\n`,
+  );
   process.stdout.write(`${path}\n`);
 }
 

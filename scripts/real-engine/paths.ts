@@ -6,7 +6,9 @@ import { join, resolve } from 'node:path';
 /** `$SERVEBENCH_REAL_DIR`, else `$HOME/.cache/servebench/real-engine` (same rule as setup.sh). */
 export function realDir(): string {
   const fromEnv = process.env['SERVEBENCH_REAL_DIR'];
-  return resolve(fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.cache', 'servebench', 'real-engine'));
+  return resolve(
+    fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.cache', 'servebench', 'real-engine'),
+  );
 }
 
 /** The llama.cpp checkout made by setup.sh. */
@@ -17,7 +19,9 @@ export function llamaSourceDir(): string {
 /** `$SERVEBENCH_LLAMA_SERVER`, else the binary setup.sh builds. */
 export function llamaServerPath(): string {
   const fromEnv = process.env['SERVEBENCH_LLAMA_SERVER'];
-  return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : join(llamaSourceDir(), 'build', 'bin', 'llama-server');
+  return fromEnv !== undefined && fromEnv !== ''
+    ? resolve(fromEnv)
+    : join(llamaSourceDir(), 'build', 'bin', 'llama-server');
 }
 
 /** A vocab-only GGUF shipped in the llama.cpp source, e.g. `phi-3` → models/ggml-vocab-phi-3.gguf. */
@@ -38,6 +42,9 @@ export function logsDir(): string {
 /** Throws a one-line explanation when the engine has not been built. */
 export function requireEngine(): string {
   const bin = llamaServerPath();
-  if (!existsSync(bin)) throw new Error(`llama-server not found at ${bin}: run scripts/real-engine/setup.sh (npm run real-engine:setup) first`);
+  if (!existsSync(bin))
+    throw new Error(
+      `llama-server not found at ${bin}: run scripts/real-engine/setup.sh (npm run real-engine:setup) first`,
+    );
   return bin;
 }

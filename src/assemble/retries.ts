@@ -20,7 +20,11 @@ function retryAttempts(r: RequestResult): RequestAttempt[] {
  * The summary, or null when retries were off and nothing was retried.
  * Float-valued keys end in `_s`/`_ms` (the result writer's float key rule).
  */
-export function retrySummary(results: readonly RequestResult[], allowed: number, maxWaitS: number): RetriesBlock | null {
+export function retrySummary(
+  results: readonly RequestResult[],
+  allowed: number,
+  maxWaitS: number,
+): RetriesBlock | null {
   const retried = results.filter((r) => retryAttempts(r).length > 0).sort((a, b) => a.requestIndex - b.requestIndex);
   if (allowed <= 0 && retried.length === 0) return null;
   return {

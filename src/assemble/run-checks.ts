@@ -18,7 +18,12 @@ export interface RunChecks {
  * are given) and for `chars:R` sizing (the reference's uncalibrated estimate): the tolerance is
  * then reported but not warned about.
  */
-export function runChecks(rows: readonly TimingRow[], results: readonly RequestResult[], promptMethod: string, enforceCalibration: boolean): RunChecks {
+export function runChecks(
+  rows: readonly TimingRow[],
+  results: readonly RequestResult[],
+  promptMethod: string,
+  enforceCalibration: boolean,
+): RunChecks {
   const calibration = summarizeCalibration(rows, promptMethod, enforceCalibration);
   const warnings: string[] = [];
   if (enforceCalibration && calibration.requests_outside_tolerance > 0) {
@@ -27,7 +32,8 @@ export function runChecks(rows: readonly TimingRow[], results: readonly RequestR
       `${calibration.requests_outside_tolerance} of ${calibration.requests_checked} requests missed their planned context by more than ±max(1%, 8 tokens) as the server counted (worst ${worst}%)`,
     );
   }
-  if (calibration.requests_checked === 0 && rows.length > 0) warnings.push('the server reported no usage.prompt_tokens: prompt sizes could not be checked');
+  if (calibration.requests_checked === 0 && rows.length > 0)
+    warnings.push('the server reported no usage.prompt_tokens: prompt sizes could not be checked');
   const caps = new Map(results.map((r) => [r.requestIndex, r.maxTokens]));
   let checked = 0;
   let stopped = 0;

@@ -16,7 +16,12 @@ import { RUN_FLAGS } from './options.js';
 export type { CommandSpec } from './args/spec.js';
 
 const HELP: FlagSpec = { name: 'help', type: 'boolean', default: false, short: 'h', help: 'show this help' };
-const JSON_OUT: FlagSpec = { name: 'json', type: 'boolean', default: false, help: 'print JSON on stdout instead of text (sorted keys)' };
+const JSON_OUT: FlagSpec = {
+  name: 'json',
+  type: 'boolean',
+  default: false,
+  help: 'print JSON on stdout instead of text (sorted keys)',
+};
 
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
 const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json', 'plan'] as const;
@@ -25,22 +30,87 @@ const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'd
 const PLAN_EXCLUDED_RUN_FLAGS = ['plan', 'journal', 'report', 'dry-run', 'json', 'on-interrupt'] as const;
 
 /** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
-export const WITH_PLAN_RUN_FLAGS = ['plan', 'base-url', 'api-key-env', 'api-key-file', 'sim-config', 'output', 'report', 'journal', 'on-interrupt', 'json', 'quiet', 'help'] as const;
+export const WITH_PLAN_RUN_FLAGS = [
+  'plan',
+  'base-url',
+  'api-key-env',
+  'api-key-file',
+  'sim-config',
+  'output',
+  'report',
+  'journal',
+  'on-interrupt',
+  'json',
+  'quiet',
+  'help',
+] as const;
 
 const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
 
 const SWEEP_FLAGS: readonly FlagSpec[] = [
-  { name: 'concurrency', type: 'int-list', min: 1, max: 100000, distinct: true, meta: 'LIST', help: 'closed-loop points, comma-separated whole numbers > 0, no repeats (e.g. 1,2,4,8); run in ascending order' },
-  { name: 'rate', type: 'float-list', min: Number.MIN_VALUE, max: 100000, distinct: true, meta: 'LIST', help: 'or open-loop points in requests per second, comma-separated numbers > 0, no repeats (e.g. 2,4,8)' },
-  { name: 'output-dir', type: 'string', nonEmpty: true, meta: 'DIR', defaultText: 'results/sweep-<time>/', help: 'where each point\'s result (c<N>.json or rate<R>.json, with its journal) and the summary sweep.json are written' },
+  {
+    name: 'concurrency',
+    type: 'int-list',
+    min: 1,
+    max: 100000,
+    distinct: true,
+    meta: 'LIST',
+    help: 'closed-loop points, comma-separated whole numbers > 0, no repeats (e.g. 1,2,4,8); run in ascending order',
+  },
+  {
+    name: 'rate',
+    type: 'float-list',
+    min: Number.MIN_VALUE,
+    max: 100000,
+    distinct: true,
+    meta: 'LIST',
+    help: 'or open-loop points in requests per second, comma-separated numbers > 0, no repeats (e.g. 2,4,8)',
+  },
+  {
+    name: 'output-dir',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'DIR',
+    defaultText: 'results/sweep-<time>/',
+    help: "where each point's result (c<N>.json or rate<R>.json, with its journal) and the summary sweep.json are written",
+  },
   HELP,
 ];
 
 const COMPARE_FLAGS: readonly FlagSpec[] = [
-  { name: 'allow-mismatch', type: 'string-list', choices: IDENTITY_FIELD_NAMES, optionalValue: true, repeatable: true, meta: '[FIELDS]', help: `compare even when the workloads differ: every field, or only the comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')}); the differences are still listed` },
-  { name: 'fail-on', type: 'string', meta: 'SPEC', help: `exit 1 when a figure's point estimate moves beyond a limit in its bad direction, e.g. "ttft_p95:+10%,throughput:-5%" or "e2e_p50:+200ms" (figures: ${COMPARE_METRIC_IDS.join(', ')})` },
-  { name: 'bootstrap', type: 'int', default: 2000, min: 0, max: 1000000, meta: 'N', help: 'bootstrap resamples of each run\'s request rows' },
-  { name: 'seed', type: 'int', default: 0, min: 0, max: 4294967295, meta: 'N', help: 'bootstrap seed: the same seed gives the same intervals' },
+  {
+    name: 'allow-mismatch',
+    type: 'string-list',
+    choices: IDENTITY_FIELD_NAMES,
+    optionalValue: true,
+    repeatable: true,
+    meta: '[FIELDS]',
+    help: `compare even when the workloads differ: every field, or only the comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')}); the differences are still listed`,
+  },
+  {
+    name: 'fail-on',
+    type: 'string',
+    meta: 'SPEC',
+    help: `exit 1 when a figure's point estimate moves beyond a limit in its bad direction, e.g. "ttft_p95:+10%,throughput:-5%" or "e2e_p50:+200ms" (figures: ${COMPARE_METRIC_IDS.join(', ')})`,
+  },
+  {
+    name: 'bootstrap',
+    type: 'int',
+    default: 2000,
+    min: 0,
+    max: 1000000,
+    meta: 'N',
+    help: "bootstrap resamples of each run's request rows",
+  },
+  {
+    name: 'seed',
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 4294967295,
+    meta: 'N',
+    help: 'bootstrap seed: the same seed gives the same intervals',
+  },
   { ...JSON_OUT, help: 'print the comparison as JSON (servebench.compare/v1, sorted keys)' },
   HELP,
 ];
@@ -50,21 +120,48 @@ const LIST_PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', '
 
 const LIST_FLAGS: readonly FlagSpec[] = [
   { name: 'model', type: 'string', meta: 'SUBSTR', help: 'only models containing SUBSTR (case-insensitive)' },
-  { name: 'protocol', type: 'string', meta: 'P', choices: LIST_PROTOCOLS, help: `only this measurement_protocol: ${LIST_PROTOCOLS.join(', ')} (none = pre-v2 files)` },
+  {
+    name: 'protocol',
+    type: 'string',
+    meta: 'P',
+    choices: LIST_PROTOCOLS,
+    help: `only this measurement_protocol: ${LIST_PROTOCOLS.join(', ')} (none = pre-v2 files)`,
+  },
   { name: 'since', type: 'date', meta: 'DATE', help: 'only runs on or after DATE (YYYY-MM-DD, UTC)' },
-  { name: 'max-depth', type: 'int', default: DEFAULT_LIMITS.maxDepth, min: 0, max: 64, meta: 'N', help: 'directory levels below DIR to search' },
+  {
+    name: 'max-depth',
+    type: 'int',
+    default: DEFAULT_LIMITS.maxDepth,
+    min: 0,
+    max: 64,
+    meta: 'N',
+    help: 'directory levels below DIR to search',
+  },
   { ...JSON_OUT, help: 'print the inventory as JSON (sorted keys)' },
   HELP,
 ];
 
 const REPORT_FLAGS: readonly FlagSpec[] = [
-  { name: 'html', type: 'string', nonEmpty: true, meta: 'OUT.html', help: 'write one self-contained HTML report (works offline: charts, figures and their definitions inline): latency CDFs, per-request timeline, load over time, TTFT versus prompt tokens, sweep curves; several files are overlaid' },
+  {
+    name: 'html',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'OUT.html',
+    help: 'write one self-contained HTML report (works offline: charts, figures and their definitions inline): latency CDFs, per-request timeline, load over time, TTFT versus prompt tokens, sweep curves; several files are overlaid',
+  },
   { name: 'csv', type: 'string', nonEmpty: true, meta: 'OUT.csv', help: 'write every per-request row (RFC 4180)' },
   HELP,
 ];
 
 export const REBUILD_FLAGS: readonly FlagSpec[] = [
-  { name: 'output', type: 'string', nonEmpty: true, meta: 'FILE', defaultText: 'beside the journal: NAME.rebuilt.json for NAME.journal.jsonl', help: 'where to write the result' },
+  {
+    name: 'output',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'FILE',
+    defaultText: 'beside the journal: NAME.rebuilt.json for NAME.journal.jsonl',
+    help: 'where to write the result',
+  },
   HELP,
 ];
 
@@ -78,16 +175,55 @@ const SHOW_FLAGS: readonly FlagSpec[] = [HELP];
 const SIM_DEFAULTS = resolveSimConfig({});
 
 const SIM_FLAGS: readonly FlagSpec[] = [
-  { name: 'port', type: 'int', min: 0, max: 65_535, meta: 'N', defaultText: `${SIM_DEFAULTS.port} (a free port), or the config file's`, help: 'TCP port to listen on' },
-  { name: 'host', type: 'string', nonEmpty: true, meta: 'ADDR', defaultText: `${SIM_DEFAULTS.host}, or the config file's`, help: 'address to listen on' },
-  { name: 'config', type: 'string', meta: 'FILE', defaultText: 'the built-in defaults', help: 'simulator configuration, JSON or TOML (keys and formulas: src/sim/config.ts); the flags override it' },
-  { name: 'seed', type: 'int', min: 0, max: Number.MAX_SAFE_INTEGER, meta: 'N', defaultText: `${SIM_DEFAULTS.seed}, or the config file's`, help: 'seed of every random draw (output lengths, words, ids) and of the fault schedule' },
-  { name: 'faults', type: 'string', meta: 'SPEC', defaultText: 'none', help: 'inject server faults into streaming requests, e.g. rate=0.1:mix=429,reset_mid,stall_first:2 (every fault, the SPEC grammar and the x-sim-fault request header: docs/reliability.md)' },
+  {
+    name: 'port',
+    type: 'int',
+    min: 0,
+    max: 65_535,
+    meta: 'N',
+    defaultText: `${SIM_DEFAULTS.port} (a free port), or the config file's`,
+    help: 'TCP port to listen on',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'ADDR',
+    defaultText: `${SIM_DEFAULTS.host}, or the config file's`,
+    help: 'address to listen on',
+  },
+  {
+    name: 'config',
+    type: 'string',
+    meta: 'FILE',
+    defaultText: 'the built-in defaults',
+    help: 'simulator configuration, JSON or TOML (keys and formulas: src/sim/config.ts); the flags override it',
+  },
+  {
+    name: 'seed',
+    type: 'int',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    meta: 'N',
+    defaultText: `${SIM_DEFAULTS.seed}, or the config file's`,
+    help: 'seed of every random draw (output lengths, words, ids) and of the fault schedule',
+  },
+  {
+    name: 'faults',
+    type: 'string',
+    meta: 'SPEC',
+    defaultText: 'none',
+    help: 'inject server faults into streaming requests, e.g. rate=0.1:mix=429,reset_mid,stall_first:2 (every fault, the SPEC grammar and the x-sim-fault request header: docs/reliability.md)',
+  },
   HELP,
 ];
 
-
-const RESULT_FILES = { meta: 'FILE', noun: 'result file', min: 1, help: 'anvil-serving.benchmark/v1 result files, of any era' } as const;
+const RESULT_FILES = {
+  meta: 'FILE',
+  noun: 'result file',
+  min: 1,
+  help: 'anvil-serving.benchmark/v1 result files, of any era',
+} as const;
 
 /** Every command, in the order docs/cli.md shows them. */
 export const COMMAND_SPECS: readonly CommandSpec[] = [
@@ -103,7 +239,8 @@ anvil-serving.benchmark/v1 result. Without --base-url it starts the built-in sim
   {
     name: 'plan',
     usage: 'servebench plan [run flags] --output FILE',
-    summary: 'write the plan a run would execute (every request, its prompt recipe and schedule), probing the server only as sizing needs',
+    summary:
+      'write the plan a run would execute (every request, its prompt recipe and schedule), probing the server only as sizing needs',
     about: `Writes the plan a 'servebench run' with the same flags would execute: every request's index,
 schedule, planned context, output cap and prompt recipe, the request body's shape, the client's
 bounds and the run's identity (prompt_set_id, cache_policy, clock origin). It asks the server
@@ -111,7 +248,13 @@ only what sizing needs (/models, the tokenizer) and sends no benchmark request; 
 --base-url the built-in simulator answers. --output FILE (required) is where the plan goes; it
 never replaces one of the run's input files. 'servebench run --plan FILE' executes it.`,
     flags: PLAN_FLAGS,
-    inherits: { from: 'run', flags: RUN_FLAGS, except: PLAN_EXCLUDED_RUN_FLAGS, noun: 'plan', exceptWhy: 'it writes a plan and runs nothing' },
+    inherits: {
+      from: 'run',
+      flags: RUN_FLAGS,
+      except: PLAN_EXCLUDED_RUN_FLAGS,
+      noun: 'plan',
+      exceptWhy: 'it writes a plan and runs nothing',
+    },
     exit: '0 plan written · 2 bad usage, a bad input file, or a plan that cannot measure anything, before any generation request',
   },
   {
@@ -124,18 +267,29 @@ plus a sweep summary (sweep.json) to --output-dir: throughput against latency, t
 simulator, so no point inherits another's prefix cache or queue. Give exactly one of
 --concurrency and --rate.`,
     flags: SWEEP_FLAGS,
-    inherits: { from: 'run', flags: RUN_FLAGS, except: SWEEP_EXCLUDED_RUN_FLAGS, noun: 'a sweep', exceptWhy: 'each point writes its own file under --output-dir' },
+    inherits: {
+      from: 'run',
+      flags: RUN_FLAGS,
+      except: SWEEP_EXCLUDED_RUN_FLAGS,
+      noun: 'a sweep',
+      exceptWhy: 'each point writes its own file under --output-dir',
+    },
     exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run',
   },
   {
     name: 'compare',
     usage: 'servebench compare [flags] BASELINE.json CANDIDATE.json [MORE.json...]',
-    summary: 'check two or more results measured the same workload, then compare their figures with bootstrap intervals',
+    summary:
+      'check two or more results measured the same workload, then compare their figures with bootstrap intervals',
     about: `Checks that the runs measured the same workload (model, protocol, context plan, prompt set,
 cache policy, max_tokens, load, thinking controls, tokenizer mode, dataset, output controls,
 warm-up), then compares every figure of each candidate with the baseline: absolute and relative
 change, a 95% bootstrap interval of the change (request rows resampled), and a verdict.`,
-    positionals: { ...RESULT_FILES, min: 2, help: 'the baseline, then one or more candidates, each compared with the baseline' },
+    positionals: {
+      ...RESULT_FILES,
+      min: 2,
+      help: 'the baseline, then one or more candidates, each compared with the baseline',
+    },
     flags: COMPARE_FLAGS,
     wording: 'interval',
     notes: 'Engine, GPU, recipe, window, tool version and host are shown as provenance, never compared.',
@@ -160,7 +314,12 @@ and counted.`,
     summary: 'summary, self-contained HTML report (--html) or per-request CSV (--csv) of results and sweeps',
     about: `FILE is a result file of any era or a sweep summary (sweep.json, whose points are loaded too).
 Without --html or --csv, prints each file's summary.`,
-    positionals: { meta: 'FILE', noun: 'file', min: 1, help: 'result files of any era and at most one sweep summary (sweep.json)' },
+    positionals: {
+      meta: 'FILE',
+      noun: 'file',
+      min: 1,
+      help: 'result files of any era and at most one sweep summary (sweep.json)',
+    },
     flags: REPORT_FLAGS,
     exit: '0 · 2 bad usage or an unreadable file',
   },

@@ -6,7 +6,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { startSim, type SimConfigInput } from '../sim/index.js';
 
 /** Messages to the main thread. */
-export type FromEmbeddedSim = { type: 'ready'; url: string; model: string } | { type: 'failed'; message: string } | { type: 'closed' };
+export type FromEmbeddedSim =
+  { type: 'ready'; url: string; model: string } | { type: 'failed'; message: string } | { type: 'closed' };
 
 if (parentPort === null) throw new Error('embedded-sim-worker.js runs as a worker thread of servebench run');
 const port = parentPort;

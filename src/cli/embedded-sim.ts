@@ -48,7 +48,10 @@ export interface EmbeddedSimulator {
  * inputs) replaces the embedded profile. Aborting `signal` before it listens stops its thread and
  * rejects with an `InterruptedError`.
  */
-export async function startEmbeddedSimulator(simConfig: SimConfigInput | null, signal?: AbortSignal): Promise<EmbeddedSimulator> {
+export async function startEmbeddedSimulator(
+  simConfig: SimConfigInput | null,
+  signal?: AbortSignal,
+): Promise<EmbeddedSimulator> {
   const input: SimConfigInput = simConfig ?? EMBEDDED_SIM_PROFILE;
   // Validated here, so a bad configuration fails with the usual one-line UsageError.
   const config = resolveSimConfig({ ...input, host: '127.0.0.1', port: 0 });
@@ -61,7 +64,9 @@ export async function startEmbeddedSimulator(simConfig: SimConfigInput | null, s
   const started = await unlessAborted(starting, signal, () => void worker.terminate());
   if (started.type !== 'ready') {
     await worker.terminate();
-    throw new Error(`the embedded simulator did not start: ${started.type === 'failed' ? started.message : started.type}`);
+    throw new Error(
+      `the embedded simulator did not start: ${started.type === 'failed' ? started.message : started.type}`,
+    );
   }
   // A simulator thread that dies mid-run shows as failed requests (refused or reset connections),
   // recorded like any server's failures; the client must not crash on the thread's error event.
@@ -76,7 +81,12 @@ export async function startEmbeddedSimulator(simConfig: SimConfigInput | null, s
           const closed = once(worker, 'message');
           worker.postMessage('close');
           const hurried = hurry === undefined ? [] : [once(hurry, 'abort')];
-          await Promise.race([closed, once(worker, 'exit'), ...hurried, new Promise((done) => setTimeout(done, 5_000).unref())]);
+          await Promise.race([
+            closed,
+            once(worker, 'exit'),
+            ...hurried,
+            new Promise((done) => setTimeout(done, 5_000).unref()),
+          ]);
         }
         await worker.terminate();
       })()),

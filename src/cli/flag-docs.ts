@@ -5,7 +5,14 @@
  */
 
 import { COMMAND_SPECS } from './command-flags.js';
-import { formatRange, isListType, refusedFlags, type CommandSpec, type FlagSpec, type PositionalSpec } from './args/spec.js';
+import {
+  formatRange,
+  isListType,
+  refusedFlags,
+  type CommandSpec,
+  type FlagSpec,
+  type PositionalSpec,
+} from './args/spec.js';
 
 /** A table cell: pipes escaped, and `<name>` placeholders in code so Markdown does not read them as HTML. */
 function cell(text: string): string {
@@ -27,7 +34,11 @@ function valueCell(flag: FlagSpec): string {
   if (flag.type === 'boolean') return 'switch';
   const meta = `\`${(flag.meta ?? (isListType(flag.type) ? 'LIST' : 'VALUE')).replace(/\|/g, '\\|')}\``;
   const words = [meta, TYPE_WORDS[flag.type]].filter((w) => w !== '').join(' ');
-  const extras = [flag.optionalValue === true ? 'optional' : '', flag.repeatable === true ? 'repeatable' : '', flag.distinct === true ? 'no repeats' : ''].filter((w) => w !== '');
+  const extras = [
+    flag.optionalValue === true ? 'optional' : '',
+    flag.repeatable === true ? 'repeatable' : '',
+    flag.distinct === true ? 'no repeats' : '',
+  ].filter((w) => w !== '');
   return extras.length === 0 ? words : `${words} (${extras.join(', ')})`;
 }
 
@@ -50,7 +61,9 @@ function flagCell(flag: FlagSpec): string {
 
 /** One flag table in Markdown. */
 function renderFlagTable(flags: readonly FlagSpec[]): string {
-  const rows = flags.map((f) => `| ${flagCell(f)} | ${valueCell(f)} | ${defaultCell(f)} | ${rangeCell(f)} | ${cell(f.help)} |`);
+  const rows = flags.map(
+    (f) => `| ${flagCell(f)} | ${valueCell(f)} | ${defaultCell(f)} | ${rangeCell(f)} | ${cell(f.help)} |`,
+  );
   return ['| flag | value | default | range / choices | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -61,12 +74,32 @@ function countText(p: PositionalSpec): string {
 }
 
 function renderCommand(spec: CommandSpec): string {
-  const parts = [`## \`servebench ${spec.name}\``, '', `${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.`, '', '```', `usage: ${spec.usage}`, '```', '', spec.about, ''];
-  if (spec.positionals !== undefined) parts.push(`Arguments: \`${spec.positionals.meta}\`, ${countText(spec.positionals)}: ${spec.positionals.help}.`, '');
+  const parts = [
+    `## \`servebench ${spec.name}\``,
+    '',
+    `${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.`,
+    '',
+    '```',
+    `usage: ${spec.usage}`,
+    '```',
+    '',
+    spec.about,
+    '',
+  ];
+  if (spec.positionals !== undefined)
+    parts.push(
+      `Arguments: \`${spec.positionals.meta}\`, ${countText(spec.positionals)}: ${spec.positionals.help}.`,
+      '',
+    );
   parts.push(renderFlagTable(spec.flags));
   if (spec.inherits !== undefined) {
-    const refused = refusedFlags(spec).map((f) => `\`--${f}\``).join(', ');
-    parts.push('', `Every flag of [\`servebench ${spec.inherits.from}\`](#servebench-${spec.inherits.from}) applies too; ${refused} are refused (${spec.inherits.exceptWhy}).`);
+    const refused = refusedFlags(spec)
+      .map((f) => `\`--${f}\``)
+      .join(', ');
+    parts.push(
+      '',
+      `Every flag of [\`servebench ${spec.inherits.from}\`](#servebench-${spec.inherits.from}) applies too; ${refused} are refused (${spec.inherits.exceptWhy}).`,
+    );
   }
   if (spec.notes !== undefined) parts.push('', spec.notes);
   parts.push('', `Exit status: ${spec.exit}.`);
@@ -84,7 +117,9 @@ export function renderFlagsMarkdown(): string {
     '',
     '| command | what it does |',
     '|---|---|',
-    ...COMMAND_SPECS.map((spec) => `| [\`servebench ${spec.name}\`](#servebench-${spec.name}) | ${cell(spec.summary)} |`),
+    ...COMMAND_SPECS.map(
+      (spec) => `| [\`servebench ${spec.name}\`](#servebench-${spec.name}) | ${cell(spec.summary)} |`,
+    ),
     '',
     'Every command parses its arguments the same way: `--flag value` or `--flag=value` (a value',
     'starting with a dash only as `--flag=-1`), `--` ends the flags, a flag given twice keeps its last',
@@ -94,7 +129,7 @@ export function renderFlagsMarkdown(): string {
     '`servebench COMMAND --help` (or `-h`) shows this section of the command.',
     '',
     'Number ranges are inclusive intervals: `[1, 60]` allows 1 and 60; `(0, 3600]` allows any number',
-    'above 0 up to 3600. `run`\'s flags and defaults follow the reference harness (anvil spec §1.2)',
+    "above 0 up to 3600. `run`'s flags and defaults follow the reference harness (anvil spec §1.2)",
     'except where a meaning says otherwise.',
     '',
     ...COMMAND_SPECS.flatMap((spec) => [renderCommand(spec), '']),

@@ -44,8 +44,18 @@ const COMMANDS: Record<string, { command: Command; summary: string }> = Object.f
 
 /** The command list of `servebench --help`, in the tables' order (docs/cli.md shows the same). */
 function usage(): string {
-  const names = COMMAND_SPECS.filter((spec) => spec.name in COMMANDS).map((spec) => `  ${spec.name.padEnd(10)}${spec.summary}`);
-  return [`servebench ${TOOL_VERSION}: measure OpenAI-compatible LLM servers under load`, '', 'usage: servebench <command> [flags]', '', ...names, '', "Run 'servebench <command> --help' for a command's flags."].join('\n');
+  const names = COMMAND_SPECS.filter((spec) => spec.name in COMMANDS).map(
+    (spec) => `  ${spec.name.padEnd(10)}${spec.summary}`,
+  );
+  return [
+    `servebench ${TOOL_VERSION}: measure OpenAI-compatible LLM servers under load`,
+    '',
+    'usage: servebench <command> [flags]',
+    '',
+    ...names,
+    '',
+    "Run 'servebench <command> --help' for a command's flags.",
+  ].join('\n');
 }
 
 /** Runs the CLI and returns the exit code (exported for tests). */
@@ -114,7 +124,8 @@ function wantsHelp(name: string, argv: readonly string[]): boolean {
 /** Where a failed run's finished requests are, and how to make a result of them. */
 export function journalHint(finished: number, journalPath: string): string {
   if (finished === 0) return `no request had finished; the journal is ${journalPath}`;
-  const [requests, them] = finished === 1 ? ['1 request that finished is', 'it'] : [`${finished} requests that finished are`, 'them'];
+  const [requests, them] =
+    finished === 1 ? ['1 request that finished is', 'it'] : [`${finished} requests that finished are`, 'them'];
   return `the ${requests} in ${journalPath}; \`servebench rebuild ${journalPath}\` makes a result of ${them}`;
 }
 

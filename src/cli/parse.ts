@@ -27,6 +27,7 @@ export function parseFlags(argv: string[], flags: readonly FlagSpec[], allowPosi
 }
 
 function scalars(values: Record<string, ArgValue>): Record<string, FlagValue> {
-  for (const [name, value] of Object.entries(values)) if (Array.isArray(value)) throw new Error(`--${name} is a list flag: parse its table with parseCommand`);
+  for (const [name, value] of Object.entries(values))
+    if (Array.isArray(value)) throw new Error(`--${name} is a list flag: parse its table with parseCommand`);
   return values as Record<string, FlagValue>;
 }

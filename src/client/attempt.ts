@@ -75,7 +75,14 @@ export class Attempt {
    * transparently: its start and failure on the clock of the result (see {@link resend}).
    */
   discarded(failure: ClientFailure, atNs: bigint, number: number): RequestAttempt {
-    return { attempt: number, kind: 'stale-connection', startOffsetMs: this.#startOffsetMs(), error: this.#error(failure, atNs), retryAfterS: null, waitS: 0 };
+    return {
+      attempt: number,
+      kind: 'stale-connection',
+      startOffsetMs: this.#startOffsetMs(),
+      error: this.#error(failure, atNs),
+      retryAfterS: null,
+      waitS: 0,
+    };
   }
 
   end(atNs: bigint): void {
@@ -85,7 +92,12 @@ export class Attempt {
   /** The stream ended; success iff visible content arrived (spec §3.4). */
   completed(): RequestResult {
     if (this.state.firstContentNs === null) {
-      const failure: ClientFailure = { type: 'ValueError', message: 'stream completed without visible content', httpStatus: this.httpStatus, bodyExcerpt: null };
+      const failure: ClientFailure = {
+        type: 'ValueError',
+        message: 'stream completed without visible content',
+        httpStatus: this.httpStatus,
+        bodyExcerpt: null,
+      };
       return this.fail(failure, this.#endNs ?? process.hrtime.bigint());
     }
     return this.#result(null);
@@ -95,9 +107,19 @@ export class Attempt {
   stopped(): RequestResult {
     const deadline = this.#stop.deadlineS;
     if (deadline !== null) {
-      return this.fail({ type: 'DeadlineExceeded', message: `request did not finish within its ${deadline} s deadline (--request-timeout)`, httpStatus: this.httpStatus, bodyExcerpt: null });
+      return this.fail({
+        type: 'DeadlineExceeded',
+        message: `request did not finish within its ${deadline} s deadline (--request-timeout)`,
+        httpStatus: this.httpStatus,
+        bodyExcerpt: null,
+      });
     }
-    return this.fail({ type: 'CancelledError', message: 'request cancelled', httpStatus: this.httpStatus, bodyExcerpt: null });
+    return this.fail({
+      type: 'CancelledError',
+      message: 'request cancelled',
+      httpStatus: this.httpStatus,
+      bodyExcerpt: null,
+    });
   }
 
   fail(failure: ClientFailure, atNs: bigint = process.hrtime.bigint()): RequestResult {
@@ -106,7 +128,13 @@ export class Attempt {
 
   #error(failure: ClientFailure, atNs: bigint): RequestError {
     const excerpt = failure.bodyExcerpt === null ? null : bounded(this.#redact(failure.bodyExcerpt), EXCERPT_CHARS);
-    return { type: failure.type, message: this.#redact(failure.message), httpStatus: failure.httpStatus, bodyExcerpt: excerpt, atS: this.#seconds(atNs) };
+    return {
+      type: failure.type,
+      message: this.#redact(failure.message),
+      httpStatus: failure.httpStatus,
+      bodyExcerpt: excerpt,
+      atS: this.#seconds(atNs),
+    };
   }
 
   #startOffsetMs(): number {
@@ -136,7 +164,9 @@ export class Attempt {
       responseId: s.responseId === null ? null : redact(s.responseId),
       httpStatus: this.httpStatus,
       error,
-      ...(this.#writeNs !== null && this.#dispatchNs !== null ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 } : {}),
+      ...(this.#writeNs !== null && this.#dispatchNs !== null
+        ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
+        : {}),
     };
   }
 }
@@ -145,7 +175,10 @@ export class Attempt {
  * A server could echo a credential anywhere, even in `usage`. Only strings (values and keys) are
  * redacted, so numbers such as token counts are never touched, even by a short numeric key.
  */
-function redactUsage(usage: Record<string, unknown> | null, redact: (text: string) => string): Record<string, unknown> | null {
+function redactUsage(
+  usage: Record<string, unknown> | null,
+  redact: (text: string) => string,
+): Record<string, unknown> | null {
   if (usage === null) return null;
   const json = JSON.stringify(usage);
   if (redact(json) === json) return usage; // the common case: nothing to do, the raw object is kept

@@ -32,7 +32,12 @@ export function watchChunkLag(): { stop(): ChunkLagFigures } {
   lags.reset();
   return {
     stop() {
-      if (lags.count === 0) return { chunk_processing_lag_ms_p50: null, chunk_processing_lag_ms_p99: null, chunk_processing_lag_ms_max: null };
+      if (lags.count === 0)
+        return {
+          chunk_processing_lag_ms_p50: null,
+          chunk_processing_lag_ms_p99: null,
+          chunk_processing_lag_ms_max: null,
+        };
       return {
         chunk_processing_lag_ms_p50: lags.percentile(50) / 1e6,
         chunk_processing_lag_ms_p99: lags.percentile(99) / 1e6,

@@ -49,7 +49,10 @@ export interface ChunkFailure {
 }
 
 /** What the caller should do after a payload: keep reading, stop at `[DONE]`, or fail the request. */
-export type ChunkVerdict = { readonly kind: 'continue' } | { readonly kind: 'done' } | { readonly kind: 'failed'; readonly failure: ChunkFailure };
+export type ChunkVerdict =
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'done' }
+  | { readonly kind: 'failed'; readonly failure: ChunkFailure };
 
 const CONTINUE: ChunkVerdict = { kind: 'continue' };
 const DONE: ChunkVerdict = { kind: 'done' };
@@ -94,7 +97,11 @@ export function applyDataEvent(state: ChunkState, data: string, atNs: bigint): C
     chunk = JSON.parse(trimmed);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return failed('JSONDecodeError', `invalid JSON in stream data event #${state.dataEvents}: ${bounded(reason, 512)}`, trimmed);
+    return failed(
+      'JSONDecodeError',
+      `invalid JSON in stream data event #${state.dataEvents}: ${bounded(reason, 512)}`,
+      trimmed,
+    );
   }
   return applyChunk(state, chunk, atNs, trimmed);
 }
@@ -106,7 +113,11 @@ export function applyDataEvent(state: ChunkState, data: string, atNs: bigint): C
  */
 export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdict {
   state.dataEvents++;
-  return failed('UnicodeDecodeError', `'utf-8' codec can't decode stream data event #${state.dataEvents}: invalid UTF-8 bytes`, data);
+  return failed(
+    'UnicodeDecodeError',
+    `'utf-8' codec can't decode stream data event #${state.dataEvents}: invalid UTF-8 bytes`,
+    data,
+  );
 }
 
 /**
@@ -125,8 +136,10 @@ export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdic
  * @param rawText the JSON text, used for excerpts.
  */
 function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: string): ChunkVerdict {
-  if (!isDict(chunk)) return failed('AttributeError', `'${pythonTypeName(chunk)}' object has no attribute 'get'`, rawText);
-  if (state.responseId === null && typeof chunk['id'] === 'string' && chunk['id'] !== '') state.responseId = chunk['id'];
+  if (!isDict(chunk))
+    return failed('AttributeError', `'${pythonTypeName(chunk)}' object has no attribute 'get'`, rawText);
+  if (state.responseId === null && typeof chunk['id'] === 'string' && chunk['id'] !== '')
+    state.responseId = chunk['id'];
   const usage = chunk['usage'];
   if (isTruthy(usage)) state.usage = isDict(usage) ? usage : null;
   const choicesValue = chunk['choices'];
@@ -137,9 +150,11 @@ function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: st
   const choices = pythonIterable(choicesValue);
   if (choices === null) return failed('TypeError', `'${pythonTypeName(choicesValue)}' object is not iterable`, rawText);
   for (const choice of choices) {
-    if (!isDict(choice)) return failed('AttributeError', `'${pythonTypeName(choice)}' object has no attribute 'get'`, rawText);
+    if (!isDict(choice))
+      return failed('AttributeError', `'${pythonTypeName(choice)}' object has no attribute 'get'`, rawText);
     const delta = 'delta' in choice ? choice['delta'] : {};
-    if (!isDict(delta)) return failed('AttributeError', `'${pythonTypeName(delta)}' object has no attribute 'get'`, rawText);
+    if (!isDict(delta))
+      return failed('AttributeError', `'${pythonTypeName(delta)}' object has no attribute 'get'`, rawText);
     countDelta(state, delta, atNs);
     const finish = choice['finish_reason'];
     if (typeof finish === 'string') state.finishReason = finish;

@@ -97,7 +97,8 @@ export function mapTransportError(error: unknown, phase: TransportPhase, httpSta
     return fail(ERRNO_CLASS[code] ?? 'OSError', errnoText);
   }
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return fail('IncompleteRead', 'IncompleteRead(0 bytes read)');
-  if (error instanceof Error) return fail(error.name === 'Error' ? 'Error' : error.name, error.message || '<empty exception message>');
+  if (error instanceof Error)
+    return fail(error.name === 'Error' ? 'Error' : error.name, error.message || '<empty exception message>');
   return fail('Error', String(error));
 }
 
@@ -155,7 +156,8 @@ export function base64Cores(secret: string): string[] {
     const first = Math.ceil(offset / 3);
     const end = Math.floor((offset + bytes.length) / 3);
     if ((end - first) * 4 < MIN_BASE64_CORE) continue;
-    for (const encoding of ['base64', 'base64url'] as const) cores.push(padded.toString(encoding).slice(first * 4, end * 4));
+    for (const encoding of ['base64', 'base64url'] as const)
+      cores.push(padded.toString(encoding).slice(first * 4, end * 4));
   }
   return cores;
 }
@@ -169,7 +171,9 @@ export function base64Cores(secret: string): string[] {
 export function isRetryableFailure(failure: ClientFailure, phase: TransportPhase): boolean {
   if (failure.type === 'HTTPError') return failure.httpStatus === 429 || failure.httpStatus === 503;
   if (phase !== 'before-response') return false;
-  return failure.type === 'URLError' || failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError';
+  return (
+    failure.type === 'URLError' || failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError'
+  );
 }
 
 /**

@@ -38,7 +38,12 @@ export type ExchangeEnd =
   /** The request failed before any response (connect, write, or no status line): the caller decides on a resend. */
   | { readonly kind: 'no-response'; readonly error: unknown; readonly evidence: NoResponseEvidence }
   /** Anything else: the attempt's result, whether a 429/503 may be resent, and the server's `Retry-After`. */
-  | { readonly kind: 'settled'; readonly result: RequestResult; readonly retryable: boolean; readonly retryAfterS: number | null };
+  | {
+      readonly kind: 'settled';
+      readonly result: RequestResult;
+      readonly retryable: boolean;
+      readonly retryAfterS: number | null;
+    };
 
 /** Limits and switches of one exchange. */
 export interface ExchangeOptions {
@@ -134,7 +139,14 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       // servebench asks for `accept-encoding: identity` (as the reference does); a compressed stream
       // would have to be decoded before its events could be timed, and its chunk arrival times would
       // then be the decompressor's. Refused clearly instead of being misread as an empty stream.
-      this.#fail({ type: 'ContentEncodingError', message: `response is ${this.#encoding}-encoded although identity was requested; servebench does not decode compressed streams`, bodyExcerpt: null }, process.hrtime.bigint());
+      this.#fail(
+        {
+          type: 'ContentEncodingError',
+          message: `response is ${this.#encoding}-encoded although identity was requested; servebench does not decode compressed streams`,
+          bodyExcerpt: null,
+        },
+        process.hrtime.bigint(),
+      );
       return;
     }
     this.#mode = 'events';
@@ -215,7 +227,10 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
         // chunk terminator never came (llama.cpp closes right after it). Its own words beat a socket error.
         const said = this.#parser === null ? null : flushPending(this.#parser, this.#attempt.state, atNs);
         if (said !== null) return this.#fail(said, atNs, false);
-        return this.#finish(this.#settledWith(this.#attempt.fail(mapTransportError(error, 'body', this.#attempt.httpStatus), atNs)), false);
+        return this.#finish(
+          this.#settledWith(this.#attempt.fail(mapTransportError(error, 'body', this.#attempt.httpStatus), atNs)),
+          false,
+        );
       }
     }
   }
@@ -224,7 +239,14 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     recordChunkLag(atNs, backlog.workStartNs); // the backlog read the clock as this chunk's turn began
     this.#received += chunk.length;
     if (this.#received > this.#options.maxResponseBytes) {
-      return this.#fail({ type: 'ResponseTooLarge', message: `response body exceeds ${this.#options.maxResponseBytes} bytes`, bodyExcerpt: null }, atNs);
+      return this.#fail(
+        {
+          type: 'ResponseTooLarge',
+          message: `response body exceeds ${this.#options.maxResponseBytes} bytes`,
+          bodyExcerpt: null,
+        },
+        atNs,
+      );
     }
     let verdict: ChunkVerdict;
     try {
@@ -246,13 +268,25 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   #failParse(error: unknown, atNs: bigint): void {
-    if (error instanceof SseLineTooLongError) return this.#fail({ type: 'SSEParseError', message: error.message, bodyExcerpt: null }, atNs);
+    if (error instanceof SseLineTooLongError)
+      return this.#fail({ type: 'SSEParseError', message: error.message, bodyExcerpt: null }, atNs);
     const reason = error instanceof Error ? error.message : String(error);
-    this.#fail({ type: 'ClientError', message: `servebench could not process the stream: ${reason}`, bodyExcerpt: null }, atNs);
+    this.#fail(
+      { type: 'ClientError', message: `servebench could not process the stream: ${reason}`, bodyExcerpt: null },
+      atNs,
+    );
   }
 
   #fail(failure: ChunkFailure, atNs: bigint, stop = true): void {
-    const result = this.#attempt.fail({ type: failure.type, message: failure.message, bodyExcerpt: failure.bodyExcerpt, httpStatus: this.#attempt.httpStatus }, atNs);
+    const result = this.#attempt.fail(
+      {
+        type: failure.type,
+        message: failure.message,
+        bodyExcerpt: failure.bodyExcerpt,
+        httpStatus: this.#attempt.httpStatus,
+      },
+      atNs,
+    );
     this.#finish(this.#settledWith(result), stop);
   }
 
@@ -262,12 +296,31 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   #httpError(): ExchangeEnd {
     const status = this.#attempt.httpStatus ?? 0;
-    const failure = { type: 'HTTPError', message: httpErrorMessage(status), httpStatus: status, bodyExcerpt: excerptText(this.#excerpt, this.#encoding) };
-    return { kind: 'settled', result: this.#attempt.fail(failure), retryable: isRetryableFailure(failure, 'body'), retryAfterS: this.#retryAfterS };
+    const failure = {
+      type: 'HTTPError',
+      message: httpErrorMessage(status),
+      httpStatus: status,
+      bodyExcerpt: excerptText(this.#excerpt, this.#encoding),
+    };
+    return {
+      kind: 'settled',
+      result: this.#attempt.fail(failure),
+      retryable: isRetryableFailure(failure, 'body'),
+      retryAfterS: this.#retryAfterS,
+    };
   }
 
   #noResponse(error: unknown, failedNs: bigint): ExchangeEnd {
-    return { kind: 'no-response', error, evidence: { requestsOnSocket: this.#requestsOnSocket, writtenNs: this.#writtenNs, failedNs, informational: this.#informational } };
+    return {
+      kind: 'no-response',
+      error,
+      evidence: {
+        requestsOnSocket: this.#requestsOnSocket,
+        writtenNs: this.#writtenNs,
+        failedNs,
+        informational: this.#informational,
+      },
+    };
   }
 
   #settledWith(result: RequestResult): ExchangeEnd {
@@ -334,7 +387,13 @@ function decodeCompressed(bytes: Buffer, encoding: string): string {
   try {
     if (encoding === 'gzip' || encoding === 'x-gzip') return new TextDecoder().decode(gunzipSync(bytes, options));
     if (encoding === 'deflate') return new TextDecoder().decode(inflateSync(bytes, options));
-    if (encoding === 'br') return new TextDecoder().decode(brotliDecompressSync(bytes, { maxOutputLength: ERROR_BODY_READ_BYTES, finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH }));
+    if (encoding === 'br')
+      return new TextDecoder().decode(
+        brotliDecompressSync(bytes, {
+          maxOutputLength: ERROR_BODY_READ_BYTES,
+          finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH,
+        }),
+      );
   } catch {
     // fall through
   }

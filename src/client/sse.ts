@@ -58,7 +58,11 @@ export class SseLineTooLongError extends Error {
     readonly limitBytes: number,
     readonly what: 'line' | 'event' = 'line',
   ) {
-    super(what === 'line' ? `SSE line exceeds the ${limitBytes}-byte limit` : `SSE event data exceeds the ${limitBytes}-byte limit`);
+    super(
+      what === 'line'
+        ? `SSE line exceeds the ${limitBytes}-byte limit`
+        : `SSE event data exceeds the ${limitBytes}-byte limit`,
+    );
     this.name = 'SseLineTooLongError';
   }
 }
@@ -242,7 +246,11 @@ export class SseParser {
     if (lines.length > 0) {
       // Equivalent to WHATWG's "append value + LF, then drop the final LF"; a single line needs no copy.
       const data = lines.length === 1 ? (lines[0] as string) : lines.join('\n');
-      const event: SseEvent = { type: this.#eventType === '' ? 'message' : this.#eventType, data, lastEventId: this.#lastEventId };
+      const event: SseEvent = {
+        type: this.#eventType === '' ? 'message' : this.#eventType,
+        data,
+        lastEventId: this.#lastEventId,
+      };
       out.push(this.#dataInvalid ? { ...event, invalidUtf8: true } : event);
       this.#dataLines = [];
     }

@@ -116,7 +116,8 @@ export async function streamChatCompletion(req: StreamRequest): Promise<RequestR
   for (let number = 1; ; number++) {
     const outcome = await attemptOnce(req, earlier);
     const result = outcome.result;
-    const again = !result.ok && result.error !== null && outcome.retryable && number <= retries && req.signal?.aborted !== true;
+    const again =
+      !result.ok && result.error !== null && outcome.retryable && number <= retries && req.signal?.aborted !== true;
     const waitS = again ? retryWaitS(outcome.retryAfterS, number, req.retry?.maxWaitS ?? 0) : 0;
     // Waiting is cut short by cancellation; the request then ends with this attempt's failure.
     if (!again || !(await waitUnlessAborted(waitS, req.signal))) {
@@ -125,7 +126,14 @@ export async function streamChatCompletion(req: StreamRequest): Promise<RequestR
       if (resent > 0) result.connectionRetries = resent;
       return result;
     }
-    earlier.push({ attempt: earlier.length + 1, kind: 'retry', startOffsetMs: result.startOffsetMs, error: result.error as NonNullable<RequestResult['error']>, retryAfterS: outcome.retryAfterS, waitS });
+    earlier.push({
+      attempt: earlier.length + 1,
+      kind: 'retry',
+      startOffsetMs: result.startOffsetMs,
+      error: result.error as NonNullable<RequestResult['error']>,
+      retryAfterS: outcome.retryAfterS,
+      waitS,
+    });
   }
 }
 
@@ -152,10 +160,13 @@ function waitUnlessAborted(seconds: number, signal: AbortSignal | undefined): Pr
   if (signal?.aborted === true) return Promise.resolve(false);
   return new Promise((resolve) => {
     let unsubscribe = noop;
-    const timer = setTimeout(() => {
-      unsubscribe();
-      resolve(true);
-    }, Math.round(seconds * 1000));
+    const timer = setTimeout(
+      () => {
+        unsubscribe();
+        resolve(true);
+      },
+      Math.round(seconds * 1000),
+    );
     if (signal !== undefined) {
       unsubscribe = subscribeAbort(signal, () => {
         clearTimeout(timer);
@@ -177,10 +188,13 @@ async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promi
   let timer: NodeJS.Timeout | undefined;
   const deadline = req.requestTimeoutS;
   if (deadline !== null && deadline !== undefined && deadline > 0) {
-    timer = setTimeout(() => {
-      stop.deadlineS = deadline;
-      local.abort();
-    }, Math.max(1, Math.round(deadline * 1000)));
+    timer = setTimeout(
+      () => {
+        stop.deadlineS = deadline;
+        local.abort();
+      },
+      Math.max(1, Math.round(deadline * 1000)),
+    );
   }
   try {
     return await run(req, local.signal, stop, earlier);
@@ -191,7 +205,12 @@ async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promi
 }
 
 /** One `--retries` attempt, with its transparent resend if its socket was stale (recorded in `earlier`). */
-async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason, earlier: RequestAttempt[]): Promise<Outcome> {
+async function run(
+  req: StreamRequest,
+  signal: AbortSignal,
+  stop: StopReason,
+  earlier: RequestAttempt[],
+): Promise<Outcome> {
   const attempt = new Attempt(req, stop);
   const done = (result: RequestResult): Outcome => ({ result, retryable: false, retryAfterS: null });
   let target: { origin: string; path: string };
@@ -199,7 +218,14 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason, ea
     const url = new URL(req.url);
     target = { origin: url.origin, path: url.pathname + url.search };
   } catch {
-    return done(attempt.fail({ type: 'ValueError', message: 'unknown url type: the request URL is not absolute', httpStatus: null, bodyExcerpt: null }));
+    return done(
+      attempt.fail({
+        type: 'ValueError',
+        message: 'unknown url type: the request URL is not absolute',
+        httpStatus: null,
+        bodyExcerpt: null,
+      }),
+    );
   }
   if (signal.aborted) return done(attempt.stopped());
   const timeoutMs = Math.max(1, Math.round(req.idleTimeoutS * 1000));
@@ -215,7 +241,10 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason, ea
     const unsubscribe = subscribeAbort(signal, () => handler.abort());
     try {
       // Timeouts as dispatch options: undici enforces them per request (spec §8 item 14).
-      req.dispatcher.dispatch({ ...target, method: 'POST', headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, handler);
+      req.dispatcher.dispatch(
+        { ...target, method: 'POST', headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+        handler,
+      );
     } catch (error) {
       handler.notSent(error);
     }
@@ -232,7 +261,11 @@ async function run(req: StreamRequest, signal: AbortSignal, stop: StopReason, ea
       attempt.resend();
       continue;
     }
-    return { result: attempt.fail(failure), retryable: isRetryableFailure(failure, 'before-response'), retryAfterS: null };
+    return {
+      result: attempt.fail(failure),
+      retryable: isRetryableFailure(failure, 'before-response'),
+      retryAfterS: null,
+    };
   }
 }
 

@@ -83,7 +83,9 @@ export async function getJson(
   maxBytes: number = MAX_JSON_BYTES,
   signal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  return withOwnSignal(signal, (own) => requestJson(dispatcher, 'GET', url, withHeaderDefaults(headers, PROBE_DEFAULTS), null, timeoutS, maxBytes, own));
+  return withOwnSignal(signal, (own) =>
+    requestJson(dispatcher, 'GET', url, withHeaderDefaults(headers, PROBE_DEFAULTS), null, timeoutS, maxBytes, own),
+  );
 }
 
 /**
@@ -102,14 +104,28 @@ export async function postJson(
   maxBytes: number = MAX_JSON_BYTES,
   signal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  return withOwnSignal(signal, (own) => requestJson(dispatcher, 'POST', url, withHeaderDefaults(headers, PROBE_POST_DEFAULTS), JSON.stringify(body), timeoutS, maxBytes, own));
+  return withOwnSignal(signal, (own) =>
+    requestJson(
+      dispatcher,
+      'POST',
+      url,
+      withHeaderDefaults(headers, PROBE_POST_DEFAULTS),
+      JSON.stringify(body),
+      timeoutS,
+      maxBytes,
+      own,
+    ),
+  );
 }
 
 /**
  * Runs `request` under a signal of its own, fed by one shared listener on the caller's signal
  * (abort.ts): a thousand concurrent warm-up requests add no thousand listeners to it.
  */
-async function withOwnSignal(signal: AbortSignal | undefined, request: (own: AbortSignal | undefined) => Promise<JsonAnswer>): Promise<JsonAnswer> {
+async function withOwnSignal(
+  signal: AbortSignal | undefined,
+  request: (own: AbortSignal | undefined) => Promise<JsonAnswer>,
+): Promise<JsonAnswer> {
   if (signal === undefined) return request(undefined);
   const own = new AbortController();
   const release = subscribeAbort(signal, () => own.abort());
@@ -135,22 +151,45 @@ async function requestJson(
   const fail = (failure: ClientFailure): JsonAnswer => {
     const message = redact(failure.message);
     const excerpt = failure.bodyExcerpt === null ? null : bounded(redact(failure.bodyExcerpt), EXCERPT_CHARS);
-    const error: RequestError = { type: failure.type, message, httpStatus: failure.httpStatus, bodyExcerpt: excerpt, atS: Number(process.hrtime.bigint() - t0) / 1e9 };
-    return { ok: false, problem: failure.type === 'HTTPError' || failure.type === 'URLError' ? message : `${failure.type}: ${message}`, error };
+    const error: RequestError = {
+      type: failure.type,
+      message,
+      httpStatus: failure.httpStatus,
+      bodyExcerpt: excerpt,
+      atS: Number(process.hrtime.bigint() - t0) / 1e9,
+    };
+    return {
+      ok: false,
+      problem: failure.type === 'HTTPError' || failure.type === 'URLError' ? message : `${failure.type}: ${message}`,
+      error,
+    };
   };
   let target: { origin: string; path: string };
   try {
     const parsed = new URL(url);
     target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
   } catch {
-    return fail({ type: 'ValueError', message: 'unknown url type: the URL is not absolute', httpStatus: null, bodyExcerpt: null });
+    return fail({
+      type: 'ValueError',
+      message: 'unknown url type: the URL is not absolute',
+      httpStatus: null,
+      bodyExcerpt: null,
+    });
   }
   const timeoutMs = toMs(timeoutS);
   let response: Dispatcher.ResponseData;
   for (let retried = false; ; retried = true) {
     const sentAt = process.hrtime.bigint();
     try {
-      response = await dispatcher.request({ ...target, method, headers, ...(body === null ? {} : { body }), ...(signal === undefined ? {} : { signal }), headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      response = await dispatcher.request({
+        ...target,
+        method,
+        headers,
+        ...(body === null ? {} : { body }),
+        ...(signal === undefined ? {} : { signal }),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       break;
     } catch (error) {
       const failure = mapTransportError(error, 'before-response', null);
@@ -162,19 +201,35 @@ async function requestJson(
   const encoding = contentEncoding(response.headers);
   if (encoding !== null && status >= 200 && status <= 299) {
     if (!response.body.destroyed) response.body.destroy();
-    return fail({ type: 'ContentEncodingError', message: `response from ${target.path} is ${encoding}-encoded although identity was requested`, httpStatus: status, bodyExcerpt: null });
+    return fail({
+      type: 'ContentEncodingError',
+      message: `response from ${target.path} is ${encoding}-encoded although identity was requested`,
+      httpStatus: status,
+      bodyExcerpt: null,
+    });
   }
   const read = await readBounded(response.body, maxBytes);
   if (status < 200 || status > 299) {
     return fail({ type: 'HTTPError', message: httpErrorMessage(status), httpStatus: status, bodyExcerpt: read.text });
   }
   if (read.error !== null) return fail(mapTransportError(read.error, 'body', status));
-  if (read.truncated) return fail({ type: 'BodyTooLarge', message: `response body exceeds ${maxBytes} bytes`, httpStatus: status, bodyExcerpt: null });
+  if (read.truncated)
+    return fail({
+      type: 'BodyTooLarge',
+      message: `response body exceeds ${maxBytes} bytes`,
+      httpStatus: status,
+      bodyExcerpt: null,
+    });
   try {
     return { ok: true, status, value: JSON.parse(read.text ?? '') as unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return fail({ type: 'JSONDecodeError', message: `invalid JSON from ${target.path}: ${bounded(reason, 512)}`, httpStatus: status, bodyExcerpt: read.text });
+    return fail({
+      type: 'JSONDecodeError',
+      message: `invalid JSON from ${target.path}: ${bounded(reason, 512)}`,
+      httpStatus: status,
+      bodyExcerpt: read.text,
+    });
   }
 }
 
@@ -189,11 +244,17 @@ const PROBE_RESEND_WINDOW_S = 0.25;
  * rule of stale-connection.ts.
  */
 function probeMayResend(failure: ClientFailure, elapsedS: number): boolean {
-  return (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') && elapsedS < PROBE_RESEND_WINDOW_S;
+  return (
+    (failure.type === 'RemoteDisconnected' || failure.type === 'ConnectionResetError') &&
+    elapsedS < PROBE_RESEND_WINDOW_S
+  );
 }
 
 /** Reads up to `maxBytes` of a body; more makes it `truncated` (and the rest is not read). */
-async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<{ text: string | null; truncated: boolean; error: unknown }> {
+async function readBounded(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+): Promise<{ text: string | null; truncated: boolean; error: unknown }> {
   const parts: Uint8Array[] = [];
   let total = 0;
   let truncated = false;
@@ -221,7 +282,10 @@ async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: numb
  * `headers` plus each of `defaults` whose name the caller did not set (names compared without
  * case, as HTTP does). The caller's headers are never changed or dropped.
  */
-export function withHeaderDefaults(headers: Readonly<Record<string, string>>, defaults: Readonly<Record<string, string>>): Record<string, string> {
+export function withHeaderDefaults(
+  headers: Readonly<Record<string, string>>,
+  defaults: Readonly<Record<string, string>>,
+): Record<string, string> {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
   const out = { ...headers };
   for (const [name, value] of Object.entries(defaults)) if (!names.has(name)) out[name] = value;

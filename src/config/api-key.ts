@@ -14,7 +14,8 @@ export const MAX_API_KEY_FILE_BYTES = 64 * 1024;
 function checkKey(key: string, where: string): string {
   if (key === '') throw new UsageError(`${where} is empty`);
   // Control characters (a second line, NUL, …) would be rejected in a header or split it; say so without echoing the key.
-  if (/[\u0000-\u001f\u007f]/.test(key)) throw new UsageError(`${where} must hold the key on one line, without control characters`);
+  if (/[\u0000-\u001f\u007f]/.test(key))
+    throw new UsageError(`${where} must hold the key on one line, without control characters`);
   return key;
 }
 
@@ -37,8 +38,13 @@ export function readApiKeyFile(file: string): ApiKeyFromFile {
   } catch (error) {
     throw new InputFileError(file, (error as Error).message.replace(`--api-key-file ${file} `, ''));
   }
-  const readers = [(mode & 0o070) !== 0 ? 'its group' : null, (mode & 0o007) !== 0 ? 'everyone' : null].filter((who) => who !== null);
-  const warning = readers.length > 0 ? `--api-key-file ${file} is accessible to ${readers.join(' and ')} (mode ${mode.toString(8).padStart(3, '0')}); chmod 600 it` : null;
+  const readers = [(mode & 0o070) !== 0 ? 'its group' : null, (mode & 0o007) !== 0 ? 'everyone' : null].filter(
+    (who) => who !== null,
+  );
+  const warning =
+    readers.length > 0
+      ? `--api-key-file ${file} is accessible to ${readers.join(' and ')} (mode ${mode.toString(8).padStart(3, '0')}); chmod 600 it`
+      : null;
   return { key, warning };
 }
 
@@ -58,7 +64,10 @@ export function readApiKeyEnv(env: NodeJS.ProcessEnv, name: string): string {
  * The run's API key from whichever source the configuration names, with any warning to show.
  * @example const { key, warnings } = resolveApiKey({ apiKeyEnv: null, apiKeyFile: '/run/secrets/key' }, process.env);
  */
-export function resolveApiKey(config: { apiKeyEnv: string | null; apiKeyFile: string | null }, env: NodeJS.ProcessEnv): { key: string | null; warnings: string[] } {
+export function resolveApiKey(
+  config: { apiKeyEnv: string | null; apiKeyFile: string | null },
+  env: NodeJS.ProcessEnv,
+): { key: string | null; warnings: string[] } {
   if (config.apiKeyFile !== null) {
     const { key, warning } = readApiKeyFile(config.apiKeyFile);
     return { key, warnings: warning === null ? [] : [warning] };

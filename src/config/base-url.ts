@@ -17,11 +17,13 @@ export function checkBaseUrl(text: string, flag = '--base-url'): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${flag}: scheme must be http or https, got '${url.protocol.replace(/:$/, '')}'`);
   }
-  if (url.username !== '' || url.password !== '') throw new UsageError(`${flag}: credentials in the URL are not allowed (use --api-key-env)`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(`${flag}: credentials in the URL are not allowed (use --api-key-env)`);
   if (url.search !== '' || text.includes('?')) throw new UsageError(`${flag}: a query string is not allowed`);
   if (url.hash !== '' || text.includes('#')) throw new UsageError(`${flag}: a fragment is not allowed`);
   if (url.hostname === '') throw new UsageError(`${flag}: the URL has no host`);
-  if (url.hostname.toLowerCase() === 'localhost') throw new UsageError(`${flag}: host 'localhost' is ambiguous; use 127.0.0.1`);
+  if (url.hostname.toLowerCase() === 'localhost')
+    throw new UsageError(`${flag}: host 'localhost' is ambiguous; use 127.0.0.1`);
   return text;
 }
 

@@ -54,7 +54,10 @@ export function loadManifestTier(file: string, tierName: string): ManifestTier {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.map(String).join('.') ?? '';
-    throw new InputFileError(file, `tier '${tierName}': ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid'}`);
+    throw new InputFileError(
+      file,
+      `tier '${tierName}': ${path === '' ? '' : `${path}: `}${issue?.message ?? 'invalid'}`,
+    );
   }
   const tier = parsed.data;
   if (tier.port === undefined && tier.base_url === undefined) {

@@ -119,14 +119,27 @@ export interface OutputConfig {
 /** The load model: closed loop (reference) or open loop (rate or trace). */
 export type LoadConfig =
   | { kind: 'closed'; concurrency: number; rampS: number; durationS: number | null }
-  | { kind: 'open'; rate: number; arrival: ArrivalProcess; burstiness: number; maxConcurrency: number | null; rampS: number; durationS: number | null }
+  | {
+      kind: 'open';
+      rate: number;
+      arrival: ArrivalProcess;
+      burstiness: number;
+      maxConcurrency: number | null;
+      rampS: number;
+      durationS: number | null;
+    }
   | { kind: 'trace'; file: string; maxConcurrency: number | null };
 
 /** The largest prompt volume a run may plan, in tokens (spec §1.5): n × planned ≤ 2^26. */
 export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
 
 /** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
-export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.ProcessEnv, cwd: string, given: ReadonlySet<string> = new Set()): RunConfig {
+export function resolveRunConfig(
+  values: Record<string, FlagValue>,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  given: ReadonlySet<string> = new Set(),
+): RunConfig {
   const str = (name: string): string | null => {
     const value = values[name];
     return typeof value === 'string' ? value : null;
@@ -144,7 +157,8 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   const tier = str('tier');
   let sourceRecipe: string | null = null;
   if (manifest !== null && tier === null) throw new UsageError('--manifest needs --tier');
-  if (tier !== null && manifest === null) throw new UsageError('--tier needs --manifest (servebench has no bundled manifest)');
+  if (tier !== null && manifest === null)
+    throw new UsageError('--tier needs --manifest (servebench has no bundled manifest)');
   if (manifest !== null && tier !== null) {
     const entry = loadManifestTier(resolve(cwd, manifest), tier);
     baseUrl ??= entry.baseUrl;
@@ -156,12 +170,15 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   if (baseUrl !== null) checkBaseUrl(baseUrl);
   const simConfig = str('sim-config');
   if (simConfig !== null && baseUrl !== null) {
-    throw new UsageError(`--sim-config configures the built-in simulator only; it does not apply with ${str('base-url') !== null ? '--base-url' : `the --manifest tier's base URL`}`);
+    throw new UsageError(
+      `--sim-config configures the built-in simulator only; it does not apply with ${str('base-url') !== null ? '--base-url' : `the --manifest tier's base URL`}`,
+    );
   }
 
   const apiKeyEnv = str('api-key-env');
   const apiKeyFileFlag = str('api-key-file');
-  if (apiKeyEnv !== null && apiKeyFileFlag !== null) throw new UsageError('--api-key-env and --api-key-file are two sources of one key; choose one');
+  if (apiKeyEnv !== null && apiKeyFileFlag !== null)
+    throw new UsageError('--api-key-env and --api-key-file are two sources of one key; choose one');
   // Checked now (before any request); the key is read again when the run starts and never kept here.
   if (apiKeyEnv !== null) readApiKeyEnv(env, apiKeyEnv);
   const apiKeyFile = apiKeyFileFlag === null ? null : resolve(cwd, apiKeyFileFlag);
@@ -177,23 +194,30 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   const margin = int('margin');
   const maxModelLen = int('max-model-len');
   if (maxModelLen !== 0 && maxModelLen <= maxTokens + margin) {
-    throw new UsageError(`--max-model-len ${maxModelLen} must exceed --max-tokens plus --margin (${maxTokens + margin})`);
+    throw new UsageError(
+      `--max-model-len ${maxModelLen} must exceed --max-tokens plus --margin (${maxTokens + margin})`,
+    );
   }
   const ctxTokens = int('ctx-tokens');
   if (ctxTokens > 0 && ctxTokens < 32) throw new UsageError('--ctx-tokens must be 0 (sampled) or at least 32');
   const burst = int('burst');
   const bucketsText = str('context-buckets');
-  if (bucketsText !== null && ctxTokens > 0) throw new UsageError('--context-buckets samples the plan; it cannot be combined with --ctx-tokens');
+  if (bucketsText !== null && ctxTokens > 0)
+    throw new UsageError('--context-buckets samples the plan; it cannot be combined with --ctx-tokens');
   const contextBuckets = bucketsText === null ? null : parseContextBuckets(bucketsText, (p) => resolve(cwd, p));
   const dataset = str('dataset');
   if (dataset !== null && (ctxTokens > 0 || bucketsText !== null)) {
-    throw new UsageError('--dataset brings its own prompts; it cannot be combined with --ctx-tokens or --context-buckets');
+    throw new UsageError(
+      '--dataset brings its own prompts; it cannot be combined with --ctx-tokens or --context-buckets',
+    );
   }
   const minTokens = int('min-tokens');
   if (minTokens > maxTokens) throw new UsageError(`--min-tokens ${minTokens} exceeds --max-tokens ${maxTokens}`);
   const load = resolveLoad(values, str, cwd, burst, given);
   if (load.kind === 'trace' && (dataset !== null || ctxTokens > 0 || bucketsText !== null)) {
-    throw new UsageError('--trace brings its own context sizes; it cannot be combined with --dataset, --ctx-tokens or --context-buckets');
+    throw new UsageError(
+      '--trace brings its own context sizes; it cannot be combined with --dataset, --ctx-tokens or --context-buckets',
+    );
   }
   const requestsGiven = given.has('requests') || burst > 0;
   const tokenizer = str('tokenizer') ?? 'server';
@@ -205,7 +229,19 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null });
   const concurrency = burst > 0 ? burst : int('concurrency');
   return {
-    target: { baseUrl, model, apiKeyEnv, apiKeyFile, engine, gpu, tier, manifest, sourceRecipe, maxModelLen, simConfig: simConfigPath },
+    target: {
+      baseUrl,
+      model,
+      apiKeyEnv,
+      apiKeyFile,
+      engine,
+      gpu,
+      tier,
+      manifest,
+      sourceRecipe,
+      maxModelLen,
+      simConfig: simConfigPath,
+    },
     load: {
       ...load,
       requests: burst > 0 ? burst : int('requests'),
@@ -246,17 +282,25 @@ export function resolveRunConfig(values: Record<string, FlagValue>, env: NodeJS.
   };
 }
 
-function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => string | null, cwd: string, burst: number, given: ReadonlySet<string>): LoadConfig {
+function resolveLoad(
+  values: Record<string, FlagValue>,
+  str: (name: string) => string | null,
+  cwd: string,
+  burst: number,
+  given: ReadonlySet<string>,
+): LoadConfig {
   const rate = typeof values['rate'] === 'number' ? values['rate'] : null;
   const trace = str('trace');
   refuseIgnoredLoadFlags(given, rate !== null ? '--rate' : trace !== null ? '--trace' : null, str('arrival'));
   const durationS = typeof values['duration'] === 'number' ? values['duration'] : null;
   const maxConcurrency = typeof values['max-concurrency'] === 'number' ? values['max-concurrency'] : null;
   const rampS = typeof values['ramp'] === 'number' ? values['ramp'] : 0;
-  if (burst > 0 && (rate !== null || trace !== null)) throw new UsageError('--burst is a closed-loop mode; it cannot be combined with --rate or --trace');
+  if (burst > 0 && (rate !== null || trace !== null))
+    throw new UsageError('--burst is a closed-loop mode; it cannot be combined with --rate or --trace');
   if (rate !== null && trace !== null) throw new UsageError('--rate and --trace are two open-loop sources; choose one');
   if (trace !== null) {
-    if (durationS !== null || rampS > 0) throw new UsageError('--trace sets its own timing; --duration and --ramp do not apply');
+    if (durationS !== null || rampS > 0)
+      throw new UsageError('--trace sets its own timing; --duration and --ramp do not apply');
     return { kind: 'trace', file: resolve(cwd, trace), maxConcurrency };
   }
   if (rate !== null) {
@@ -270,7 +314,8 @@ function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => s
       durationS,
     };
   }
-  if (maxConcurrency !== null) throw new UsageError('--max-concurrency caps an open loop; with a closed loop use --concurrency');
+  if (maxConcurrency !== null)
+    throw new UsageError('--max-concurrency caps an open loop; with a closed loop use --concurrency');
   return { kind: 'closed', concurrency: burst > 0 ? burst : (values['concurrency'] as number), rampS, durationS };
 }
 
@@ -278,15 +323,25 @@ function resolveLoad(values: Record<string, FlagValue>, str: (name: string) => s
  * Flags the chosen load model would silently ignore (`given`: the flags actually typed). A run
  * that is not what was asked for must not start.
  */
-function refuseIgnoredLoadFlags(given: ReadonlySet<string>, open: '--rate' | '--trace' | null, arrival: string | null): void {
+function refuseIgnoredLoadFlags(
+  given: ReadonlySet<string>,
+  open: '--rate' | '--trace' | null,
+  arrival: string | null,
+): void {
   if (open !== null && given.has('concurrency')) {
-    throw new UsageError(`--concurrency sets a closed loop's workers; with ${open} use --max-concurrency N to cap the requests in flight`);
+    throw new UsageError(
+      `--concurrency sets a closed loop's workers; with ${open} use --max-concurrency N to cap the requests in flight`,
+    );
   }
   if (open !== '--rate' && (given.has('arrival') || given.has('burstiness'))) {
-    throw new UsageError(`--${given.has('arrival') ? 'arrival' : 'burstiness'} shapes open-loop arrivals; it needs --rate`);
+    throw new UsageError(
+      `--${given.has('arrival') ? 'arrival' : 'burstiness'} shapes open-loop arrivals; it needs --rate`,
+    );
   }
-  if (given.has('burstiness') && arrival !== 'gamma') throw new UsageError('--burstiness is the shape of gamma arrivals; it needs --arrival gamma');
-  if (open === '--trace' && given.has('requests')) throw new UsageError('--requests does not apply to --trace: every line of the trace is one request');
+  if (given.has('burstiness') && arrival !== 'gamma')
+    throw new UsageError('--burstiness is the shape of gamma arrivals; it needs --arrival gamma');
+  if (open === '--trace' && given.has('requests'))
+    throw new UsageError('--requests does not apply to --trace: every line of the trace is one request');
 }
 
 /** `--warmup 10` (requests) or `--warmup 5s` (seconds). */

@@ -74,13 +74,22 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
  * default, beside the default result, named once the run id is known.
  * @throws UsageError naming the flag(s) and the path.
  */
-export function checkRunFiles(config: RunConfig, cwd: string, report: string | null, contextBuckets: string | null, moreInputs: readonly ReadInput[] = []): { journal: string | null } {
+export function checkRunFiles(
+  config: RunConfig,
+  cwd: string,
+  report: string | null,
+  contextBuckets: string | null,
+  moreInputs: readonly ReadInput[] = [],
+): { journal: string | null } {
   const targets: WriteTarget[] = [];
   if (config.output.result !== null) targets.push({ flag: '--output', path: config.output.result, mode: 'replace' });
   else checkCreatableDirectory(`the default output directory ${defaultResultsDir(cwd)}`, defaultResultsDir(cwd));
   if (config.output.journal !== null) targets.push({ flag: '--journal', path: config.output.journal, mode: 'create' });
-  const journal = config.output.journal ?? (config.output.result === null ? null : freshJournalBeside(config.output.result, report === null ? [] : [report]));
-  if (config.output.journal === null && journal !== null) targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });
+  const journal =
+    config.output.journal ??
+    (config.output.result === null ? null : freshJournalBeside(config.output.result, report === null ? [] : [report]));
+  if (config.output.journal === null && journal !== null)
+    targets.push({ flag: 'the journal beside --output', path: journal, mode: 'create' });
   if (report !== null) targets.push({ flag: '--report', path: report, mode: 'replace' });
   checkWriteTargets(targets, [...runInputs(config, cwd, contextBuckets), ...moreInputs]);
   return { journal };

@@ -31,7 +31,11 @@ export interface CalibrationSummary {
 }
 
 /** Summarises planned versus server-counted prompt tokens over completed rows. */
-export function summarizeCalibration(rows: readonly Pick<TimingRow, 'request_index' | 'planned_context_tokens' | 'prompt_tokens'>[], method: string, enforced: boolean): CalibrationSummary {
+export function summarizeCalibration(
+  rows: readonly Pick<TimingRow, 'request_index' | 'planned_context_tokens' | 'prompt_tokens'>[],
+  method: string,
+  enforced: boolean,
+): CalibrationSummary {
   let checked = 0;
   let sum = 0;
   let sumAbs = 0;

@@ -41,69 +41,217 @@ const genS = (x: RowInput): number => x.e2eS - x.tfoS;
 
 /** Per-request `request_timings[]` fields, keyed by their result-file name. */
 export const ROW_FIELDS: { readonly [K in keyof TimingRow]: Definition<TimingRow[K], RowInput> } = {
-  request_index: def({ unit: 'index', serialized: 'int', nullable: false, derived: false, extension: false,
-    definition: 'Submission index of the request, 0..n−1.', derive: (x) => x.requestIndex }),
-  planned_context_tokens: def({ unit: 'tokens', serialized: 'int', nullable: false, derived: false, extension: false,
-    definition: 'Planned (clamped) context size the prompt was built for.', derive: (x) => x.plannedContextTokens }),
-  prompt_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: false,
+  request_index: def({
+    unit: 'index',
+    serialized: 'int',
+    nullable: false,
+    derived: false,
+    extension: false,
+    definition: 'Submission index of the request, 0..n−1.',
+    derive: (x) => x.requestIndex,
+  }),
+  planned_context_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: false,
+    derived: false,
+    extension: false,
+    definition: 'Planned (clamped) context size the prompt was built for.',
+    derive: (x) => x.plannedContextTokens,
+  }),
+  prompt_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: false,
+    extension: false,
     definition: 'usage.prompt_tokens reported by the server; null when absent or not a non-negative integer.',
-    derive: (x) => x.promptTokens }),
-  output_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: false,
+    derive: (x) => x.promptTokens,
+  }),
+  output_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: false,
+    extension: false,
     definition: 'usage.completion_tokens when the server reported a valid count; null otherwise.',
-    derive: (x) => x.exactOutputTokens }),
-  output_token_source: def({ unit: '-', serialized: 'str', nullable: false, derived: false, extension: false,
+    derive: (x) => x.exactOutputTokens,
+  }),
+  output_token_source: def({
+    unit: '-',
+    serialized: 'str',
+    nullable: false,
+    derived: false,
+    extension: false,
     definition: '`usage` if the server counted the output, `content_chunks` if we fell back to counting chunks.',
-    derive: (x) => x.source }),
-  time_to_first_output_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
+    derive: (x) => x.source,
+  }),
+  time_to_first_output_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: true,
+    extension: false,
     definition: 'Request start to the first non-empty reasoning or content delta (TTFO).',
-    derive: (x) => x.tfoS * 1000.0 }),
-  ttft_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
-    definition: 'Request start to the first non-empty visible content delta (TTFT).', derive: (x) => x.ttftS * 1000.0 }),
-  generation_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
-    definition: 'E2E minus TTFO: reasoning plus visible generation time.', derive: (x) => genS(x) * 1000.0 }),
-  visible_generation_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
-    definition: 'E2E minus TTFT: time spent streaming visible content.', derive: (x) => (x.e2eS - x.ttftS) * 1000.0 }),
-  e2e_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: true, extension: false,
-    definition: 'Request start to end of stream. Includes the server\'s queueing; connection set-up and waits inside the client only with `--cold-connections` (by default the clock starts when the request is written to an open socket).', derive: (x) => x.e2eS * 1000.0 }),
-  effective_prefill_tok_s: def({ unit: 'tok/s', serialized: 'float', nullable: true, derived: true, extension: false,
-    definition: 'Prompt tokens divided by TTFO in seconds (includes queueing); null without a prompt count or TTFO = 0.',
-    derive: (x) => (x.promptTokens !== null && x.tfoS > 0 ? x.promptTokens / x.tfoS : null) }),
-  decode_tok_s: def({ unit: 'tok/s', serialized: 'float', nullable: true, derived: true, extension: false,
-    definition: 'Completion tokens after the first (reasoning included) divided by generation seconds; null if ≤ 1 token.',
+    derive: (x) => x.tfoS * 1000.0,
+  }),
+  ttft_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'Request start to the first non-empty visible content delta (TTFT).',
+    derive: (x) => x.ttftS * 1000.0,
+  }),
+  generation_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'E2E minus TTFO: reasoning plus visible generation time.',
+    derive: (x) => genS(x) * 1000.0,
+  }),
+  visible_generation_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'E2E minus TTFT: time spent streaming visible content.',
+    derive: (x) => (x.e2eS - x.ttftS) * 1000.0,
+  }),
+  e2e_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition:
+      "Request start to end of stream. Includes the server's queueing; connection set-up and waits inside the client only with `--cold-connections` (by default the clock starts when the request is written to an open socket).",
+    derive: (x) => x.e2eS * 1000.0,
+  }),
+  effective_prefill_tok_s: def({
+    unit: 'tok/s',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
+    definition:
+      'Prompt tokens divided by TTFO in seconds (includes queueing); null without a prompt count or TTFO = 0.',
+    derive: (x) => (x.promptTokens !== null && x.tfoS > 0 ? x.promptTokens / x.tfoS : null),
+  }),
+  decode_tok_s: def({
+    unit: 'tok/s',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
+    definition:
+      'Completion tokens after the first (reasoning included) divided by generation seconds; null if ≤ 1 token.',
     derive: (x) => {
       const d = decodeTokens(x);
       const g = genS(x);
       return d !== null && d > 0 && g > 0 ? d / g : null;
-    } }),
-  mean_inter_token_latency_ms: def({ unit: 'ms', serialized: 'float', nullable: true, derived: true, extension: false,
+    },
+  }),
+  mean_inter_token_latency_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
     definition: 'Generation ms divided by completion tokens after the first; an average, not a token trace.',
     derive: (x) => {
       const d = decodeTokens(x);
       const g = genS(x);
       return d !== null && d > 0 && g > 0 ? (g * 1000.0) / d : null;
-    } }),
-  reasoning_chunks: def({ unit: 'count', serialized: 'int', nullable: false, derived: false, extension: false,
-    definition: 'Stream deltas carrying non-empty reasoning text.', derive: (x) => x.reasoningChunks }),
-  content_chunks: def({ unit: 'count', serialized: 'int', nullable: false, derived: false, extension: false,
-    definition: 'Stream deltas carrying non-empty visible content.', derive: (x) => x.contentChunks }),
-  start_offset_ms: def({ unit: 'ms', serialized: 'float', nullable: false, derived: false, extension: true,
-    definition: 'When the request started, relative to the run start.', derive: (x) => x.startOffsetMs }),
-  scheduled_offset_ms: def({ unit: 'ms', serialized: 'float', nullable: true, derived: false, extension: true,
-    definition: 'Open loop: when the request was due, relative to the run start (start minus this is the send lag); null in a closed loop.',
-    derive: (x) => x.scheduledOffsetMs }),
-  finish_reason: def({ unit: '-', serialized: 'str', nullable: true, derived: false, extension: true,
-    definition: 'Last non-null finish_reason the stream reported.', derive: (x) => x.finishReason }),
-  response_id: def({ unit: '-', serialized: 'str', nullable: true, derived: false, extension: true,
-    definition: 'The server response id of the stream.', derive: (x) => x.responseId }),
-  cached_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: true,
+    },
+  }),
+  reasoning_chunks: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: false,
+    extension: false,
+    definition: 'Stream deltas carrying non-empty reasoning text.',
+    derive: (x) => x.reasoningChunks,
+  }),
+  content_chunks: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: false,
+    extension: false,
+    definition: 'Stream deltas carrying non-empty visible content.',
+    derive: (x) => x.contentChunks,
+  }),
+  start_offset_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: false,
+    derived: false,
+    extension: true,
+    definition: 'When the request started, relative to the run start.',
+    derive: (x) => x.startOffsetMs,
+  }),
+  scheduled_offset_ms: def({
+    unit: 'ms',
+    serialized: 'float',
+    nullable: true,
+    derived: false,
+    extension: true,
+    definition:
+      'Open loop: when the request was due, relative to the run start (start minus this is the send lag); null in a closed loop.',
+    derive: (x) => x.scheduledOffsetMs,
+  }),
+  finish_reason: def({
+    unit: '-',
+    serialized: 'str',
+    nullable: true,
+    derived: false,
+    extension: true,
+    definition: 'Last non-null finish_reason the stream reported.',
+    derive: (x) => x.finishReason,
+  }),
+  response_id: def({
+    unit: '-',
+    serialized: 'str',
+    nullable: true,
+    derived: false,
+    extension: true,
+    definition: 'The server response id of the stream.',
+    derive: (x) => x.responseId,
+  }),
+  cached_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: false,
+    extension: true,
     definition: 'usage.prompt_tokens_details.cached_tokens: prompt tokens served from the prefix cache.',
-    derive: (x) => x.cachedTokens }),
-  reasoning_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: true,
+    derive: (x) => x.cachedTokens,
+  }),
+  reasoning_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: false,
+    extension: true,
     definition: 'usage.completion_tokens_details.reasoning_tokens: completion tokens spent reasoning.',
-    derive: (x) => x.reasoningTokens }),
-  expected_prompt_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: false, extension: true,
-    definition: 'Prompt tokens the sizing method (--tokenizer) expected the server to count; null for fixed-ratio sizing.',
-    derive: (x) => x.expectedPromptTokens }),
+    derive: (x) => x.reasoningTokens,
+  }),
+  expected_prompt_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: false,
+    extension: true,
+    definition:
+      'Prompt tokens the sizing method (--tokenizer) expected the server to count; null for fixed-ratio sizing.',
+    derive: (x) => x.expectedPromptTokens,
+  }),
 };
 
 /** Row keys holding numbers (the only ones a percentile can be taken of). */
@@ -149,7 +297,10 @@ function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number |
     if (n > 0) {
       const sample = present.subarray(0, n);
       if (plain) {
-        orderStatistics(sample, wanted.map((level) => nearestRankIndex(level, n))).forEach((v, i) => (values[i] = v));
+        orderStatistics(
+          sample,
+          wanted.map((level) => nearestRankIndex(level, n)),
+        ).forEach((v, i) => (values[i] = v));
       } else {
         const sorted = sortFloat64InPlace(sample);
         wanted.forEach((level, i) => (values[i] = percentileSorted(sorted, level)));
@@ -160,7 +311,10 @@ function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number |
   return levels.get(q) ?? null;
 }
 
-const pct = (field: NumericRowKey, q: number) => (x: RunInput): number | null => fieldPercentile(x, field, q);
+const pct =
+  (field: NumericRowKey, q: number) =>
+  (x: RunInput): number | null =>
+    fieldPercentile(x, field, q);
 
 function outputTokens(x: RunInput): number | null {
   // Σ out_toks only when every success was counted by the server; zero successes give 0.
@@ -184,70 +338,161 @@ function contentChunks(x: RunInput): number {
   return x.successes.reduce((sum, s) => sum + s.contentChunks, 0);
 }
 
-function pctDef(field: NumericRowKey, q: number, unit: string, definition: string): Definition<number | null, RunInput> {
-  return { unit, serialized: 'float', nullable: true, derived: true, extension: false, definition, derive: pct(field, q) };
+function pctDef(
+  field: NumericRowKey,
+  q: number,
+  unit: string,
+  definition: string,
+): Definition<number | null, RunInput> {
+  return {
+    unit,
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
+    definition,
+    derive: pct(field, q),
+  };
 }
 
 /** Run-level `metrics` keys (spec §4.3), in the result file's key order. */
 export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K], RunInput> } = {
-  content_chunks: def({ unit: 'count', serialized: 'int', nullable: false, derived: true, extension: false,
-    definition: 'Sum of content chunks over successful requests.', derive: contentChunks }),
-  content_chunks_s: def({ unit: 'chunks/s', serialized: 'float', nullable: true, derived: true, extension: false,
+  content_chunks: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'Sum of content chunks over successful requests.',
+    derive: contentChunks,
+  }),
+  content_chunks_s: def({
+    unit: 'chunks/s',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
     definition: 'Content chunks per wall-clock second; only when output_tokens is null (diagnostic fallback).',
-    derive: (x) => (outputTokens(x) === null && x.wallSeconds > 0 ? contentChunks(x) / x.wallSeconds : null) }),
+    derive: (x) => (outputTokens(x) === null && x.wallSeconds > 0 ? contentChunks(x) / x.wallSeconds : null),
+  }),
   decode_tok_s_p50: pctDef('decode_tok_s', 50, 'tok/s', 'Median of row decode_tok_s (nearest rank).'),
-  decode_tok_s_p95: pctDef('decode_tok_s', 95, 'tok/s', '95th percentile of row decode_tok_s — the fast tail of a rate.'),
+  decode_tok_s_p95: pctDef(
+    'decode_tok_s',
+    95,
+    'tok/s',
+    '95th percentile of row decode_tok_s — the fast tail of a rate.',
+  ),
   e2e_p50_ms: pctDef('e2e_ms', 50, 'ms', 'Median of row e2e_ms.'),
   e2e_p95_ms: pctDef('e2e_ms', 95, 'ms', '95th percentile of row e2e_ms.'),
   effective_prefill_tok_s_p50: pctDef('effective_prefill_tok_s', 50, 'tok/s', 'Median of row effective_prefill_tok_s.'),
-  effective_prefill_tok_s_p95: pctDef('effective_prefill_tok_s', 95, 'tok/s',
-    '95th percentile of row effective_prefill_tok_s — the optimistic tail.'),
+  effective_prefill_tok_s_p95: pctDef(
+    'effective_prefill_tok_s',
+    95,
+    'tok/s',
+    '95th percentile of row effective_prefill_tok_s — the optimistic tail.',
+  ),
   generation_p50_ms: pctDef('generation_ms', 50, 'ms', 'Median of row generation_ms.'),
   generation_p95_ms: pctDef('generation_ms', 95, 'ms', '95th percentile of row generation_ms.'),
   mean_inter_token_latency_ms_p50: pctDef('mean_inter_token_latency_ms', 50, 'ms', 'Median of row MITL.'),
   mean_inter_token_latency_ms_p95: pctDef('mean_inter_token_latency_ms', 95, 'ms', '95th percentile of row MITL.'),
-  output_token_sources: def({ unit: 'count', serialized: 'object', nullable: false, derived: true, extension: false,
+  output_token_sources: def({
+    unit: 'count',
+    serialized: 'object',
+    nullable: false,
+    derived: true,
+    extension: false,
     definition: 'Number of successful requests per output_token_source; {} when none succeeded.',
     derive: (x) => {
       const counts: Record<string, number> = {};
       for (const s of x.successes) counts[s.source] = (counts[s.source] ?? 0) + 1;
       return counts;
-    } }),
-  output_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: true, extension: false,
-    definition: 'Server-counted completion tokens summed over successes; null if any success lacked a count; 0 if none.',
-    derive: outputTokens }),
-  prefix_cache_hit_avg: def({ unit: 'ratio', serialized: 'float', nullable: true, derived: true, extension: false,
+    },
+  }),
+  output_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: true,
+    extension: false,
+    definition:
+      'Server-counted completion tokens summed over successes; null if any success lacked a count; 0 if none.',
+    derive: outputTokens,
+  }),
+  prefix_cache_hit_avg: def({
+    unit: 'ratio',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
     definition: 'Exact mean of cached_tokens / prompt_tokens over successes that report both; null if none do.',
     derive: (x) => {
       const ratios: number[] = [];
       for (const s of x.successes) if (s.cacheHitRatio !== null) ratios.push(s.cacheHitRatio);
       return ratios.length === 0 ? null : exactMean(ratios);
-    } }),
-  prompt_token_samples: def({ unit: 'count', serialized: 'int', nullable: false, derived: true, extension: false,
-    definition: 'Rows with a prompt token count.', derive: (x) => promptTokenTotal(x).samples }),
-  prompt_tokens: def({ unit: 'tokens', serialized: 'int', nullable: true, derived: true, extension: false,
+    },
+  }),
+  prompt_token_samples: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'Rows with a prompt token count.',
+    derive: (x) => promptTokenTotal(x).samples,
+  }),
+  prompt_tokens: def({
+    unit: 'tokens',
+    serialized: 'int',
+    nullable: true,
+    derived: true,
+    extension: false,
     definition: 'Sum of row prompt tokens; null when no row has one.',
     derive: (x) => {
       const { samples, sum } = promptTokenTotal(x);
       return samples === 0 ? null : sum;
-    } }),
+    },
+  }),
   prompt_tokens_p50: pctDef('prompt_tokens', 50, 'tokens', 'Median of row prompt tokens (written as a float).'),
-  prompt_tokens_p95: pctDef('prompt_tokens', 95, 'tokens', '95th percentile of row prompt tokens (written as a float).'),
-  reasoning_chunks: def({ unit: 'count', serialized: 'int', nullable: false, derived: true, extension: false,
+  prompt_tokens_p95: pctDef(
+    'prompt_tokens',
+    95,
+    'tokens',
+    '95th percentile of row prompt tokens (written as a float).',
+  ),
+  reasoning_chunks: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: true,
+    extension: false,
     definition: 'Sum of reasoning chunks over successful requests; > 0 labels the run capacity-v4-reasoning.',
-    derive: (x) => x.successes.reduce((sum, s) => sum + s.reasoningChunks, 0) }),
-  throughput_tok_s: def({ unit: 'tok/s', serialized: 'float', nullable: true, derived: true, extension: false,
+    derive: (x) => x.successes.reduce((sum, s) => sum + s.reasoningChunks, 0),
+  }),
+  throughput_tok_s: def({
+    unit: 'tok/s',
+    serialized: 'float',
+    nullable: true,
+    derived: true,
+    extension: false,
     definition: 'output_tokens divided by run wall seconds (includes ramp-up and drain); null without output_tokens.',
     derive: (x) => {
       const o = outputTokens(x);
       return o !== null && x.wallSeconds > 0 ? o / x.wallSeconds : null;
-    } }),
+    },
+  }),
   time_to_first_output_p50_ms: pctDef('time_to_first_output_ms', 50, 'ms', 'Median of row TTFO.'),
   time_to_first_output_p95_ms: pctDef('time_to_first_output_ms', 95, 'ms', '95th percentile of row TTFO.'),
   ttft_p50_ms: pctDef('ttft_ms', 50, 'ms', 'Median of row TTFT.'),
   ttft_p95_ms: pctDef('ttft_ms', 95, 'ms', '95th percentile of row TTFT.'),
-  ttft_samples: def({ unit: 'count', serialized: 'int', nullable: false, derived: true, extension: false,
-    definition: 'Number of rows in request_timings.', derive: (x) => x.rows.length }),
+  ttft_samples: def({
+    unit: 'count',
+    serialized: 'int',
+    nullable: false,
+    derived: true,
+    extension: false,
+    definition: 'Number of rows in request_timings.',
+    derive: (x) => x.rows.length,
+  }),
 };
 
 function markdownTable(entries: [string, Definition<unknown, never>][]): string {

@@ -64,7 +64,7 @@ function digitCounts(words: Uint32Array, n: number, level: number): Uint32Array 
     case 2:
       for (let i = 0; i < n; i++) {
         const lo = words[2 * i + LO]!;
-        counts[(words[2 * i + HI]! < 0x80000000 ? lo : ~lo) >>> 16 & 0xffff]!++;
+        counts[((words[2 * i + HI]! < 0x80000000 ? lo : ~lo) >>> 16) & 0xffff]!++;
       }
       break;
     default:
@@ -85,7 +85,7 @@ function digitAt(words: Uint32Array, i: number, level: number): number {
     case 1:
       return (negative ? ~hi : hi) & 0xffff;
     case 2:
-      return (negative ? ~words[2 * i + LO]! : words[2 * i + LO]!) >>> 16 & 0xffff;
+      return ((negative ? ~words[2 * i + LO]! : words[2 * i + LO]!) >>> 16) & 0xffff;
     default:
       return (negative ? ~words[2 * i + LO]! : words[2 * i + LO]!) & 0xffff;
   }
@@ -162,7 +162,13 @@ function checkRanks(ranks: readonly number[], n: number): void {
 export function orderStatistics(values: Float64Array, ranks: readonly number[]): number[] {
   checkRanks(ranks, values.length);
   const out: number[] = new Array<number>(ranks.length).fill(NaN);
-  if (ranks.length > 0) select(values, ranks.map((rank, slot) => ({ rank, slot })), 0, out);
+  if (ranks.length > 0)
+    select(
+      values,
+      ranks.map((rank, slot) => ({ rank, slot })),
+      0,
+      out,
+    );
   return out;
 }
 
@@ -238,7 +244,8 @@ const STREAM_RADIX = 1 << STREAM_BITS;
 const STREAM_SHIFT = 32 - STREAM_BITS;
 
 /** Top {@link STREAM_BITS} bits of the order-preserving key of a double's high word. */
-const streamDigitOfHigh = (hi: number): number => (hi < 0x80000000 ? (hi >>> STREAM_SHIFT) | (1 << (STREAM_BITS - 1)) : ~hi >>> STREAM_SHIFT);
+const streamDigitOfHigh = (hi: number): number =>
+  hi < 0x80000000 ? (hi >>> STREAM_SHIFT) | (1 << (STREAM_BITS - 1)) : ~hi >>> STREAM_SHIFT;
 
 /**
  * Exact nearest-rank statistics of a sample that is produced twice instead of stored: feed every
@@ -299,7 +306,10 @@ export class StreamingOrderStats {
   /** Between the passes: decides which top digits the second pass keeps. False when there are no samples. */
   plan(): boolean {
     if (this.#n === 0) return false;
-    const groups = locate(this.counts, levelRanks(this.#n).map((rank, slot) => ({ rank, slot })));
+    const groups = locate(
+      this.counts,
+      levelRanks(this.#n).map((rank, slot) => ({ rank, slot })),
+    );
     this.#keep = new Int32Array(STREAM_RADIX).fill(-1);
     for (const [d, group] of groups) {
       this.#keep[d] = this.#buffers.length;
@@ -333,7 +343,8 @@ export class StreamingOrderStats {
     if (this.#n === 0) return EMPTY_STATS;
     const collected = this.#fill.reduce((a, b) => a + b, 0);
     const expected = this.#buffers.reduce((a, b) => a + b.length, 0);
-    if (collected !== expected) throw new Error(`the second pass kept ${collected} values where the first pass counted ${expected}`);
+    if (collected !== expected)
+      throw new Error(`the second pass kept ${collected} values where the first pass counted ${expected}`);
     const out: number[] = new Array<number>(LEVELS.length).fill(NaN);
     // The kept values share their top 20 key bits; selection restarts from the top digit.
     this.#buffers.forEach((buffer, k) => select(buffer, this.#groups[k] ?? [], 0, out));

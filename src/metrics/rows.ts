@@ -6,7 +6,15 @@
 
 import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { ROW_FIELDS } from './definitions.js';
-import type { AttemptRecord, FailureRecord, OutputTokenSource, RowInput, SuccessFacts, TimingRow, WrittenRow } from './types.js';
+import type {
+  AttemptRecord,
+  FailureRecord,
+  OutputTokenSource,
+  RowInput,
+  SuccessFacts,
+  TimingRow,
+  WrittenRow,
+} from './types.js';
 
 /** Longest error message / body excerpt kept, in characters (code points, like Python slicing). */
 export const ERROR_MESSAGE_LIMIT = 2048;
@@ -185,7 +193,8 @@ export function attemptRecord(a: RequestAttempt): AttemptRecord {
     error_message: message.text,
     error_message_truncated: message.truncated,
     http_status: a.error.httpStatus,
-    error_body_excerpt: a.error.bodyExcerpt === null ? null : boundText(a.error.bodyExcerpt, ATTEMPT_EXCERPT_CHARS).text,
+    error_body_excerpt:
+      a.error.bodyExcerpt === null ? null : boundText(a.error.bodyExcerpt, ATTEMPT_EXCERPT_CHARS).text,
     error_at_ms: a.error.atS * 1000.0,
     retry_after_s: a.retryAfterS,
     wait_s: a.waitS,
@@ -226,14 +235,17 @@ export function buildFailure(r: RequestResult): FailureRecord {
   const error = r.error;
   const bounded = boundText(error !== null && error.message !== '' ? error.message : EMPTY_ERROR_MESSAGE);
   const at = error !== null && Number.isFinite(error.atS) ? error.atS * 1000.0 : null;
-  return withAttempts({
-    request_index: r.requestIndex,
-    error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
-    error_message: bounded.text,
-    error_message_truncated: bounded.truncated,
-    http_status: error?.httpStatus ?? r.httpStatus,
-    error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
-    error_at_ms: at,
-    start_offset_ms: r.startOffsetMs,
-  }, r);
+  return withAttempts(
+    {
+      request_index: r.requestIndex,
+      error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
+      error_message: bounded.text,
+      error_message_truncated: bounded.truncated,
+      http_status: error?.httpStatus ?? r.httpStatus,
+      error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
+      error_at_ms: at,
+      start_offset_ms: r.startOffsetMs,
+    },
+    r,
+  );
 }

@@ -20,7 +20,12 @@ export const SLO_METRICS = {
   ttft: { rowField: 'ttft_ms', unit: 'ms', op: '<=', what: 'time to first token' },
   ttfo: { rowField: 'time_to_first_output_ms', unit: 'ms', op: '<=', what: 'time to first output' },
   e2e: { rowField: 'e2e_ms', unit: 'ms', op: '<=', what: 'end-to-end latency' },
-  itl: { rowField: 'mean_inter_token_latency_ms', unit: 'ms', op: '<=', what: 'mean inter-token latency of the request' },
+  itl: {
+    rowField: 'mean_inter_token_latency_ms',
+    unit: 'ms',
+    op: '<=',
+    what: 'mean inter-token latency of the request',
+  },
   gen: { rowField: 'generation_ms', unit: 'ms', op: '<=', what: 'generation time' },
   decode: { rowField: 'decode_tok_s', unit: 'tok/s', op: '>=', what: 'decode rate' },
 } as const;
@@ -66,7 +71,8 @@ export function parseSlo(text: string): Slo {
 }
 
 function parseClause(raw: string, position: number, count: number): SloClause {
-  const bad = (why: string): UsageError => new UsageError(`--slo clause ${raw === '' ? `${position} of ${count}` : `'${raw}'`}: ${why}`);
+  const bad = (why: string): UsageError =>
+    new UsageError(`--slo clause ${raw === '' ? `${position} of ${count}` : `'${raw}'`}: ${why}`);
   if (raw === '') throw bad('empty clause (two commas, or a comma at an end)');
   const match = CLAUSE.exec(raw);
   if (match === null) throw bad('expected <metric>_<percentile><=<threshold>, e.g. ttft_p95<=2000');
@@ -81,13 +87,17 @@ function parseClause(raw: string, position: number, count: number): SloClause {
   if (percentile === undefined) throw bad(`unknown percentile '${pctText}' (expected p50, p90, p95, p99 or p99.9)`);
   if (opText === undefined) throw bad(`missing comparison: expected ${spec.op} after ${metric}_${pctText}`);
   if (opText !== spec.op) {
-    throw bad(spec.op === '<='
-      ? `${metric} is a latency: use <= (at most), not ${opText}`
-      : `${metric} is a rate: use >= (at least), not ${opText}`);
+    throw bad(
+      spec.op === '<='
+        ? `${metric} is a latency: use <= (at most), not ${opText}`
+        : `${metric} is a rate: use >= (at least), not ${opText}`,
+    );
   }
   const [, numberText = '', unitText] = /^(.*?)\s*([a-z/]+)?$/i.exec(rest.trim()) ?? [];
-  if (numberText === '') throw bad(unitText === undefined ? `missing threshold after ${opText}` : `threshold '${unitText}' is not a number`);
-  if (unitText !== undefined && unitText.toLowerCase() !== spec.unit) throw bad(`unit '${unitText}' does not fit ${metric} (use ${spec.unit}, or no unit)`);
+  if (numberText === '')
+    throw bad(unitText === undefined ? `missing threshold after ${opText}` : `threshold '${unitText}' is not a number`);
+  if (unitText !== undefined && unitText.toLowerCase() !== spec.unit)
+    throw bad(`unit '${unitText}' does not fit ${metric} (use ${spec.unit}, or no unit)`);
   if (!NUMBER.test(numberText)) throw bad(`threshold '${numberText}' is not a number`);
   const value = Number(numberText);
   if (!Number.isFinite(value) || value <= 0) throw bad(`threshold must be a positive number, got ${numberText}`);

@@ -53,7 +53,8 @@ export function computeMetrics(input: RunInput): Metrics {
   return metrics as unknown as Metrics;
 }
 
-const byIndex = (a: { request_index: number }, b: { request_index: number }): number => a.request_index - b.request_index;
+const byIndex = (a: { request_index: number }, b: { request_index: number }): number =>
+  a.request_index - b.request_index;
 
 /**
  * Summarize a run. `wallSeconds` is the run's monotonic wall time in seconds (spec §2.7);
@@ -70,7 +71,10 @@ export function summarize(results: readonly RequestResult[], wallSeconds: number
   const rows: WrittenRow[] = [];
   for (const r of successes) if (fillRowInput(r, input)) rows.push(withAttempts(rowFromInput(input), r));
   rows.sort(byIndex);
-  const failures = results.filter((r) => !r.ok).map(buildFailure).sort(byIndex);
+  const failures = results
+    .filter((r) => !r.ok)
+    .map(buildFailure)
+    .sort(byIndex);
   const metrics = computeMetrics({ rows, successes: successes.map(successFacts), wallSeconds });
   return {
     rows,

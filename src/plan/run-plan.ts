@@ -21,7 +21,12 @@ const sloSchema = z.strictObject({
     z.strictObject({
       text: z.string(),
       metric: z.enum(Object.keys(SLO_METRICS) as [keyof typeof SLO_METRICS, ...(keyof typeof SLO_METRICS)[]]),
-      percentile: z.union(LEVELS.map((level) => z.literal(level)) as [z.ZodLiteral<(typeof LEVELS)[number]>, ...z.ZodLiteral<(typeof LEVELS)[number]>[]]),
+      percentile: z.union(
+        LEVELS.map((level) => z.literal(level)) as [
+          z.ZodLiteral<(typeof LEVELS)[number]>,
+          ...z.ZodLiteral<(typeof LEVELS)[number]>[],
+        ],
+      ),
       op: z.enum(['<=', '>=']),
       threshold: z.number(),
       unit: z.enum(['ms', 'tok/s']),

@@ -74,13 +74,16 @@ export interface JournalWriterOptions {
  * Test hook: `SERVEBENCH_TEST_JOURNAL_FAULT=N` makes the journal's line N (1 = the header) stop
  * halfway and fail with EIO, as a disk that fills or fails mid-run does.
  */
-const faultLine = /^[1-9]\d*$/.test(process.env['SERVEBENCH_TEST_JOURNAL_FAULT'] ?? '') ? Number(process.env['SERVEBENCH_TEST_JOURNAL_FAULT']) : null;
+const faultLine = /^[1-9]\d*$/.test(process.env['SERVEBENCH_TEST_JOURNAL_FAULT'] ?? '')
+  ? Number(process.env['SERVEBENCH_TEST_JOURNAL_FAULT'])
+  : null;
 
 function faultAfterLines(line: number): JournalWrite {
   let lines = 0;
   let failNext = false;
   return (fd, buffer, offset, length) => {
-    if (failNext) throw Object.assign(new Error('EIO: i/o error, write (SERVEBENCH_TEST_JOURNAL_FAULT)'), { code: 'EIO' });
+    if (failNext)
+      throw Object.assign(new Error('EIO: i/o error, write (SERVEBENCH_TEST_JOURNAL_FAULT)'), { code: 'EIO' });
     if (offset === 0 && ++lines === line) {
       failNext = true;
       return writeSync(fd, buffer, offset, Math.max(1, Math.floor(length / 2)));
@@ -118,7 +121,10 @@ export class JournalWriter {
       this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') throw new UsageError(`journal ${path}: already exists; a journal is never overwritten or appended to (remove it or choose another path)`);
+      if (code === 'EEXIST')
+        throw new UsageError(
+          `journal ${path}: already exists; a journal is never overwritten or appended to (remove it or choose another path)`,
+        );
       throw new UsageError(`journal ${path}: cannot be created (${errorText(error)})`);
     }
     this.write = options.write ?? (faultLine === null ? writeSync : faultAfterLines(faultLine));
@@ -200,7 +206,7 @@ export class JournalWriter {
 export function formatIndexRanges(indices: readonly number[], max = 12): string {
   const ranges: string[] = [];
   let shown = 0;
-  for (let i = 0; i < indices.length; ) {
+  for (let i = 0; i < indices.length;) {
     let j = i;
     while (j + 1 < indices.length && indices[j + 1] === indices[j]! + 1) j++;
     if (ranges.length === max) break;
@@ -235,7 +241,13 @@ export interface JournalContents {
 }
 
 const nullableNumber = z.number().nullable();
-const requestError = z.looseObject({ type: z.string(), message: z.string(), httpStatus: z.int().nullable(), bodyExcerpt: z.string().nullable(), atS: z.number() });
+const requestError = z.looseObject({
+  type: z.string(),
+  message: z.string(),
+  httpStatus: z.int().nullable(),
+  bodyExcerpt: z.string().nullable(),
+  atS: z.number(),
+});
 
 /**
  * The shape a journaled RequestResult must have to be rebuilt (extra keys are tolerated, so a
@@ -263,7 +275,18 @@ const requestResultSchema = z.looseObject({
   warmup: z.boolean().optional(),
   connectionRetries: z.int().min(0).optional(),
   sendWaitMs: z.number().min(0).optional(),
-  attempts: z.array(z.looseObject({ attempt: z.int(), kind: z.enum(['retry', 'stale-connection']).optional(), startOffsetMs: z.number(), error: requestError, retryAfterS: nullableNumber, waitS: z.number() })).optional(),
+  attempts: z
+    .array(
+      z.looseObject({
+        attempt: z.int(),
+        kind: z.enum(['retry', 'stale-connection']).optional(),
+        startOffsetMs: z.number(),
+        error: requestError,
+        retryAfterS: nullableNumber,
+        waitS: z.number(),
+      }),
+    )
+    .optional(),
 });
 
 /** `result.a.b[2]: reason` for the first problem of a journaled request. */
@@ -300,9 +323,11 @@ export function parseJournal(text: string): JournalContents {
     }
     const entry = value as Partial<JournalLine> | null;
     if (i === 0) {
-      if (entry?.type !== 'header' || (entry as JournalHeader).schema !== JOURNAL_SCHEMA) throw new Error(`line 1: not a ${JOURNAL_SCHEMA} header`);
+      if (entry?.type !== 'header' || (entry as JournalHeader).schema !== JOURNAL_SCHEMA)
+        throw new Error(`line 1: not a ${JOURNAL_SCHEMA} header`);
       const header = (entry as JournalHeader).run as unknown;
-      if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new Error('line 1: header.run must be an object');
+      if (typeof header !== 'object' || header === null || Array.isArray(header))
+        throw new Error('line 1: header.run must be an object');
       run = header as Record<string, unknown>;
       return;
     }
@@ -312,12 +337,12 @@ export function parseJournal(text: string): JournalContents {
       results.push((entry as JournalRequest).result);
     } else if (entry?.type === 'end') {
       const e = entry;
-      if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0) throw new Error(`line ${i + 1}: end.wall_s must be a non-negative number`);
+      if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0)
+        throw new Error(`line ${i + 1}: end.wall_s must be a non-negative number`);
       if (typeof e.finished_at !== 'string') throw new Error(`line ${i + 1}: end.finished_at must be a string`);
       if (typeof e.interrupted !== 'boolean') throw new Error(`line ${i + 1}: end.interrupted must be true or false`);
       end = entry as JournalEnd;
-    }
-    else throw new Error(`line ${i + 1}: unknown journal entry`);
+    } else throw new Error(`line ${i + 1}: unknown journal entry`);
   });
   if (run === null) throw new Error('empty journal');
   return { run, results, end, truncatedLine };

@@ -34,7 +34,8 @@ const MAX_PLANNED_ARRIVALS = 1_000_000;
 /** Scheduled offsets in milliseconds from the run start, ascending. */
 export function planArrivals(options: ArrivalOptions): number[] {
   if (!(options.rate > 0)) throw new RangeError('rate must be positive');
-  if (options.maxRequests === null && options.durationS === null) throw new RangeError('an arrival plan needs a request count or a duration');
+  if (options.maxRequests === null && options.durationS === null)
+    throw new RangeError('an arrival plan needs a request count or a duration');
   const rng = new PythonRandom(options.seed);
   const next = incrementSource(options.process, options.burstiness, rng);
   const offsets: number[] = [];

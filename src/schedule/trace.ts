@@ -26,7 +26,8 @@ export function loadTrace(file: string, displayName = file): TraceEntry[] {
   const { text } = readInputFile(file, MAX_TRACE_BYTES, 'trace', displayName);
   const entries: TraceEntry[] = [];
   for (const { value, line, where } of parseJsonLines(text, displayName)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputFileError(where, 'expected a JSON object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new InputFileError(where, 'expected a JSON object');
     const record = value as Record<string, unknown>;
     entries.push({
       offsetMs: pick(record, TIME_KEYS, where, 0),
@@ -45,8 +46,16 @@ function pick(record: Record<string, unknown>, keys: readonly string[], where: s
   for (const key of keys) {
     if (record[key] === undefined) continue;
     const value = record[key];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum || (minimum > 0 && !Number.isInteger(value))) {
-      throw new InputFileError(where, `field '${key}' must be ${minimum > 0 ? `an integer ≥ ${minimum}` : 'a non-negative number'}`);
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < minimum ||
+      (minimum > 0 && !Number.isInteger(value))
+    ) {
+      throw new InputFileError(
+        where,
+        `field '${key}' must be ${minimum > 0 ? `an integer ≥ ${minimum}` : 'a non-negative number'}`,
+      );
     }
     return value;
   }

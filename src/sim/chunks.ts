@@ -100,7 +100,12 @@ export function chatCompletion(
 }
 
 /** The non-streaming `/v1/completions` response. */
-export function textCompletion(meta: ResponseMeta, text: string, finishReason: string, usage: UsageJson): Record<string, unknown> {
+export function textCompletion(
+  meta: ResponseMeta,
+  text: string,
+  finishReason: string,
+  usage: UsageJson,
+): Record<string, unknown> {
   return {
     id: meta.id,
     object: 'text_completion',

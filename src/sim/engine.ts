@@ -164,7 +164,11 @@ export class Engine {
     // Read the clock first: hashing a long prompt below takes real time that belongs to the model.
     const arrivalNs = this.clock.nowNs();
     const index = this.nextIndex++;
-    const plan = planOutput(this.config.output_tokens, request.limits, deriveRng(this.config.seed, 'output-length', index));
+    const plan = planOutput(
+      this.config.output_tokens,
+      request.limits,
+      deriveRng(this.config.seed, 'output-length', index),
+    );
     const pc = this.config.prefix_cache;
     const seq: Seq = {
       index,
@@ -256,7 +260,11 @@ export class Engine {
     let prefillTokens = 0;
     for (const seq of this.running) {
       if (seq.prefillLeft === 0) {
-        emissions.push({ seq, tokens: Math.min(this.config.tokens_per_chunk, seq.total - seq.emitted), completesPrefill: false });
+        emissions.push({
+          seq,
+          tokens: Math.min(this.config.tokens_per_chunk, seq.total - seq.emitted),
+          completesPrefill: false,
+        });
         continue;
       }
       const take = Math.min(seq.prefillLeft, budget);
@@ -324,7 +332,13 @@ export class Engine {
           },
         }
       : null;
-    const event: ChunkEvent = { atNs, chunkIndex: seq.chunks++, reasoningTokens, contentTokens: tokens - reasoningTokens, finish };
+    const event: ChunkEvent = {
+      atNs,
+      chunkIndex: seq.chunks++,
+      reasoningTokens,
+      contentTokens: tokens - reasoningTokens,
+      finish,
+    };
     try {
       seq.listener.onChunk(event);
     } catch (err) {

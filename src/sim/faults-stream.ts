@@ -57,7 +57,8 @@ function flushNow(res: ServerResponse): void {
 const STREAM_ERROR_EVENT =
   'data: {"error":{"code":500,"message":"simulated stream failure: the model produced output that does not match the expected format","type":"server_error"}}\n\n';
 /** A `data:` event whose JSON is cut short. */
-const MALFORMED_EVENT = 'data: {"id":"chatcmpl-fault","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"cut\n\n';
+const MALFORMED_EVENT =
+  'data: {"id":"chatcmpl-fault","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"cut\n\n';
 /** A `data:` event that is JSON but not an object. */
 const NON_OBJECT_EVENT = 'data: ["not","an","object"]\n\n';
 /** A content delta whose text bytes are not UTF-8 (0xC3 0x28 is an invalid two-byte sequence; 0xFF never occurs in UTF-8). */
@@ -81,7 +82,17 @@ const CUT_DELAY_MS = 30;
 type Ending = 'end' | 'reset' | 'close';
 
 /** Positional faults act when the stream reaches their `after_chunks` token chunks. */
-const POSITIONAL = new Set(['stall_mid', 'reset_mid', 'close_mid', 'malformed_json', 'non_object', 'stream_error', 'stream_error_cut', 'huge_line', 'invalid_utf8']);
+const POSITIONAL = new Set([
+  'stall_mid',
+  'reset_mid',
+  'close_mid',
+  'malformed_json',
+  'non_object',
+  'stream_error',
+  'stream_error_cut',
+  'huge_line',
+  'invalid_utf8',
+]);
 
 /**
  * A sink that injects one stream fault. Bytes go through a queue so that stalls and trickling
@@ -122,7 +133,8 @@ export class FaultSink implements StreamSink {
       res.writeHead(status, headers);
     }
     res.flushHeaders();
-    if (this.#fault.name === 'stall_first') this.#holdUntilMs = performance.now() + (this.#fault.args['stall_s'] ?? 0) * 1000;
+    if (this.#fault.name === 'stall_first')
+      this.#holdUntilMs = performance.now() + (this.#fault.args['stall_s'] ?? 0) * 1000;
   }
 
   write(parts: readonly StreamPart[], final: boolean): void {

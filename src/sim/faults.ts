@@ -27,7 +27,12 @@ export interface FaultDefinition {
   /** Short description for help text and docs. */
   readonly summary: string;
   /** Positional numeric arguments after the name: `name:ARG0:ARG1`. */
-  readonly args: readonly { readonly name: string; readonly default: number; readonly min: number; readonly max: number }[];
+  readonly args: readonly {
+    readonly name: string;
+    readonly default: number;
+    readonly min: number;
+    readonly max: number;
+  }[];
   /** True when the fault decides the response before its head is written (no stream). */
   readonly beforeResponse: boolean;
 }
@@ -37,29 +42,142 @@ const SECONDS = (name: string, def: number) => ({ name, default: def, min: 0, ma
 
 /** Every fault the simulator can inject, by stable name. */
 export const FAULTS = {
-  http_429: { name: 'http_429', summary: 'HTTP 429 with a JSON error body and `Retry-After: S`', args: [SECONDS('retry_after_s', 1)], beforeResponse: true },
-  http_500: { name: 'http_500', summary: 'HTTP 500 with an OpenAI-style JSON error body', args: [], beforeResponse: true },
-  http_500_text: { name: 'http_500_text', summary: 'HTTP 500 with a non-JSON (HTML) body', args: [], beforeResponse: true },
-  http_503: { name: 'http_503', summary: 'HTTP 503 with a JSON error body and `Retry-After: S` (0 = no header)', args: [SECONDS('retry_after_s', 0)], beforeResponse: true },
+  http_429: {
+    name: 'http_429',
+    summary: 'HTTP 429 with a JSON error body and `Retry-After: S`',
+    args: [SECONDS('retry_after_s', 1)],
+    beforeResponse: true,
+  },
+  http_500: {
+    name: 'http_500',
+    summary: 'HTTP 500 with an OpenAI-style JSON error body',
+    args: [],
+    beforeResponse: true,
+  },
+  http_500_text: {
+    name: 'http_500_text',
+    summary: 'HTTP 500 with a non-JSON (HTML) body',
+    args: [],
+    beforeResponse: true,
+  },
+  http_503: {
+    name: 'http_503',
+    summary: 'HTTP 503 with a JSON error body and `Retry-After: S` (0 = no header)',
+    args: [SECONDS('retry_after_s', 0)],
+    beforeResponse: true,
+  },
   http_503_text: { name: 'http_503_text', summary: 'HTTP 503 with a plain-text body', args: [], beforeResponse: true },
-  echo_headers: { name: 'echo_headers', summary: "HTTP 500 whose body echoes the request's headers (raw, URL-encoded and base64)", args: [], beforeResponse: true },
-  close_headers: { name: 'close_headers', summary: 'read the request, wait S seconds, close the connection (FIN) before any response byte', args: [SECONDS('delay_s', 0.5)], beforeResponse: true },
-  reset_headers: { name: 'reset_headers', summary: 'read the request, wait S seconds, reset the connection (RST) before any response byte', args: [SECONDS('delay_s', 0.5)], beforeResponse: true },
-  slow_headers: { name: 'slow_headers', summary: 'wait S seconds before the request is even queued (no response head meanwhile)', args: [SECONDS('delay_s', 2)], beforeResponse: true },
-  stall_first: { name: 'stall_first', summary: 'response head at once, then no body byte for S seconds', args: [SECONDS('stall_s', 2)], beforeResponse: false },
-  stall_mid: { name: 'stall_mid', summary: 'after N token chunks, no byte for S seconds, then the rest', args: [SECONDS('stall_s', 2), AFTER(2)], beforeResponse: false },
-  trickle: { name: 'trickle', summary: 'every body byte sent on its own, MS milliseconds apart', args: [{ name: 'delay_ms', default: 20, min: 0, max: 60_000 }], beforeResponse: false },
-  reset_mid: { name: 'reset_mid', summary: 'after N token chunks, reset the connection (RST)', args: [AFTER(2)], beforeResponse: false },
-  close_mid: { name: 'close_mid', summary: 'after N token chunks, close the connection (FIN) without ending the chunked body', args: [AFTER(2)], beforeResponse: false },
-  malformed_json: { name: 'malformed_json', summary: 'after N token chunks, a `data:` event whose JSON is cut short; then the response ends', args: [AFTER(1)], beforeResponse: false },
-  non_object: { name: 'non_object', summary: 'after N token chunks, a `data:` event that is JSON but not an object (`["not","an","object"]`); then the response ends', args: [AFTER(1)], beforeResponse: false },
-  stream_error: { name: 'stream_error', summary: 'after N token chunks, an in-stream `{"error": …}` event, then the response ends without usage or `[DONE]` (llama.cpp)', args: [AFTER(2)], beforeResponse: false },
-  stream_error_cut: { name: 'stream_error_cut', summary: 'after N token chunks, the in-stream error line without its blank line, then the connection closes (FIN) inside the chunked body', args: [AFTER(2)], beforeResponse: false },
-  missing_usage: { name: 'missing_usage', summary: 'the final usage chunk is left out', args: [], beforeResponse: false },
-  missing_done: { name: 'missing_done', summary: 'the final `data: [DONE]` is left out (the body still ends cleanly)', args: [], beforeResponse: false },
-  huge_line: { name: 'huge_line', summary: 'after 1 token chunk, one valid `data:` line of BYTES bytes (default 10 MB), then the rest', args: [{ name: 'bytes', default: 10_000_000, min: 64, max: 256 * 1024 * 1024 }], beforeResponse: false },
-  invalid_utf8: { name: 'invalid_utf8', summary: 'after N token chunks, a content delta carrying bytes that are not UTF-8, then the rest', args: [AFTER(1)], beforeResponse: false },
-  gzip: { name: 'gzip', summary: 'the stream gzip-compressed with `Content-Encoding: gzip` (never asked for)', args: [], beforeResponse: false },
+  echo_headers: {
+    name: 'echo_headers',
+    summary: "HTTP 500 whose body echoes the request's headers (raw, URL-encoded and base64)",
+    args: [],
+    beforeResponse: true,
+  },
+  close_headers: {
+    name: 'close_headers',
+    summary: 'read the request, wait S seconds, close the connection (FIN) before any response byte',
+    args: [SECONDS('delay_s', 0.5)],
+    beforeResponse: true,
+  },
+  reset_headers: {
+    name: 'reset_headers',
+    summary: 'read the request, wait S seconds, reset the connection (RST) before any response byte',
+    args: [SECONDS('delay_s', 0.5)],
+    beforeResponse: true,
+  },
+  slow_headers: {
+    name: 'slow_headers',
+    summary: 'wait S seconds before the request is even queued (no response head meanwhile)',
+    args: [SECONDS('delay_s', 2)],
+    beforeResponse: true,
+  },
+  stall_first: {
+    name: 'stall_first',
+    summary: 'response head at once, then no body byte for S seconds',
+    args: [SECONDS('stall_s', 2)],
+    beforeResponse: false,
+  },
+  stall_mid: {
+    name: 'stall_mid',
+    summary: 'after N token chunks, no byte for S seconds, then the rest',
+    args: [SECONDS('stall_s', 2), AFTER(2)],
+    beforeResponse: false,
+  },
+  trickle: {
+    name: 'trickle',
+    summary: 'every body byte sent on its own, MS milliseconds apart',
+    args: [{ name: 'delay_ms', default: 20, min: 0, max: 60_000 }],
+    beforeResponse: false,
+  },
+  reset_mid: {
+    name: 'reset_mid',
+    summary: 'after N token chunks, reset the connection (RST)',
+    args: [AFTER(2)],
+    beforeResponse: false,
+  },
+  close_mid: {
+    name: 'close_mid',
+    summary: 'after N token chunks, close the connection (FIN) without ending the chunked body',
+    args: [AFTER(2)],
+    beforeResponse: false,
+  },
+  malformed_json: {
+    name: 'malformed_json',
+    summary: 'after N token chunks, a `data:` event whose JSON is cut short; then the response ends',
+    args: [AFTER(1)],
+    beforeResponse: false,
+  },
+  non_object: {
+    name: 'non_object',
+    summary:
+      'after N token chunks, a `data:` event that is JSON but not an object (`["not","an","object"]`); then the response ends',
+    args: [AFTER(1)],
+    beforeResponse: false,
+  },
+  stream_error: {
+    name: 'stream_error',
+    summary:
+      'after N token chunks, an in-stream `{"error": …}` event, then the response ends without usage or `[DONE]` (llama.cpp)',
+    args: [AFTER(2)],
+    beforeResponse: false,
+  },
+  stream_error_cut: {
+    name: 'stream_error_cut',
+    summary:
+      'after N token chunks, the in-stream error line without its blank line, then the connection closes (FIN) inside the chunked body',
+    args: [AFTER(2)],
+    beforeResponse: false,
+  },
+  missing_usage: {
+    name: 'missing_usage',
+    summary: 'the final usage chunk is left out',
+    args: [],
+    beforeResponse: false,
+  },
+  missing_done: {
+    name: 'missing_done',
+    summary: 'the final `data: [DONE]` is left out (the body still ends cleanly)',
+    args: [],
+    beforeResponse: false,
+  },
+  huge_line: {
+    name: 'huge_line',
+    summary: 'after 1 token chunk, one valid `data:` line of BYTES bytes (default 10 MB), then the rest',
+    args: [{ name: 'bytes', default: 10_000_000, min: 64, max: 256 * 1024 * 1024 }],
+    beforeResponse: false,
+  },
+  invalid_utf8: {
+    name: 'invalid_utf8',
+    summary: 'after N token chunks, a content delta carrying bytes that are not UTF-8, then the rest',
+    args: [AFTER(1)],
+    beforeResponse: false,
+  },
+  gzip: {
+    name: 'gzip',
+    summary: 'the stream gzip-compressed with `Content-Encoding: gzip` (never asked for)',
+    args: [],
+    beforeResponse: false,
+  },
 } as const satisfies Record<string, FaultDefinition>;
 
 export type FaultName = keyof typeof FAULTS;
@@ -105,9 +223,12 @@ export function parseFault(text: string): Fault {
   const [rawName = '', ...rawArgs] = text.trim().split(':');
   const name = (ALIASES[rawName] ?? rawName) as FaultName;
   const def: FaultDefinition | undefined = Object.hasOwn(FAULTS, name) ? FAULTS[name] : undefined;
-  if (def === undefined) throw new FaultSpecError(`unknown fault '${rawName}' (faults: ${Object.keys(FAULTS).join(', ')})`);
+  if (def === undefined)
+    throw new FaultSpecError(`unknown fault '${rawName}' (faults: ${Object.keys(FAULTS).join(', ')})`);
   if (rawArgs.length > def.args.length) {
-    throw new FaultSpecError(`fault '${def.name}' takes ${def.args.length === 0 ? 'no arguments' : `at most ${def.args.length} (${def.args.map((a) => a.name).join(', ')})`}, got '${text.trim()}'`);
+    throw new FaultSpecError(
+      `fault '${def.name}' takes ${def.args.length === 0 ? 'no arguments' : `at most ${def.args.length} (${def.args.map((a) => a.name).join(', ')})`}, got '${text.trim()}'`,
+    );
   }
   const args: Record<string, number> = {};
   def.args.forEach((arg, i) => {
@@ -118,7 +239,9 @@ export function parseFault(text: string): Fault {
     }
     const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isFinite(value) || value < arg.min || value > arg.max) {
-      throw new FaultSpecError(`fault '${def.name}': ${arg.name} must be a number from ${arg.min} to ${arg.max}, got '${raw}'`);
+      throw new FaultSpecError(
+        `fault '${def.name}': ${arg.name} must be a number from ${arg.min} to ${arg.max}, got '${raw}'`,
+      );
     }
     args[arg.name] = value;
   });
@@ -176,14 +299,16 @@ export function parseFaultSpec(spec: string): FaultPlan {
     }
   }
   if (mix === null) throw new FaultSpecError('a fault spec needs mix=FAULT[,FAULT…]');
-  if (rate !== null && (every !== null || at !== null)) throw new FaultSpecError('rate= cannot be combined with every= or at=');
+  if (rate !== null && (every !== null || at !== null))
+    throw new FaultSpecError('rate= cannot be combined with every= or at=');
   if (every !== null && at !== null) throw new FaultSpecError('every= and at= exclude each other');
   return { mix, rate: rate ?? 1, every, at, seed, text };
 }
 
 function wholeNumber(field: string, value: string, min: number): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new FaultSpecError(`${field}= must be a whole number ≥ ${min}, got '${value}'`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new FaultSpecError(`${field}= must be a whole number ≥ ${min}, got '${value}'`);
   return n;
 }
 

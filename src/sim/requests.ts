@@ -85,7 +85,13 @@ function messageText(content: z.infer<typeof Message>['content'], i: number): st
   let text = '';
   for (const part of content) {
     if (part.type !== 'text' || part.text === undefined) {
-      throw new HttpError(400, 'unsupported_content', `messages[${i}]: only text content parts are supported`, 'invalid_request_error', 'messages');
+      throw new HttpError(
+        400,
+        'unsupported_content',
+        `messages[${i}]: only text content parts are supported`,
+        'invalid_request_error',
+        'messages',
+      );
     }
     text += part.text;
   }
@@ -112,24 +118,42 @@ function resolveLimits(
 ): OutputLimits {
   const window = config.max_model_len;
   if (promptTokens >= window && (requested === undefined || requested === null)) {
-    throw new HttpError(400, 'context_length_exceeded',
-      `This model's maximum context length is ${window} tokens, but the prompt has ${promptTokens} tokens; reduce the prompt.`);
+    throw new HttpError(
+      400,
+      'context_length_exceeded',
+      `This model's maximum context length is ${window} tokens, but the prompt has ${promptTokens} tokens; reduce the prompt.`,
+    );
   }
   const maxTokens = requested ?? window - promptTokens;
   if (promptTokens + maxTokens > window) {
-    throw new HttpError(400, 'context_length_exceeded',
+    throw new HttpError(
+      400,
+      'context_length_exceeded',
       `This model's maximum context length is ${window} tokens, but ${promptTokens + maxTokens} were requested ` +
-        `(${promptTokens} prompt + ${maxTokens} max_tokens); reduce the prompt or max_tokens.`);
+        `(${promptTokens} prompt + ${maxTokens} max_tokens); reduce the prompt or max_tokens.`,
+    );
   }
   if (minTokens > maxTokens) {
-    throw new HttpError(400, 'invalid_request', `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`, 'invalid_request_error', 'min_tokens');
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `min_tokens (${minTokens}) must be <= max_tokens (${maxTokens})`,
+      'invalid_request_error',
+      'min_tokens',
+    );
   }
   return { maxTokens, minTokens, ignoreEos, reasoningTokens };
 }
 
 function checkModel(config: SimConfig, model: string | null | undefined): void {
   if (model !== undefined && model !== null && model !== config.model) {
-    throw new HttpError(404, 'model_not_found', `The model \`${model}\` does not exist; this server serves \`${config.model}\`.`, 'invalid_request_error', 'model');
+    throw new HttpError(
+      404,
+      'model_not_found',
+      `The model \`${model}\` does not exist; this server serves \`${config.model}\`.`,
+      'invalid_request_error',
+      'model',
+    );
   }
 }
 
@@ -141,7 +165,10 @@ function checkModel(config: SimConfig, model: string | null | undefined): void {
 export function parseChatRequest(config: SimConfig, body: unknown): GenerationRequest {
   const req = parseOrThrow(ChatBody, body);
   checkModel(config, req.model);
-  const messages: TemplateMessage[] = req.messages.map((m, i) => ({ role: m.role, content: messageText(m.content, i) }));
+  const messages: TemplateMessage[] = req.messages.map((m, i) => ({
+    role: m.role,
+    content: messageText(m.content, i),
+  }));
   const promptPieces = chatPromptPieces(messages);
   const thinking = req.chat_template_kwargs?.enable_thinking !== false;
   const scale = REASONING_EFFORT_SCALE[req.reasoning_effort ?? 'medium'] ?? 1;
@@ -154,7 +181,14 @@ export function parseChatRequest(config: SimConfig, body: unknown): GenerationRe
     stream: req.stream === true,
     includeUsage: req.stream_options?.include_usage === true,
     continuousUsage: req.stream_options?.continuous_usage_stats === true,
-    limits: resolveLimits(config, promptPieces.length, requested, req.min_tokens ?? 0, req.ignore_eos === true, reasoning),
+    limits: resolveLimits(
+      config,
+      promptPieces.length,
+      requested,
+      req.min_tokens ?? 0,
+      req.ignore_eos === true,
+      reasoning,
+    ),
   };
 }
 
@@ -164,7 +198,8 @@ export function parseCompletionRequest(config: SimConfig, body: unknown): Genera
   checkModel(config, req.model);
   const prompt = typeof req.prompt === 'string' ? req.prompt : (req.prompt[0] ?? '');
   const promptPieces = tokenize(prompt);
-  if (promptPieces.length === 0) throw new HttpError(400, 'invalid_request', 'prompt must not be empty', 'invalid_request_error', 'prompt');
+  if (promptPieces.length === 0)
+    throw new HttpError(400, 'invalid_request', 'prompt must not be empty', 'invalid_request_error', 'prompt');
   return {
     kind: 'completion',
     model: config.model,

@@ -3,7 +3,16 @@
  * and keeps its ground-truth record current. One instance per accepted generation request.
  */
 import type { ServerResponse } from 'node:http';
-import { chatChunk, chatCompletion, completionChunk, sseData, SSE_DONE, textCompletion, usageJson, type ResponseMeta } from './chunks.js';
+import {
+  chatChunk,
+  chatCompletion,
+  completionChunk,
+  sseData,
+  SSE_DONE,
+  textCompletion,
+  usageJson,
+  type ResponseMeta,
+} from './chunks.js';
 import type { SimClock } from './clock.js';
 import type { SimConfig } from './config.js';
 import type { AdmittedEvent, ChunkEvent, EngineListener, SeqHandle } from './engine.js';
@@ -29,7 +38,13 @@ export type ResponseShape = Pick<GenerationRequest, 'kind' | 'model' | 'stream' 
 
 /** The response shape of `request`, without its prompt. */
 export function responseShape(request: GenerationRequest): ResponseShape {
-  return { kind: request.kind, model: request.model, stream: request.stream, includeUsage: request.includeUsage, continuousUsage: request.continuousUsage };
+  return {
+    kind: request.kind,
+    model: request.model,
+    stream: request.stream,
+    includeUsage: request.includeUsage,
+    continuousUsage: request.continuousUsage,
+  };
 }
 
 /** Writes one request's response from its engine events. */
@@ -118,9 +133,10 @@ export class ResponseWriter implements EngineListener {
       this.writeStreamChunk(event, r, c);
     };
     if (this.outbox === undefined) write();
-    else this.outbox.run(() => {
-      if (!this.closed) write();
-    });
+    else
+      this.outbox.run(() => {
+        if (!this.closed) write();
+      });
   }
 
   /** The chunk's reasoning and content text; counts its tokens as emitted. */
@@ -138,7 +154,8 @@ export class ResponseWriter implements EngineListener {
     const chat = this.request.kind === 'chat';
     const tokens = event.reasoningTokens + event.contentTokens;
     const usage = this.request.continuousUsage ? usageJson(this.usageSoFar(0)) : undefined;
-    const inline = event.finish !== null && this.config.finish_chunk === 'with_last_token' ? event.finish.finishReason : null;
+    const inline =
+      event.finish !== null && this.config.finish_chunk === 'with_last_token' ? event.finish.finishReason : null;
     const parts: StreamPart[] = [];
     if (event.chunkIndex === 0 && chat) {
       const before = this.request.continuousUsage ? usageJson(this.usageSoFar(tokens)) : undefined;
@@ -157,10 +174,17 @@ export class ResponseWriter implements EngineListener {
     const now = this.clock.nowNs();
     if (event.finish !== null) {
       const reason = event.finish.finishReason;
-      if (inline === null) parts.push({ kind: 'finish', text: sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage)) });
+      if (inline === null)
+        parts.push({
+          kind: 'finish',
+          text: sseData(chat ? chatChunk(meta, {}, reason, usage) : completionChunk(meta, '', reason, usage)),
+        });
       if (this.request.includeUsage) {
         const final = usageJson(event.finish.usage);
-        parts.push({ kind: 'usage', text: sseData(chat ? chatChunk(meta, null, null, final) : completionChunk(meta, null, null, final)) });
+        parts.push({
+          kind: 'usage',
+          text: sseData(chat ? chatChunk(meta, null, null, final) : completionChunk(meta, null, null, final)),
+        });
       }
       parts.push({ kind: 'done', text: SSE_DONE });
       this.finished = true;
@@ -190,11 +214,16 @@ export class ResponseWriter implements EngineListener {
     const reason = event.finish.finishReason;
     const body =
       this.request.kind === 'chat'
-        ? chatCompletion(meta, {
-            content: event.finish.usage.completionTokens > event.finish.usage.reasoningTokens ? this.content : null,
-            reasoning: this.reasoning === '' ? null : this.reasoning,
-            reasoningField: this.config.reasoning_field,
-          }, reason, usage)
+        ? chatCompletion(
+            meta,
+            {
+              content: event.finish.usage.completionTokens > event.finish.usage.reasoningTokens ? this.content : null,
+              reasoning: this.reasoning === '' ? null : this.reasoning,
+              reasoningField: this.config.reasoning_field,
+            },
+            reason,
+            usage,
+          )
         : textCompletion(meta, this.content, reason, usage);
     this.finished = true;
     const json = JSON.stringify(body);
@@ -208,9 +237,19 @@ export class ResponseWriter implements EngineListener {
   }
 
   /** Running usage (vLLM continuous_usage_stats), excluding the `notYet` newest tokens. */
-  private usageSoFar(notYet: number): { promptTokens: number; cachedTokens: number; completionTokens: number; reasoningTokens: number } {
+  private usageSoFar(notYet: number): {
+    promptTokens: number;
+    cachedTokens: number;
+    completionTokens: number;
+    reasoningTokens: number;
+  } {
     const t = this.truthRecord as GroundTruth;
     const emitted = this.emitted - notYet;
-    return { promptTokens: t.promptTokens, cachedTokens: t.cachedTokens ?? 0, completionTokens: emitted, reasoningTokens: Math.min(emitted, this.handle?.plan.reasoningTokens ?? 0) };
+    return {
+      promptTokens: t.promptTokens,
+      cachedTokens: t.cachedTokens ?? 0,
+      completionTokens: emitted,
+      reasoningTokens: Math.min(emitted, this.handle?.plan.reasoningTokens ?? 0),
+    };
   }
 }

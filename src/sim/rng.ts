@@ -29,7 +29,10 @@ export function fnv1a32(text: string, basis = 0x811c9dc5): number {
  */
 function sfc32(a: number, b: number, c: number, d: number): Rng {
   return () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;
     a = b ^ (b >>> 9);
@@ -62,7 +65,10 @@ export function deriveRng(seed: number, purpose: string, index: number): Rng {
 /** `n` random bytes as lowercase hex from `rng` (used for response ids). */
 export function randomHex(rng: Rng, n: number): string {
   let out = '';
-  for (let i = 0; i < n; i++) out += Math.floor(rng() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < n; i++)
+    out += Math.floor(rng() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return out;
 }
 

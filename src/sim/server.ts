@@ -27,7 +27,17 @@ import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationReq
 import { ResponseWriter, responseShape } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
 import { pieceIds, tokenize } from './tokenizer.js';
-import { FAULT_HEADER, FAULTS, FaultSchedule, FaultSpecError, faultFromHeader, formatFault, parseFaultSpec, type Fault, type FaultName } from './faults.js';
+import {
+  FAULT_HEADER,
+  FAULTS,
+  FaultSchedule,
+  FaultSpecError,
+  faultFromHeader,
+  formatFault,
+  parseFaultSpec,
+  type Fault,
+  type FaultName,
+} from './faults.js';
 import { FaultSink } from './faults-stream.js';
 
 /** A running simulator. */
@@ -83,13 +93,19 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
-  sendJson(res, err.status, { error: { message: err.message, type: err.type, param: err.param, code: err.code } }, headers);
+  sendJson(
+    res,
+    err.status,
+    { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
+    headers,
+  );
 }
 
 /** Read the whole body, refusing more than `limit` bytes (HTTP 413). */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new HttpError(413, 'request_too_large', `request body exceeds ${limit} bytes`);
+  if (Number.isFinite(declared) && declared > limit)
+    throw new HttpError(413, 'request_too_large', `request body exceeds ${limit} bytes`);
   const parts: Buffer[] = [];
   let size = 0;
   for await (const part of req as AsyncIterable<Buffer>) {
@@ -110,8 +126,21 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 }
 
 /** Queue a validated generation request and wire its response; `fault` is a stream fault or null. */
-function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, receivedNs: number, fault: Fault | null = null): void {
-  const writer = new ResponseWriter(ctx.config, ctx.clock, responseShape(gen), res, fault === null ? undefined : new FaultSink(res, fault), ctx.outbox);
+function generate(
+  ctx: SimContext,
+  gen: GenerationRequest,
+  res: ServerResponse,
+  receivedNs: number,
+  fault: Fault | null = null,
+): void {
+  const writer = new ResponseWriter(
+    ctx.config,
+    ctx.clock,
+    responseShape(gen),
+    res,
+    fault === null ? undefined : new FaultSink(res, fault),
+    ctx.outbox,
+  );
   const submittedNs = ctx.clock.nowNs();
   const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
   const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
@@ -134,7 +163,13 @@ function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, 
     firstContentNs: null,
     lastChunkNs: null,
     cancelledNs: null,
-    model: { arrivalNs: handle.arrivalNs, admittedNs: null, firstOutputNs: null, firstContentNs: null, lastChunkNs: null },
+    model: {
+      arrivalNs: handle.arrivalNs,
+      admittedNs: null,
+      firstOutputNs: null,
+      firstContentNs: null,
+      lastChunkNs: null,
+    },
   };
   ctx.truth.add(record);
   writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record);
@@ -144,7 +179,13 @@ function generate(ctx: SimContext, gen: GenerationRequest, res: ServerResponse, 
  * A generation request, with its fault if it gets one: the `x-sim-fault` header wins, else the
  * schedule by arrival index. Only streaming requests count as arrivals and can be faulted.
  */
-async function serveGeneration(ctx: SimContext, gen: GenerationRequest, req: IncomingMessage, res: ServerResponse, receivedNs: number): Promise<void> {
+async function serveGeneration(
+  ctx: SimContext,
+  gen: GenerationRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  receivedNs: number,
+): Promise<void> {
   let fault: Fault | null = null;
   if (gen.stream) {
     const index = ctx.faultArrivals++;
@@ -182,12 +223,26 @@ function faultError(message: string, type: string, code: string | number): unkno
  * Faults that decide the response before its head: answers, resets, closes, or a delay after
  * which the request proceeds normally. Returns true when the request should still be generated.
  */
-async function faultBeforeResponse(ctx: SimContext, fault: Fault, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+async function faultBeforeResponse(
+  ctx: SimContext,
+  fault: Fault,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
   const seconds = (name: string): number => fault.args[name] ?? 0;
   switch (fault.name) {
     case 'http_429': {
       const retry = seconds('retry_after_s');
-      sendJson(res, 429, faultError('simulated: rate limit reached for requests, retry later', 'rate_limit_error', 'rate_limit_exceeded'), { 'retry-after': String(retry) });
+      sendJson(
+        res,
+        429,
+        faultError(
+          'simulated: rate limit reached for requests, retry later',
+          'rate_limit_error',
+          'rate_limit_exceeded',
+        ),
+        { 'retry-after': String(retry) },
+      );
       return false;
     }
     case 'http_500':
@@ -195,11 +250,18 @@ async function faultBeforeResponse(ctx: SimContext, fault: Fault, req: IncomingM
       return false;
     case 'http_500_text':
       res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' });
-      res.end('<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1><p>simulated upstream failure</p></body></html>\n');
+      res.end(
+        '<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1><p>simulated upstream failure</p></body></html>\n',
+      );
       return false;
     case 'http_503': {
       const retry = seconds('retry_after_s');
-      sendJson(res, 503, faultError('simulated: the server is overloaded, try again later', 'service_unavailable', 503), retry > 0 ? { 'retry-after': String(retry) } : {});
+      sendJson(
+        res,
+        503,
+        faultError('simulated: the server is overloaded, try again later', 'service_unavailable', 503),
+        retry > 0 ? { 'retry-after': String(retry) } : {},
+      );
       return false;
     }
     case 'http_503_text':
@@ -245,15 +307,20 @@ async function faultBeforeResponse(ctx: SimContext, fault: Fault, req: IncomingM
 
 async function tokenizeRoute(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readJson(req, ctx.config.max_request_bytes);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HttpError(400, 'invalid_request', 'request body must be a JSON object');
   const b = body as Record<string, unknown>;
   let pieces: string[];
   if (Array.isArray(b['messages'])) {
     // Same template as chat requests, so `count` equals usage.prompt_tokens for the same messages.
-    pieces = parseChatRequest({ ...ctx.config, max_model_len: Number.MAX_SAFE_INTEGER }, { messages: b['messages'], max_tokens: 1 }).promptPieces;
+    pieces = parseChatRequest(
+      { ...ctx.config, max_model_len: Number.MAX_SAFE_INTEGER },
+      { messages: b['messages'], max_tokens: 1 },
+    ).promptPieces;
   } else {
     const text = b['content'] ?? b['prompt'];
-    if (typeof text !== 'string') throw new HttpError(400, 'invalid_request', 'expected "content" (or "prompt") as a string, or "messages"');
+    if (typeof text !== 'string')
+      throw new HttpError(400, 'invalid_request', 'expected "content" (or "prompt") as a string, or "messages"');
     pieces = tokenize(text);
   }
   const ids = pieceIds(pieces);
@@ -264,7 +331,17 @@ async function tokenizeRoute(ctx: SimContext, req: IncomingMessage, res: ServerR
 function modelsBody(config: SimConfig): unknown {
   return {
     object: 'list',
-    data: [{ id: config.model, object: 'model', created: 0, owned_by: 'servebench-sim', root: config.model, parent: null, max_model_len: config.max_model_len }],
+    data: [
+      {
+        id: config.model,
+        object: 'model',
+        created: 0,
+        owned_by: 'servebench-sim',
+        root: config.model,
+        parent: null,
+        max_model_len: config.max_model_len,
+      },
+    ],
   };
 }
 
@@ -272,7 +349,11 @@ function groundTruthRoute(ctx: SimContext, url: URL, res: ServerResponse): void 
   const id = url.searchParams.get('id');
   if (id === null) {
     // The origin as a decimal string: it is a bigint beyond 2^53 on a machine up for more than 104 days.
-    return sendJson(res, 200, { clock: 'monotonic ns since sim start', monotonic_origin_ns: String(ctx.clock.origin), requests: ctx.truth.all() });
+    return sendJson(res, 200, {
+      clock: 'monotonic ns since sim start',
+      monotonic_origin_ns: String(ctx.clock.origin),
+      requests: ctx.truth.all(),
+    });
   }
   const record = ctx.truth.get(id);
   if (record === undefined) throw new HttpError(404, 'not_found', `no ground truth for id ${id}`);
@@ -295,24 +376,45 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
   const methods = ROUTES[path];
   if (methods === undefined) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
   if (!methods.includes(req.method ?? '')) {
-    return sendError(res, new HttpError(405, 'method_not_allowed', `${req.method ?? ''} not allowed on ${url.pathname}`), { allow: methods.join(', ') });
+    return sendError(
+      res,
+      new HttpError(405, 'method_not_allowed', `${req.method ?? ''} not allowed on ${url.pathname}`),
+      { allow: methods.join(', ') },
+    );
   }
   const { config } = ctx;
   switch (path) {
-    case '/models': return sendJson(res, 200, modelsBody(config));
-    case '/health': return sendJson(res, 200, { status: 'ok' });
-    case '/sim/stats': return sendJson(res, 200, ctx.engine.stats());
-    case '/sim/ground-truth': return groundTruthRoute(ctx, url, res);
-    case '/tokenize': return tokenizeRoute(ctx, req, res);
+    case '/models':
+      return sendJson(res, 200, modelsBody(config));
+    case '/health':
+      return sendJson(res, 200, { status: 'ok' });
+    case '/sim/stats':
+      return sendJson(res, 200, ctx.engine.stats());
+    case '/sim/ground-truth':
+      return groundTruthRoute(ctx, url, res);
+    case '/tokenize':
+      return tokenizeRoute(ctx, req, res);
     // Even the body waits for the request's turn: reading it through the stream's async iterator
     // and parsing its JSON takes time that every later request of the same poll would wait for.
     case '/chat/completions': {
       await ctx.intake.next();
-      return serveGeneration(ctx, parseChatRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
+      return serveGeneration(
+        ctx,
+        parseChatRequest(config, await readJson(req, config.max_request_bytes)),
+        req,
+        res,
+        receivedNs,
+      );
     }
     case '/completions': {
       await ctx.intake.next();
-      return serveGeneration(ctx, parseCompletionRequest(config, await readJson(req, config.max_request_bytes)), req, res, receivedNs);
+      return serveGeneration(
+        ctx,
+        parseCompletionRequest(config, await readJson(req, config.max_request_bytes)),
+        req,
+        res,
+        receivedNs,
+      );
     }
   }
 }
@@ -325,7 +427,10 @@ function handler(ctx: SimContext) {
         // After a 413 the rest of the body is unread: close the connection rather than drain it.
         sendError(res, err, err.status === 413 ? { connection: 'close' } : {});
       } else {
-        sendError(res, new HttpError(500, 'internal_error', `simulator bug: ${(err as Error).message}`, 'server_error'));
+        sendError(
+          res,
+          new HttpError(500, 'internal_error', `simulator bug: ${(err as Error).message}`, 'server_error'),
+        );
       }
     });
   };

@@ -57,7 +57,11 @@ export interface TimingErrors {
 }
 
 /** Joins client results with ground truth by stream id and computes each request's errors. */
-export function timingErrors(results: readonly RequestResult[], truth: readonly GroundTruth[], clocks?: ClockAlignment): TimingErrors {
+export function timingErrors(
+  results: readonly RequestResult[],
+  truth: readonly GroundTruth[],
+  clocks?: ClockAlignment,
+): TimingErrors {
   // Simulator time + offset = client run time, both in ms.
   const offsetMs = clocks === undefined ? null : Number(clocks.simOriginNs - clocks.clientRunStartNs) / 1e6;
   const byId = new Map<string, GroundTruth>();
@@ -93,7 +97,12 @@ function difference(clientS: number | null, serverEndNs: number | null, serverSt
   return clientS * 1000 - (serverEndNs - serverStartNs) / 1e6;
 }
 
-function arrival(startOffsetMs: number, clientS: number | null, serverNs: number | null, onClientClock: (ns: number) => number): number | null {
+function arrival(
+  startOffsetMs: number,
+  clientS: number | null,
+  serverNs: number | null,
+  onClientClock: (ns: number) => number,
+): number | null {
   if (clientS === null || serverNs === null) return null;
   return startOffsetMs + clientS * 1000 - onClientClock(serverNs);
 }

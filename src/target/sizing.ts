@@ -30,7 +30,8 @@ export interface Sizing {
 }
 
 /** What sizing reads of the configuration (a saved plan carries the same fields). */
-export type SizingSettings = Pick<RunConfig['workload'], 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking'> & Pick<RunConfig['client'], 'timeoutS'>;
+export type SizingSettings = Pick<RunConfig['workload'], 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking'> &
+  Pick<RunConfig['client'], 'timeoutS'>;
 
 /** Creates the sizer for the configured mode. */
 export async function createSizer(config: SizingSettings, context: SizingContext): Promise<Sizing> {
@@ -38,10 +39,17 @@ export async function createSizer(config: SizingSettings, context: SizingContext
   // Sizing a million prompts is a loop that would otherwise keep the event loop (and a signal) waiting.
   const checkpoint = createCheckpoint(context.signal);
   if (spec.kind === 'chars') {
-    return { sizer: interruptible(fixedRatioSizer(spec.ratio), checkpoint), info: () => ({ mode: config.tokenizer, method: `chars:${spec.ratio}`, calibrated: false }) };
+    return {
+      sizer: interruptible(fixedRatioSizer(spec.ratio), checkpoint),
+      info: () => ({ mode: config.tokenizer, method: `chars:${spec.ratio}`, calibrated: false }),
+    };
   }
   // A short render of the real skeleton, so the template-overhead probe sees the same characters at its edges.
-  const sample = new PromptSkeleton({ prefix: config.prefix, sharedPrefixTokens: config.sharedPrefixTokens, salt: null }).render(0, 600);
+  const sample = new PromptSkeleton({
+    prefix: config.prefix,
+    sharedPrefixTokens: config.sharedPrefixTokens,
+    salt: null,
+  }).render(0, 600);
   const { counter } = await createPromptCounter(spec, {
     dispatcher: context.dispatcher,
     baseUrl: context.baseUrl,

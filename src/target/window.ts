@@ -24,11 +24,19 @@ export interface ModelsProbe {
 const WINDOW_KEYS = ['max_model_len', 'max_context_length', 'context_length', 'n_ctx'] as const;
 
 /** GET {base}/models with a 15 s timeout; any failure (an aborted `signal` too) gives an unknown window, never an exception. */
-export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model: string | null, headers: Record<string, string>, signal?: AbortSignal): Promise<ModelsProbe> {
+export async function probeModels(
+  dispatcher: Dispatcher,
+  baseUrl: string,
+  model: string | null,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<ModelsProbe> {
   const answer = await getJson(dispatcher, endpointUrl(baseUrl, '/models'), headers, 15, undefined, signal);
   if (!answer.ok) return { model, window: null, windowSource: 'none', listed: [], problem: answer.problem };
   const data = (answer.value as { data?: unknown } | null)?.data;
-  const entries = Array.isArray(data) ? data.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e)) : [];
+  const entries = Array.isArray(data)
+    ? data.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e))
+    : [];
   const listed = entries.map((e) => e['id']).filter((id): id is string => typeof id === 'string');
   const chosenModel = model ?? (listed.length === 1 ? (listed[0] ?? null) : null);
   const exact = entries.find((e) => e['id'] === chosenModel);
@@ -49,7 +57,8 @@ export async function probeModels(dispatcher: Dispatcher, baseUrl: string, model
 }
 
 function firstPositiveInt(entry: Record<string, unknown>): number | null {
-  const meta = typeof entry['meta'] === 'object' && entry['meta'] !== null ? (entry['meta'] as Record<string, unknown>) : {};
+  const meta =
+    typeof entry['meta'] === 'object' && entry['meta'] !== null ? (entry['meta'] as Record<string, unknown>) : {};
   for (const source of [entry, meta]) {
     for (const key of WINDOW_KEYS) {
       const value = source[key];
@@ -60,7 +69,12 @@ function firstPositiveInt(entry: Record<string, unknown>): number | null {
 }
 
 /** llama.cpp: `GET {origin}/props` → `default_generation_settings.n_ctx` (per slot) or `n_ctx`. */
-async function probeProps(dispatcher: Dispatcher, baseUrl: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<number | null> {
+async function probeProps(
+  dispatcher: Dispatcher,
+  baseUrl: string,
+  headers: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<number | null> {
   const origin = new URL(baseUrl).origin;
   for (const url of [endpointUrl(baseUrl, '/props'), `${origin}/props`]) {
     const answer = await getJson(dispatcher, url, headers, 5, undefined, signal);

@@ -37,7 +37,11 @@ export function createCheckpoint(signal: AbortSignal | undefined, sliceMs: numbe
  * `work`, unless `signal` aborts first: then an {@link InterruptedError} (and `onAbort` runs, to
  * release what `work` holds). For waits that take no signal themselves (a thread starting up).
  */
-export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, onAbort: () => void = () => undefined): Promise<T> {
+export function unlessAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  onAbort: () => void = () => undefined,
+): Promise<T> {
   if (signal === undefined) return work;
   if (signal.aborted) {
     onAbort();

@@ -58,7 +58,12 @@ export function readInputFile(file: string, maxBytes: number, kind: string, disp
 }
 
 /** {@link readInputFile} without the decoding: the bytes, for binary or hashed content. */
-export function readInputBytes(file: string, maxBytes: number, kind: string, displayName: string = file): { bytes: Buffer; mode: number; size: number } {
+export function readInputBytes(
+  file: string,
+  maxBytes: number,
+  kind: string,
+  displayName: string = file,
+): { bytes: Buffer; mode: number; size: number } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -71,7 +76,11 @@ export function readInputBytes(file: string, maxBytes: number, kind: string, dis
     const info = fstatSync(fd);
     if (info.isDirectory()) throw new InputFileError(displayName, 'is a directory');
     if (!info.isFile()) throw new InputFileError(displayName, 'is not a regular file');
-    if (info.size > maxBytes) throw new InputFileError(displayName, `is ${info.size} bytes, over the ${sizeText(maxBytes)} limit for ${kind} files`);
+    if (info.size > maxBytes)
+      throw new InputFileError(
+        displayName,
+        `is ${info.size} bytes, over the ${sizeText(maxBytes)} limit for ${kind} files`,
+      );
     mode = info.mode & 0o777;
     // One spare byte detects a file that grew after fstat.
     const buffer = Buffer.alloc(info.size + 1);
@@ -80,7 +89,8 @@ export function readInputBytes(file: string, maxBytes: number, kind: string, dis
       const n = readSync(fd, buffer, read, buffer.length - read, read);
       if (n === 0) break;
       read += n;
-      if (read === buffer.length) throw new InputFileError(displayName, `grew past ${info.size} bytes while being read`);
+      if (read === buffer.length)
+        throw new InputFileError(displayName, `grew past ${info.size} bytes while being read`);
     }
     bytes = buffer.subarray(0, read);
   } catch (error) {
@@ -131,7 +141,11 @@ export function parseJsonText(text: string, displayName: string): unknown {
 export function jsonProblem(text: string, error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\(line \d+ column \d+\)/, '');
   const match = /at position (\d+)/.exec(message);
-  const reason = message.replace(/\s*(in JSON )?at position \d+/, '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const reason = message
+    .replace(/\s*(in JSON )?at position \d+/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   let position = match ? Number(match[1]) : null;
   if (position === null && /Unexpected end of JSON input/.test(message)) position = text.length;
   if (position === null) return `not valid JSON (${reason})`;

@@ -35,10 +35,17 @@ export interface ThreadTimesReader {
 
 /** Opens this thread's times, or null where /proc/thread-self is missing (not Linux). Call it from the thread to watch. */
 export function openThreadTimes(): ThreadTimesReader | null {
-  return open('/proc/thread-self/schedstat', 'schedstat', parseSchedstat) ?? open('/proc/thread-self/stat', 'stat', parseStat);
+  return (
+    open('/proc/thread-self/schedstat', 'schedstat', parseSchedstat) ??
+    open('/proc/thread-self/stat', 'stat', parseStat)
+  );
 }
 
-function open(path: string, source: ThreadTimesSource, parse: (text: string) => ThreadTimes | null): ThreadTimesReader | null {
+function open(
+  path: string,
+  source: ThreadTimesSource,
+  parse: (text: string) => ThreadTimes | null,
+): ThreadTimesReader | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');

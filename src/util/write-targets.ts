@@ -109,9 +109,15 @@ function overlaps(a: Set<string>, b: Set<string>): boolean {
 function checkOne(target: WriteTarget): void {
   const stats = lstatOrNull(target.path);
   if (stats === null) return;
-  if (stats.isSymbolicLink()) throw new UsageError(`${label(target)}: is a symbolic link; servebench does not write through links (name the file itself)`);
+  if (stats.isSymbolicLink())
+    throw new UsageError(
+      `${label(target)}: is a symbolic link; servebench does not write through links (name the file itself)`,
+    );
   if (!stats.isFile()) throw new UsageError(`${label(target)}: is ${kindOf(stats)}, not a regular file`);
-  if (target.mode === 'create') throw new UsageError(`${label(target)}: already exists; a journal is never overwritten or appended to (remove it or choose another path)`);
+  if (target.mode === 'create')
+    throw new UsageError(
+      `${label(target)}: already exists; a journal is never overwritten or appended to (remove it or choose another path)`,
+    );
 }
 
 /**
@@ -126,11 +132,16 @@ export function checkWriteTargets(targets: readonly WriteTarget[], inputs: reado
     for (let j = 0; j < i; j++) {
       if (overlaps(targetIds[i]!, targetIds[j]!)) {
         const other = targets[j]!;
-        throw new UsageError(`${other.flag ?? other.path} and ${target.flag ?? target.path} are the same file (${target.path}); each output needs its own`);
+        throw new UsageError(
+          `${other.flag ?? other.path} and ${target.flag ?? target.path} are the same file (${target.path}); each output needs its own`,
+        );
       }
     }
     inputs.forEach((input, k) => {
-      if (overlaps(targetIds[i]!, inputIds[k]!)) throw new UsageError(`${label(target)}: is the ${input.flag} input (${input.path}); refusing to overwrite an input`);
+      if (overlaps(targetIds[i]!, inputIds[k]!))
+        throw new UsageError(
+          `${label(target)}: is the ${input.flag} input (${input.path}); refusing to overwrite an input`,
+        );
     });
   });
   for (const target of targets) checkOne(target);

@@ -11,7 +11,8 @@ import type { ContextBucket } from './context-plan.js';
 export function parseBucketText(text: string, where: string): ContextBucket[] {
   return text.split(',').map((part, i) => {
     const match = /^(\d+):((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/.exec(part.trim());
-    if (match === null) throw new UsageError(`${where}: entry ${i + 1} '${part}' is not TOKENS:CUMULATIVE (e.g. 4096:0.5)`);
+    if (match === null)
+      throw new UsageError(`${where}: entry ${i + 1} '${part}' is not TOKENS:CUMULATIVE (e.g. 4096:0.5)`);
     return { tokens: Number(match[1]), upTo: Number(match[2]) };
   });
 }
@@ -21,8 +22,10 @@ export function checkBuckets(buckets: ContextBucket[], where: string): ContextBu
   if (buckets.length === 0) throw new UsageError(`${where}: no buckets`);
   let previous = 0;
   buckets.forEach((bucket, i) => {
-    if (!Number.isSafeInteger(bucket.tokens) || bucket.tokens < 32) throw new UsageError(`${where}: entry ${i + 1}: tokens must be an integer ≥ 32`);
-    if (!(bucket.upTo > previous) || bucket.upTo > 1) throw new UsageError(`${where}: entry ${i + 1}: cumulative bounds must rise strictly within (0, 1]`);
+    if (!Number.isSafeInteger(bucket.tokens) || bucket.tokens < 32)
+      throw new UsageError(`${where}: entry ${i + 1}: tokens must be an integer ≥ 32`);
+    if (!(bucket.upTo > previous) || bucket.upTo > 1)
+      throw new UsageError(`${where}: entry ${i + 1}: cumulative bounds must rise strictly within (0, 1]`);
     previous = bucket.upTo;
   });
   if (previous !== 1) throw new UsageError(`${where}: the last cumulative bound must be 1.0, got ${previous}`);

@@ -66,7 +66,10 @@ export class PromptSkeleton {
 
   private body(index: number, chars: number): string {
     if (chars <= 0) return '';
-    const head = this.options.prefix === 'unique' ? `# request ${index}: private context follows\n${this.prefixTextFor(index)}` : this.prefixText;
+    const head =
+      this.options.prefix === 'unique'
+        ? `# request ${index}: private context follows\n${this.prefixTextFor(index)}`
+        : this.prefixText;
     // Up to one character past the head, the reference cuts the head alone (Python slicing of the
     // prefix), so the separating newline only appears once filler follows it (spec §2.5).
     if (chars <= head.length + 1) return head.slice(0, chars);

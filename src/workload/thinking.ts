@@ -33,7 +33,13 @@ export function resolveThinking(flags: ThinkingFlags): ThinkingControls {
     throw new UsageError('--reasoning-effort cannot be combined with --no-thinking or an explicit --thinking-mode');
   }
   if (effort !== null) {
-    return { mode, noThinking: flags.noThinking, reasoningEffort: effort, chatTemplateKwargs: null, mechanism: 'reasoning_effort' };
+    return {
+      mode,
+      noThinking: flags.noThinking,
+      reasoningEffort: effort,
+      chatTemplateKwargs: null,
+      mechanism: 'reasoning_effort',
+    };
   }
   if (mode === 'enabled' || mode === 'disabled') {
     return {
@@ -44,7 +50,13 @@ export function resolveThinking(flags: ThinkingFlags): ThinkingControls {
       mechanism: 'chat_template_kwargs',
     };
   }
-  return { mode, noThinking: flags.noThinking, reasoningEffort: null, chatTemplateKwargs: null, mechanism: mode === 'unsupported' ? 'unsupported' : 'none' };
+  return {
+    mode,
+    noThinking: flags.noThinking,
+    reasoningEffort: null,
+    chatTemplateKwargs: null,
+    mechanism: mode === 'unsupported' ? 'unsupported' : 'none',
+  };
 }
 
 /**
@@ -56,7 +68,9 @@ export function checkModelFamily(model: string, controls: ThinkingControls): voi
   const effort = controls.reasoningEffort;
   const allow = (family: string, allowed: readonly string[]): void => {
     if (effort !== null && !allowed.includes(effort)) {
-      throw new UsageError(`--reasoning-effort ${effort} is not accepted by ${family} models (allowed: ${allowed.join(', ')})`);
+      throw new UsageError(
+        `--reasoning-effort ${effort} is not accepted by ${family} models (allowed: ${allowed.join(', ')})`,
+      );
     }
   };
   if (id.includes('gpt-oss')) {

@@ -45,7 +45,12 @@ export function fixedRatioSizer(ratio: number): PromptSizer {
       const fixed = skeleton.envelopeChars(index);
       const tail = skeleton.tail(index).length;
       // floor(target × ratio) must exceed the tail: the least such target holds the envelope.
-      if (total <= tail) return Promise.resolve({ bodyChars: null, expectedTokens: null, envelopeTokens: Math.ceil((tail + 1) / ratio) });
+      if (total <= tail)
+        return Promise.resolve({
+          bodyChars: null,
+          expectedTokens: null,
+          envelopeTokens: Math.ceil((tail + 1) / ratio),
+        });
       return Promise.resolve({ bodyChars: Math.max(0, total - fixed), expectedTokens: null });
     },
   };
@@ -114,8 +119,17 @@ const SALT_PLACEHOLDER = '0000000000000000';
 /** Builds the workload: plan, prompts and their identity. */
 export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
   if (input.dataset !== null) return datasetWorkload(input, input.dataset);
-  const sizes = input.plannedTokens ?? planContexts({ requests: input.requests, ctxTokens: input.ctxTokens, seed: input.seed, cap: input.cap, ...(input.buckets ? { buckets: input.buckets } : {}) }).sizes;
-  const planned = input.plannedTokens && input.cap !== null ? sizes.map((size) => Math.min(size, input.cap as number)) : sizes;
+  const sizes =
+    input.plannedTokens ??
+    planContexts({
+      requests: input.requests,
+      ctxTokens: input.ctxTokens,
+      seed: input.seed,
+      cap: input.cap,
+      ...(input.buckets ? { buckets: input.buckets } : {}),
+    }).sizes;
+  const planned =
+    input.plannedTokens && input.cap !== null ? sizes.map((size) => Math.min(size, input.cap as number)) : sizes;
   const options = { prefix: input.prefix, sharedPrefixTokens: input.sharedPrefixTokens };
   const stable = new PromptSkeleton({ ...options, salt: input.cacheBust ? SALT_PLACEHOLDER : null });
   const live = input.cacheBust ? new PromptSkeleton({ ...options, salt: randomBytes(8).toString('hex') }) : stable;
@@ -134,10 +148,12 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
     else {
       tooSmall.requests++;
       tooSmall.largestTarget = Math.max(tooSmall.largestTarget, target);
-      if (sized.envelopeTokens !== undefined) tooSmall.envelopeTokens = Math.max(tooSmall.envelopeTokens ?? 0, sized.envelopeTokens);
+      if (sized.envelopeTokens !== undefined)
+        tooSmall.envelopeTokens = Math.max(tooSmall.envelopeTokens ?? 0, sized.envelopeTokens);
     }
     // One-shot hash: the same hex as createHash().update().digest(), without a Hash object per prompt.
-    digests[index] = sized.bodyChars === null ? 'none' : hash('sha256', sized.text ?? stable.render(index, sized.bodyChars), 'hex');
+    digests[index] =
+      sized.bodyChars === null ? 'none' : hash('sha256', sized.text ?? stable.render(index, sized.bodyChars), 'hex');
   };
   // Sizing is done up front (the plan is fixed before the first request) unless the run is
   // bounded by time, where the number of requests is not known: then each prompt is sized just
@@ -159,7 +175,13 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
     promptSetId: () => promptSetIdOf(digests),
     cachePolicy: cachePolicyText(input),
     promptMethod: input.sizer.method,
-    contextSource: input.plannedTokens ? 'trace' : input.ctxTokens > 0 ? 'fixed' : input.buckets ? `buckets:${formatContextBuckets(input.buckets)}` : 'reference-buckets',
+    contextSource: input.plannedTokens
+      ? 'trace'
+      : input.ctxTokens > 0
+        ? 'fixed'
+        : input.buckets
+          ? `buckets:${formatContextBuckets(input.buckets)}`
+          : 'reference-buckets',
     sizeAhead: async (index) => {
       if (index < planned.length && bodyChars[index] === undefined) await sizeOne(index);
     },
@@ -203,7 +225,9 @@ async function datasetWorkload(input: WorkloadInput, rows: DatasetRow[]): Promis
       const messages = chosen[index]?.messages ?? [];
       if (salt === null) return Promise.resolve(messages);
       // The salt goes first in the first message, as for synthetic prompts.
-      return Promise.resolve(messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)));
+      return Promise.resolve(
+        messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)),
+      );
     },
     promptSetId: () => promptSetIdOf(digests),
     cachePolicy: cachePolicyText(input),
@@ -217,6 +241,11 @@ async function datasetWorkload(input: WorkloadInput, rows: DatasetRow[]): Promis
 
 /** `prefix=shared:8000;cache-bust=off`: what compare needs to refuse cold-versus-warm mixes. */
 function cachePolicyText(input: WorkloadInput): string {
-  const prefix = input.dataset !== null ? 'dataset' : input.prefix === 'none' || input.sharedPrefixTokens === 0 ? 'none' : `${input.prefix}:${input.sharedPrefixTokens}`;
+  const prefix =
+    input.dataset !== null
+      ? 'dataset'
+      : input.prefix === 'none' || input.sharedPrefixTokens === 0
+        ? 'none'
+        : `${input.prefix}:${input.sharedPrefixTokens}`;
   return `prefix=${prefix};cache-bust=${input.cacheBust ? 'on' : 'off'}`;
 }

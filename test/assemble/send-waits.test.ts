@@ -6,8 +6,20 @@ import type { RequestResult } from '../../src/record/types.js';
 
 function withWait(index: number, sendWaitMs: number | undefined): RequestResult {
   return {
-    requestIndex: index, plannedContextTokens: 1, startOffsetMs: 0, ok: true, timeToFirstOutputS: 0.1, ttftS: 0.1, e2eS: 0.2,
-    reasoningChunks: 0, contentChunks: 1, usage: null, finishReason: 'stop', responseId: null, httpStatus: 200, error: null,
+    requestIndex: index,
+    plannedContextTokens: 1,
+    startOffsetMs: 0,
+    ok: true,
+    timeToFirstOutputS: 0.1,
+    ttftS: 0.1,
+    e2eS: 0.2,
+    reasoningChunks: 0,
+    contentChunks: 1,
+    usage: null,
+    finishReason: 'stop',
+    responseId: null,
+    httpStatus: 200,
+    error: null,
     ...(sendWaitMs === undefined ? {} : { sendWaitMs }),
   };
 }
@@ -15,8 +27,18 @@ function withWait(index: number, sendWaitMs: number | undefined): RequestResult 
 test('send waits: nearest-rank p50 and p99 and the maximum, over the requests whose write was seen', () => {
   // 10 waits 1..10 ms: p50 = 5th smallest = 5; p99 = ceil(9.9) = 10th = 10; one request without a wait is left out.
   const results = [...Array.from({ length: 10 }, (_, i) => withWait(i, 10 - i)), withWait(10, undefined)];
-  assert.deepEqual(summarizeSendWaits(results), { send_wait_requests: 10, send_wait_ms_p50: 5, send_wait_ms_p99: 10, send_wait_max_ms: 10 });
-  assert.deepEqual(summarizeSendWaits([withWait(0, undefined)]), { send_wait_requests: 0, send_wait_ms_p50: null, send_wait_ms_p99: null, send_wait_max_ms: null });
+  assert.deepEqual(summarizeSendWaits(results), {
+    send_wait_requests: 10,
+    send_wait_ms_p50: 5,
+    send_wait_ms_p99: 10,
+    send_wait_max_ms: 10,
+  });
+  assert.deepEqual(summarizeSendWaits([withWait(0, undefined)]), {
+    send_wait_requests: 0,
+    send_wait_ms_p50: null,
+    send_wait_ms_p99: null,
+    send_wait_max_ms: null,
+  });
 });
 
 test('send waits: p50 ≤ p99 ≤ max, each one of the waits', () => {

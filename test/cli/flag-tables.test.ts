@@ -13,7 +13,13 @@ import type { CliIO } from '../../src/cli/io.js';
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: process.cwd(), isTTY: false };
+  const io: CliIO = {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    env: {},
+    cwd: process.cwd(),
+    isTTY: false,
+  };
   const code = await main(argv, io);
   return { code, out, err };
 }
@@ -35,7 +41,8 @@ for (const spec of COMMAND_SPECS) {
     const { code, out } = await cli([spec.name, '--help']);
     assert.equal(code, 0);
     assert.ok(out.includes(`usage: ${spec.usage}`), out);
-    for (const flag of acceptedFlags(spec)) assert.match(out, new RegExp(`--${flag.name}\\b`), `--${flag.name} missing from ${spec.name} --help`);
+    for (const flag of acceptedFlags(spec))
+      assert.match(out, new RegExp(`--${flag.name}\\b`), `--${flag.name} missing from ${spec.name} --help`);
   });
 }
 

@@ -25,7 +25,10 @@ const refused: [string[], string][] = [
 
 for (const [args, message] of refused) {
   test(`${args.join(' ')}: ${message}`, () => {
-    assert.throws(() => parseFlags(args, RUN_FLAGS), (error: unknown) => error instanceof UsageError && error.message === message);
+    assert.throws(
+      () => parseFlags(args, RUN_FLAGS),
+      (error: unknown) => error instanceof UsageError && error.message === message,
+    );
   });
 }
 
@@ -37,7 +40,10 @@ test('the largest safe seed is accepted', () => {
 test('servebench run: one line, exit 2, for an out-of-range seed and for --rate with --concurrency', async () => {
   for (const [args, line] of [
     [['--seed', '1e20'], `servebench run: --seed: 1e20 is out of range [-${SAFE}, ${SAFE}]`],
-    [['--rate', '5', '--concurrency', '8'], "servebench run: --concurrency sets a closed loop's workers; with --rate use --max-concurrency N to cap the requests in flight"],
+    [
+      ['--rate', '5', '--concurrency', '8'],
+      "servebench run: --concurrency sets a closed loop's workers; with --rate use --max-concurrency N to cap the requests in flight",
+    ],
   ] as const) {
     const run = await runCli(['run', '--dry-run', ...args]);
     assert.equal(run.code, 2, run.stdout + run.stderr);

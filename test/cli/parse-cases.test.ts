@@ -10,18 +10,27 @@ import { main } from '../../src/cli/main.js';
 import { UsageError } from '../../src/util/errors.js';
 
 function refused(argv: string[], command: string, message: string | RegExp): void {
-  assert.throws(() => parseCommand(argv, commandSpec(command)), (error: unknown) => {
-    assert.ok(error instanceof UsageError, String(error));
-    if (typeof message === 'string') assert.equal(error.message, message);
-    else assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseCommand(argv, commandSpec(command)),
+    (error: unknown) => {
+      assert.ok(error instanceof UsageError, String(error));
+      if (typeof message === 'string') assert.equal(error.message, message);
+      else assert.match(error.message, message);
+      return true;
+    },
+  );
 }
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(argv, { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: process.cwd(), isTTY: false });
+  const code = await main(argv, {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    env: {},
+    cwd: process.cwd(),
+    isTTY: false,
+  });
   return { code, out, err };
 }
 
@@ -35,21 +44,45 @@ test('compare --allow-mismatch takes the next word only when it is a list of ide
   assert.deepEqual(bare.positionals, ['a.json', 'b.json']);
   const repeated = parseCommand(['a.json', '--allow-mismatch=model', 'b.json', '--allow-mismatch', 'warmup'], spec);
   assert.deepEqual(repeated.values['allow-mismatch'], ['model', 'warmup']);
-  assert.equal(parseCommand(['--allow-mismatch=model', '--allow-mismatch', 'a.json', 'b.json'], spec).values['allow-mismatch'], true, 'a bare one allows every field');
-  refused(['--allow-mismatch=nope', 'a.json', 'b.json'], 'compare', /^--allow-mismatch: expected one of model, .*, got 'nope'$/);
+  assert.equal(
+    parseCommand(['--allow-mismatch=model', '--allow-mismatch', 'a.json', 'b.json'], spec).values['allow-mismatch'],
+    true,
+    'a bare one allows every field',
+  );
+  refused(
+    ['--allow-mismatch=nope', 'a.json', 'b.json'],
+    'compare',
+    /^--allow-mismatch: expected one of model, .*, got 'nope'$/,
+  );
 });
 
 test('sweep lists: comma-separated, bounded, no repeats; a value flag without its value is refused (it once started a sweep)', () => {
   const spec = commandSpec('sweep');
   assert.deepEqual(parseCommand(['--concurrency', '8,1,4'], spec).values['concurrency'], [8, 1, 4]);
   assert.deepEqual(parseCommand(['--rate=0.5,2'], spec).values['rate'], [0.5, 2]);
-  refused(['--concurrency', '1,x'], 'sweep', "--concurrency: expected a comma-separated list of integers in [1, 100000], got '1,x'");
-  refused(['--concurrency', '1.5'], 'sweep', "--concurrency: expected a comma-separated list of integers in [1, 100000], got '1.5'");
+  refused(
+    ['--concurrency', '1,x'],
+    'sweep',
+    "--concurrency: expected a comma-separated list of integers in [1, 100000], got '1,x'",
+  );
+  refused(
+    ['--concurrency', '1.5'],
+    'sweep',
+    "--concurrency: expected a comma-separated list of integers in [1, 100000], got '1.5'",
+  );
   refused(['--rate', '0,1'], 'sweep', "--rate: expected a comma-separated list of numbers in (0, 100000], got '0,1'");
   refused(['--concurrency', '2,2'], 'sweep', '--concurrency: the list repeats a value');
   refused(['--rate', '1', '--output-dir'], 'sweep', "Option '--output-dir <value>' argument missing");
-  refused(['--rate', '1', '--journal', 'j.jsonl'], 'sweep', '--journal does not apply to a sweep (each point writes its own file under --output-dir)');
-  assert.equal(parseCommand(['--rate', '1', '--requests', '7'], spec).values['requests'], 7, 'run flags apply to every point');
+  refused(
+    ['--rate', '1', '--journal', 'j.jsonl'],
+    'sweep',
+    '--journal does not apply to a sweep (each point writes its own file under --output-dir)',
+  );
+  assert.equal(
+    parseCommand(['--rate', '1', '--requests', '7'], spec).values['requests'],
+    7,
+    'run flags apply to every point',
+  );
 });
 
 test('positional arguments: counted by the table, and `--` ends the flags', () => {
@@ -64,13 +97,21 @@ test('positional arguments: counted by the table, and `--` ends the flags', () =
 
 test('each command keeps its wording for a bad number; every one names the flag', () => {
   refused(['--requests', '0'], 'run', '--requests: 0 is out of range [1, 1000000]');
-  refused(['--seed', '4294967296', 'a', 'b'], 'compare', "--seed: expected an integer in [0, 4294967295], got '4294967296'");
+  refused(
+    ['--seed', '4294967296', 'a', 'b'],
+    'compare',
+    "--seed: expected an integer in [0, 4294967295], got '4294967296'",
+  );
   refused(['--max-depth', '65', 'd'], 'list', "--max-depth: expected an integer in [0, 64], got '65'");
   refused(['--port', '70000'], 'sim', "--port must be an integer from 0 to 65535, got '70000'");
   refused(['--host', ' '], 'sim', '--host must not be empty');
   refused(['--html', '', 'f.json'], 'report', '--html: must not be empty');
   refused(['--since', '2026-02-30', 'd'], 'list', "--since: expected a date YYYY-MM-DD, got '2026-02-30'");
-  refused(['--seed', '-1'], 'run', /^Option '--seed' argument is ambiguous: '-1' looks like a flag \(a value starting with a dash is written --seed=-1\)$/);
+  refused(
+    ['--seed', '-1'],
+    'run',
+    /^Option '--seed' argument is ambiguous: '-1' looks like a flag \(a value starting with a dash is written --seed=-1\)$/,
+  );
   refused(['--json=1', 'f.json'], 'validate', "Option '--json' does not take an argument");
 });
 

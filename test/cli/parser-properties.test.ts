@@ -52,14 +52,21 @@ function valueOf(flag: FlagSpec): fc.Arbitrary<{ text: string; value: ArgValue }
         return { text, value: text };
       });
     case 'string': {
-      const text = flag.choices !== undefined ? fc.constantFrom(...flag.choices) : fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '' && !s.includes('\n'));
+      const text =
+        flag.choices !== undefined
+          ? fc.constantFrom(...flag.choices)
+          : fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '' && !s.includes('\n'));
       return text.map((t) => ({ text: t, value: t }));
     }
     case 'int-list':
     case 'float-list':
-      return fc.uniqueArray(number(flag), { minLength: 1, maxLength: 5 }).map((items) => ({ text: items.join(','), value: items }));
+      return fc
+        .uniqueArray(number(flag), { minLength: 1, maxLength: 5 })
+        .map((items) => ({ text: items.join(','), value: items }));
     case 'string-list':
-      return fc.uniqueArray(fc.constantFrom(...(flag.choices ?? ['a', 'b', 'c'])), { minLength: 1, maxLength: 4 }).map((items) => ({ text: items.join(','), value: items }));
+      return fc
+        .uniqueArray(fc.constantFrom(...(flag.choices ?? ['a', 'b', 'c'])), { minLength: 1, maxLength: 4 })
+        .map((items) => ({ text: items.join(','), value: items }));
   }
 }
 
@@ -75,7 +82,9 @@ function occurrence(flag: FlagSpec): fc.Arbitrary<Typed> {
     words: inline || text.startsWith('-') ? [`--${flag.name}=${text}`] : [`--${flag.name}`, text],
     value,
   }));
-  return flag.optionalValue === true ? fc.oneof(given, fc.constant<Typed>({ flag, words: [`--${flag.name}`], value: true })) : given;
+  return flag.optionalValue === true
+    ? fc.oneof(given, fc.constant<Typed>({ flag, words: [`--${flag.name}`], value: true }))
+    : given;
 }
 
 /** The value a flag ends with after its occurrences, as the table says repeats combine. */
@@ -89,10 +98,22 @@ function combined(flag: FlagSpec, values: ArgValue[]): ArgValue {
 function argvFor(spec: CommandSpec): fc.Arbitrary<{ argv: string[]; typed: Typed[]; positionals: string[] }> {
   const flags = acceptedFlags(spec);
   const p = spec.positionals;
-  const positionals: fc.Arbitrary<string[]> = p === undefined ? fc.constant<string[]>([]) : fc.array(fc.stringMatching(/^[a-z0-9_/]{1,10}$/).map((s) => `${s}.json`), { minLength: p.min, maxLength: p.max ?? p.min + 3 });
-  const picked = fc.subarray([...flags]).chain((chosen) =>
-    fc.tuple(...chosen.map((flag) => fc.array(occurrence(flag), { minLength: 1, maxLength: flag.repeatable === true ? 3 : 2 }))),
-  );
+  const positionals: fc.Arbitrary<string[]> =
+    p === undefined
+      ? fc.constant<string[]>([])
+      : fc.array(
+          fc.stringMatching(/^[a-z0-9_/]{1,10}$/).map((s) => `${s}.json`),
+          { minLength: p.min, maxLength: p.max ?? p.min + 3 },
+        );
+  const picked = fc
+    .subarray([...flags])
+    .chain((chosen) =>
+      fc.tuple(
+        ...chosen.map((flag) =>
+          fc.array(occurrence(flag), { minLength: 1, maxLength: flag.repeatable === true ? 3 : 2 }),
+        ),
+      ),
+    );
   return fc.tuple(picked, positionals).chain(([groups, files]) =>
     fc.shuffledSubarray(groups.flat(), { minLength: groups.flat().length }).map((typed) => {
       // Files first: a bare optional-value flag is then never followed by a word it could take.
@@ -110,7 +131,11 @@ for (const spec of COMMAND_SPECS) {
         for (const t of typed) byFlag.set(t.flag, [...(byFlag.get(t.flag) ?? []), t.value]);
         for (const flag of acceptedFlags(spec)) {
           const values = byFlag.get(flag);
-          assert.deepEqual(parsed.values[flag.name], values === undefined ? flag.default : combined(flag, values), `--${flag.name} in ${JSON.stringify(argv)}`);
+          assert.deepEqual(
+            parsed.values[flag.name],
+            values === undefined ? flag.default : combined(flag, values),
+            `--${flag.name} in ${JSON.stringify(argv)}`,
+          );
         }
         assert.deepEqual([...parsed.given].sort(), [...new Set(typed.map((t) => t.flag.name))].sort());
         assert.deepEqual(parsed.positionals, positionals);
@@ -126,7 +151,10 @@ for (const spec of COMMAND_SPECS) {
       fc.property(argvFor(spec), unknown, fc.nat(), fc.boolean(), ({ typed, positionals }, name, at, inline) => {
         const groups = [...positionals.map((f) => [f]), ...typed.map((t) => t.words)];
         groups.splice(at % (groups.length + 1), 0, inline ? [`--${name}=1`] : [`--${name}`]);
-        assert.throws(() => parseCommand(groups.flat(), spec), (error: unknown) => error instanceof UsageError && error.message === `Unknown option '--${name}'`);
+        assert.throws(
+          () => parseCommand(groups.flat(), spec),
+          (error: unknown) => error instanceof UsageError && error.message === `Unknown option '--${name}'`,
+        );
       }),
       { numRuns: RUNS },
     );
@@ -137,14 +165,22 @@ for (const spec of COMMAND_SPECS) {
     test(`${spec.name}: a value flag at the end without its value is refused, naming it`, () => {
       fc.assert(
         fc.property(fc.constantFrom(...valued.filter((f) => f.optionalValue !== true)), (flag) => {
-          assert.throws(() => parseCommand([`--${flag.name}`], spec), (error: unknown) => error instanceof UsageError && error.message === `Option '--${flag.name} <value>' argument missing`);
+          assert.throws(
+            () => parseCommand([`--${flag.name}`], spec),
+            (error: unknown) =>
+              error instanceof UsageError && error.message === `Option '--${flag.name} <value>' argument missing`,
+          );
         }),
         { numRuns: 30 },
       );
     });
   }
 
-  const bounded = acceptedFlags(spec).filter((f) => (f.type === 'int' || f.type === 'float' || f.type === 'int-list' || f.type === 'float-list') && (f.min !== undefined || f.max !== undefined));
+  const bounded = acceptedFlags(spec).filter(
+    (f) =>
+      (f.type === 'int' || f.type === 'float' || f.type === 'int-list' || f.type === 'float-list') &&
+      (f.min !== undefined || f.max !== undefined),
+  );
   if (bounded.length > 0) {
     test(`${spec.name}: a number outside its flag's range is refused in one line naming the flag`, () => {
       const outside = fc.constantFrom(...bounded).chain((flag) => {
@@ -156,12 +192,18 @@ for (const spec of COMMAND_SPECS) {
       fc.assert(
         fc.property(outside, ([flag, x]) => {
           const text = Number.isFinite(x) ? String(noNegativeZero(x)) : x > 0 ? '1e999' : '-1e999';
-          assert.throws(() => parseCommand([`--${flag.name}=${text}`], spec), (error: unknown) => {
-            assert.ok(error instanceof UsageError, String(error));
-            assert.ok(error.message.startsWith(`--${flag.name}${spec.wording === 'must-be' ? ' ' : ':'}`), error.message);
-            assert.ok(!error.message.includes('\n'));
-            return true;
-          });
+          assert.throws(
+            () => parseCommand([`--${flag.name}=${text}`], spec),
+            (error: unknown) => {
+              assert.ok(error instanceof UsageError, String(error));
+              assert.ok(
+                error.message.startsWith(`--${flag.name}${spec.wording === 'must-be' ? ' ' : ':'}`),
+                error.message,
+              );
+              assert.ok(!error.message.includes('\n'));
+              return true;
+            },
+          );
         }),
         { numRuns: RUNS },
       );
@@ -172,7 +214,8 @@ for (const spec of COMMAND_SPECS) {
 test('every --flag a usage line mentions is a flag of its command', () => {
   for (const spec of COMMAND_SPECS) {
     const names = new Set(acceptedFlags(spec).map((f) => f.name));
-    for (const [, name] of spec.usage.matchAll(/--([a-z][a-z-]*)/g)) assert.ok(names.has(name!), `${spec.name}: usage names --${name}, which its table lacks`);
+    for (const [, name] of spec.usage.matchAll(/--([a-z][a-z-]*)/g))
+      assert.ok(names.has(name!), `${spec.name}: usage names --${name}, which its table lacks`);
   }
 });
 
@@ -181,7 +224,11 @@ test('sweep refuses the run flags it sets itself, naming the flag, whatever else
   const refused = refusedFlags(sweep);
   fc.assert(
     fc.property(argvFor(sweep), fc.constantFrom(...refused), ({ argv }, name) => {
-      assert.throws(() => parseCommand([`--${name}`, ...argv], sweep), (error: unknown) => error instanceof UsageError && error.message.startsWith(`--${name} does not apply to a sweep`));
+      assert.throws(
+        () => parseCommand([`--${name}`, ...argv], sweep),
+        (error: unknown) =>
+          error instanceof UsageError && error.message.startsWith(`--${name} does not apply to a sweep`),
+      );
     }),
     { numRuns: 50 },
   );
@@ -191,7 +238,13 @@ test('servebench COMMAND --bogus: one line naming the flag on stderr, exit 2, fo
   for (const spec of COMMAND_SPECS) {
     let out = '';
     let err = '';
-    const code = await main([spec.name, '--bogus-flag'], { stdout: (t) => void (out += t), stderr: (t) => void (err += t), env: {}, cwd: process.cwd(), isTTY: false });
+    const code = await main([spec.name, '--bogus-flag'], {
+      stdout: (t) => void (out += t),
+      stderr: (t) => void (err += t),
+      env: {},
+      cwd: process.cwd(),
+      isTTY: false,
+    });
     assert.equal(code, 2, spec.name);
     assert.equal(err, `servebench ${spec.name}: Unknown option '--bogus-flag'\n`);
     assert.equal(out, '');

@@ -29,7 +29,7 @@ test('a one-line result file, with its journal beside it: the message names the 
   assert.equal(run.stderr, `servebench rebuild: ${result}: ${HINT}: ${journal})\n`);
 });
 
-test('other JSON that is not a journal keeps the journal reader\'s message', async () => {
+test("other JSON that is not a journal keeps the journal reader's message", async () => {
   const other = join(dir, 'other.json');
   writeFileSync(other, '{\n  "schema": "something/else"\n}\n');
   const run = await runCli(['rebuild', other, '--output', join(dir, 'out3.json')]);

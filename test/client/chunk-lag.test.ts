@@ -4,7 +4,10 @@ import { recordChunkLag, watchChunkLag } from '../../src/client/chunk-lag.js';
 
 /** HDR histograms keep 3 significant digits: a recorded value reads back within 0.1%. */
 function near(actual: number | null, expected: number, what: string): void {
-  assert.ok(actual !== null && Math.abs(actual - expected) <= expected * 1e-3, `${what}: ${actual} ms, expected ${expected} ms`);
+  assert.ok(
+    actual !== null && Math.abs(actual - expected) <= expected * 1e-3,
+    `${what}: ${actual} ms, expected ${expected} ms`,
+  );
 }
 
 test('lag = parse start − arrival stamp; p50, p99 (nearest rank) and max in ms, by hand', () => {
@@ -21,7 +24,11 @@ test('lag = parse start − arrival stamp; p50, p99 (nearest rank) and max in ms
 test('a fresh watch forgets earlier chunks; none parsed gives nulls; a stamp in the future counts as no lag', () => {
   recordChunkLag(0n, 5_000_000_000n);
   const watch = watchChunkLag();
-  assert.deepEqual(watch.stop(), { chunk_processing_lag_ms_p50: null, chunk_processing_lag_ms_p99: null, chunk_processing_lag_ms_max: null });
+  assert.deepEqual(watch.stop(), {
+    chunk_processing_lag_ms_p50: null,
+    chunk_processing_lag_ms_p99: null,
+    chunk_processing_lag_ms_max: null,
+  });
   const again = watchChunkLag();
   recordChunkLag(2_000n, 1_000n);
   assert.ok((again.stop().chunk_processing_lag_ms_max ?? Infinity) <= 1e-6);

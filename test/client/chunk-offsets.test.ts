@@ -57,10 +57,14 @@ describe('chunk offsets (streamed)', () => {
     const server = await rawServer((socket) => {
       const steps = [
         deltaEvent({ role: 'assistant', content: null }),
-        deltaEvent({ reasoning_content: 'Let me' }), 20,
-        deltaEvent({ reasoning_content: ' think' }), 20,
-        deltaEvent({ content: 'Hello' }) + deltaEvent({ content: ',' }), 20, // one write: two events, one read
-        deltaEvent({ content: ' world' }), 20,
+        deltaEvent({ reasoning_content: 'Let me' }),
+        20,
+        deltaEvent({ reasoning_content: ' think' }),
+        20,
+        deltaEvent({ content: 'Hello' }) + deltaEvent({ content: ',' }),
+        20, // one write: two events, one read
+        deltaEvent({ content: ' world' }),
+        20,
         dataEvent({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
         usageEvent({ prompt_tokens: 5, completion_tokens: 5 }),
         DONE_EVENT,
@@ -69,21 +73,31 @@ describe('chunk offsets (streamed)', () => {
     });
     try {
       const result = await streamChatCompletion({
-        dispatcher, url: `${server.url}/v1/chat/completions`, headers: {}, body: '{}', requestIndex: 0, plannedContextTokens: 16,
-        runStartNs: process.hrtime.bigint(), idleTimeoutS: 5,
+        dispatcher,
+        url: `${server.url}/v1/chat/completions`,
+        headers: {},
+        body: '{}',
+        requestIndex: 0,
+        plannedContextTokens: 16,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
       });
       assert.equal(result.ok, true, JSON.stringify(result.error));
       const offsets = result.chunkOffsetsS;
       assert.ok(offsets !== undefined);
       assert.equal(offsets.length, result.reasoningChunks + result.contentChunks);
       assert.equal(offsets.length, 5);
-      for (let j = 1; j < offsets.length; j++) assert.ok(offsets[j]! >= offsets[j - 1]!, `ascending at ${j}: ${offsets.join(', ')}`);
+      for (let j = 1; j < offsets.length; j++)
+        assert.ok(offsets[j]! >= offsets[j - 1]!, `ascending at ${j}: ${offsets.join(', ')}`);
       assert.equal(offsets[0], result.timeToFirstOutputS, 'same clock and conversion as TTFO');
       assert.ok(offsets.includes(result.ttftS!), 'TTFT is one of the arrivals');
       assert.ok(offsets[offsets.length - 1]! <= result.e2eS!);
       // The server sleeps 60 ms in all between them; the bound leaves 40 ms for a late first stamp
       // on a busy machine and still fails if the pauses were not seen at all.
-      assert.ok(offsets[4]! - offsets[0] >= 0.02, `three 20 ms pauses separate the first and last arrival: ${offsets.join(', ')}`);
+      assert.ok(
+        offsets[4]! - offsets[0] >= 0.02,
+        `three 20 ms pauses separate the first and last arrival: ${offsets.join(', ')}`,
+      );
     } finally {
       await server.close();
     }
@@ -91,12 +105,24 @@ describe('chunk offsets (streamed)', () => {
 
   it('a failed stream keeps its partial offsets', async () => {
     const server = await rawServer((socket) => {
-      void writeSse(socket, [deltaEvent({ content: 'a' }), 10, deltaEvent({ content: 'b' }), 10, dataEvent({ error: { message: 'boom' } })]);
+      void writeSse(socket, [
+        deltaEvent({ content: 'a' }),
+        10,
+        deltaEvent({ content: 'b' }),
+        10,
+        dataEvent({ error: { message: 'boom' } }),
+      ]);
     });
     try {
       const result = await streamChatCompletion({
-        dispatcher, url: `${server.url}/v1/chat/completions`, headers: {}, body: '{}', requestIndex: 1, plannedContextTokens: 16,
-        runStartNs: process.hrtime.bigint(), idleTimeoutS: 5,
+        dispatcher,
+        url: `${server.url}/v1/chat/completions`,
+        headers: {},
+        body: '{}',
+        requestIndex: 1,
+        plannedContextTokens: 16,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
       });
       assert.equal(result.ok, false);
       assert.equal(result.chunkOffsetsS?.length, 2);

@@ -13,7 +13,9 @@ function run(payloads: readonly unknown[]): { state: ChunkState; verdicts: Chunk
   return { state, verdicts };
 }
 
-const choice = (delta: unknown, finish: unknown = null): unknown => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
+const choice = (delta: unknown, finish: unknown = null): unknown => ({
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 function failureOf(payload: unknown): { type: string; message: string } {
   const { verdicts } = run([payload]);
@@ -28,7 +30,15 @@ describe('Python truthiness helpers', () => {
     for (const v of [' ', 'a', 1, -1, 0.5, true, [0], { a: null }]) assert.equal(isTruthy(v), true, JSON.stringify(v));
   });
   it('names JSON values by their Python type', () => {
-    assert.deepEqual([null, true, 3, 1.5, 'x', [], {}].map(pythonTypeName), ['NoneType', 'bool', 'int', 'float', 'str', 'list', 'dict']);
+    assert.deepEqual([null, true, 3, 1.5, 'x', [], {}].map(pythonTypeName), [
+      'NoneType',
+      'bool',
+      'int',
+      'float',
+      'str',
+      'list',
+      'dict',
+    ]);
   });
 });
 
@@ -55,7 +65,11 @@ describe('chunk interpretation (spec §3.2)', () => {
   });
 
   it('prefers truthy reasoning_content, else reasoning; one delta can count as both', () => {
-    const { state } = run([choice({ reasoning_content: '', reasoning: 'r' }), choice({ reasoning_content: 'a', reasoning: 'b', content: 'c' }), choice({ thinking: 'x' })]);
+    const { state } = run([
+      choice({ reasoning_content: '', reasoning: 'r' }),
+      choice({ reasoning_content: 'a', reasoning: 'b', content: 'c' }),
+      choice({ thinking: 'x' }),
+    ]);
     assert.equal(state.reasoningChunks, 2);
     assert.equal(state.contentChunks, 1);
     assert.equal(state.firstOutputNs, 1000n);
@@ -75,32 +89,65 @@ describe('chunk interpretation (spec §3.2)', () => {
 
   it('ends at [DONE] (whitespace stripped) and skips empty keep-alive payloads', () => {
     const { verdicts } = run(['', '  ', ' [DONE] ']);
-    assert.deepEqual(verdicts.map((v) => v.kind), ['continue', 'continue', 'done']);
+    assert.deepEqual(
+      verdicts.map((v) => v.kind),
+      ['continue', 'continue', 'done'],
+    );
   });
 });
 
 describe('chunk failures with the reference exception texts (spec §3.4)', () => {
   it('delta: null and non-dict deltas → AttributeError', () => {
-    assert.deepEqual(failureOf(choice(null)), { type: 'AttributeError', message: "'NoneType' object has no attribute 'get'" });
-    assert.deepEqual(failureOf(choice([1])), { type: 'AttributeError', message: "'list' object has no attribute 'get'" });
-    assert.deepEqual(failureOf(choice('x')), { type: 'AttributeError', message: "'str' object has no attribute 'get'" });
+    assert.deepEqual(failureOf(choice(null)), {
+      type: 'AttributeError',
+      message: "'NoneType' object has no attribute 'get'",
+    });
+    assert.deepEqual(failureOf(choice([1])), {
+      type: 'AttributeError',
+      message: "'list' object has no attribute 'get'",
+    });
+    assert.deepEqual(failureOf(choice('x')), {
+      type: 'AttributeError',
+      message: "'str' object has no attribute 'get'",
+    });
   });
   it('non-dict chunk → AttributeError with its Python type', () => {
     assert.deepEqual(failureOf([1, 2]), { type: 'AttributeError', message: "'list' object has no attribute 'get'" });
     assert.deepEqual(failureOf(3), { type: 'AttributeError', message: "'int' object has no attribute 'get'" });
     assert.deepEqual(failureOf('"s"'), { type: 'AttributeError', message: "'str' object has no attribute 'get'" });
-    assert.deepEqual(failureOf('null'), { type: 'AttributeError', message: "'NoneType' object has no attribute 'get'" });
+    assert.deepEqual(failureOf('null'), {
+      type: 'AttributeError',
+      message: "'NoneType' object has no attribute 'get'",
+    });
   });
   it('choices not iterable → TypeError; non-dict choice → AttributeError', () => {
     assert.deepEqual(failureOf({ choices: null }), { type: 'TypeError', message: "'NoneType' object is not iterable" });
     assert.deepEqual(failureOf({ choices: 7 }), { type: 'TypeError', message: "'int' object is not iterable" });
-    assert.deepEqual(failureOf({ choices: [null] }), { type: 'AttributeError', message: "'NoneType' object has no attribute 'get'" });
-    assert.deepEqual(failureOf({ choices: [3] }), { type: 'AttributeError', message: "'int' object has no attribute 'get'" });
-    assert.deepEqual(failureOf({ choices: 'ab' }), { type: 'AttributeError', message: "'str' object has no attribute 'get'" });
-    assert.equal(run([{ choices: '' }, { choices: {} }]).verdicts.every((v) => v.kind === 'continue'), true);
+    assert.deepEqual(failureOf({ choices: [null] }), {
+      type: 'AttributeError',
+      message: "'NoneType' object has no attribute 'get'",
+    });
+    assert.deepEqual(failureOf({ choices: [3] }), {
+      type: 'AttributeError',
+      message: "'int' object has no attribute 'get'",
+    });
+    assert.deepEqual(failureOf({ choices: 'ab' }), {
+      type: 'AttributeError',
+      message: "'str' object has no attribute 'get'",
+    });
+    assert.equal(
+      run([{ choices: '' }, { choices: {} }]).verdicts.every((v) => v.kind === 'continue'),
+      true,
+    );
   });
   it('in-stream error object → StreamError with the server message and a bounded excerpt', () => {
-    const payload = { error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } };
+    const payload = {
+      error: {
+        code: 500,
+        message: 'The model produced output that does not match the expected peg-native format',
+        type: 'server_error',
+      },
+    };
     const { verdicts } = run([payload]);
     const v = verdicts[0];
     assert.ok(v?.kind === 'failed');

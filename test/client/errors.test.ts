@@ -32,10 +32,16 @@ describe('mapTransportError (spec §3.4)', () => {
   it('maps read-phase errors unwrapped', () => {
     assert.deepEqual(map(withCode('UND_ERR_HEADERS_TIMEOUT')), ['TimeoutError', 'timed out']);
     assert.deepEqual(map(withCode('UND_ERR_BODY_TIMEOUT'), 'body'), ['TimeoutError', 'timed out']);
-    assert.deepEqual(map(withCode('UND_ERR_SOCKET')), ['RemoteDisconnected', 'Remote end closed connection without response']);
+    assert.deepEqual(map(withCode('UND_ERR_SOCKET')), [
+      'RemoteDisconnected',
+      'Remote end closed connection without response',
+    ]);
     assert.deepEqual(map(withCode('UND_ERR_SOCKET'), 'body'), ['IncompleteRead', 'IncompleteRead(0 bytes read)']);
     assert.deepEqual(map(withCode('ECONNRESET')), ['ConnectionResetError', '[Errno 104] Connection reset by peer']);
-    assert.deepEqual(map(withCode('ECONNRESET'), 'body'), ['ConnectionResetError', '[Errno 104] Connection reset by peer']);
+    assert.deepEqual(map(withCode('ECONNRESET'), 'body'), [
+      'ConnectionResetError',
+      '[Errno 104] Connection reset by peer',
+    ]);
     assert.deepEqual(map(withCode('EPIPE'), 'body'), ['BrokenPipeError', '[Errno 32] Broken pipe']);
   });
   it('keeps unknown errors as their own class and message', () => {
@@ -51,12 +57,20 @@ describe('makeRedactor', () => {
     const redact = makeRedactor({ 'content-type': 'application/json', authorization: `Bearer ${key}` });
     const text = `key ${key}; header Bearer ${key}; json ${JSON.stringify(key)}; url ${encodeURIComponent(key)}`;
     const clean = redact(text);
-    assert.ok(!clean.includes(key) && !clean.includes(JSON.stringify(key).slice(1, -1)) && !clean.includes(encodeURIComponent(key)), clean);
+    assert.ok(
+      !clean.includes(key) &&
+        !clean.includes(JSON.stringify(key).slice(1, -1)) &&
+        !clean.includes(encodeURIComponent(key)),
+      clean,
+    );
     assert.equal(clean, 'key [REDACTED]; header [REDACTED]; json "[REDACTED]"; url [REDACTED]');
   });
   it('redacts other secret-looking headers and any bearer token, leaves ordinary text alone', () => {
     const redact = makeRedactor({ 'x-api-key': 'abcd1234', 'x-request-id': 'r1' });
-    assert.equal(redact('got abcd1234 and Bearer eyJhbGciOiJIUzI1NiJ9.x and r1'), 'got [REDACTED] and Bearer [REDACTED] and r1');
+    assert.equal(
+      redact('got abcd1234 and Bearer eyJhbGciOiJIUzI1NiJ9.x and r1'),
+      'got [REDACTED] and Bearer [REDACTED] and r1',
+    );
     assert.equal(redact('content "stop" here'), 'content "stop" here');
   });
 });

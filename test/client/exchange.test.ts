@@ -14,7 +14,12 @@ import { DONE_EVENT, deltaEvent } from '../helpers/servers.js';
 
 /** Only what an attempt reads of its request. */
 function attempt(): Attempt {
-  const req = { requestIndex: 0, plannedContextTokens: 10, runStartNs: process.hrtime.bigint(), headers: {} } as unknown as StreamRequest;
+  const req = {
+    requestIndex: 0,
+    plannedContextTokens: 10,
+    runStartNs: process.hrtime.bigint(),
+    headers: {},
+  } as unknown as StreamRequest;
   return new Attempt(req, { deadlineS: null });
 }
 
@@ -36,7 +41,11 @@ function controller(): Dispatcher.DispatchController & { abortedWith: unknown } 
 }
 
 function handler(): { h: ExchangeHandler; c: ReturnType<typeof controller> } {
-  const h = new ExchangeHandler(attempt(), { stampWrite: true, maxLineBytes: 1 << 20, maxResponseBytes: 1 << 20 }, new AbortController().signal);
+  const h = new ExchangeHandler(
+    attempt(),
+    { stampWrite: true, maxLineBytes: 1 << 20, maxResponseBytes: 1 << 20 },
+    new AbortController().signal,
+  );
   const c = controller();
   h.onRequestStart(c);
   h.onResponseStart(c, 200, { 'content-type': 'text/event-stream' });
@@ -68,13 +77,19 @@ describe('exchange handler: stamp on arrival, parse later', () => {
     assert.equal(result.contentChunks, 2);
     // Parsing ran ~60 ms after the write stamp; the stamps say ~0 ms and ~30 ms.
     assert.ok(result.ttftS! < 0.015, `ttft ${result.ttftS} s should be the first chunk's arrival`);
-    assert.ok(result.e2eS! >= 0.03 && result.e2eS! < 0.045, `e2e ${result.e2eS} s should be the [DONE] chunk's arrival`);
+    assert.ok(
+      result.e2eS! >= 0.03 && result.e2eS! < 0.045,
+      `e2e ${result.e2eS} s should be the [DONE] chunk's arrival`,
+    );
     const offsets = result.chunkOffsetsS ?? [];
     assert.equal(offsets.length, 2);
     assert.ok(offsets[1]! - offsets[0]! >= 0.03, `chunk offsets ${offsets.join(', ')}`);
     // And the wait between the stamps and the parsing is what the self-check reports as chunk lag.
     const figures = lag.stop();
-    assert.ok(figures.chunk_processing_lag_ms_max! >= 60, `first chunk parsed ${figures.chunk_processing_lag_ms_max} ms after it arrived`);
+    assert.ok(
+      figures.chunk_processing_lag_ms_max! >= 60,
+      `first chunk parsed ${figures.chunk_processing_lag_ms_max} ms after it arrived`,
+    );
     assert.ok(figures.chunk_processing_lag_ms_p50! >= 30, `p50 lag ${figures.chunk_processing_lag_ms_p50} ms`);
   });
 

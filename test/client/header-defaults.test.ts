@@ -6,7 +6,14 @@ import { withHeaderDefaults } from '../../src/client/transport.js';
 const DEFAULTS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
 
 test('the caller\u2019s headers are kept as given; a default is added only when no header of its name (in any case) was set', () => {
-  const name = fc.constantFrom('content-type', 'Content-Type', 'ACCEPT-ENCODING', 'accept-encoding', 'authorization', 'x-sim-fault');
+  const name = fc.constantFrom(
+    'content-type',
+    'Content-Type',
+    'ACCEPT-ENCODING',
+    'accept-encoding',
+    'authorization',
+    'x-sim-fault',
+  );
   fc.assert(
     fc.property(fc.dictionary(name, fc.string()), (headers) => {
       const out = withHeaderDefaults(headers, DEFAULTS);
@@ -16,8 +23,16 @@ test('the caller\u2019s headers are kept as given; a default is added only when 
         assert.equal(out[key], setByCaller ? headers[key] : value, key);
       }
       const added = Object.keys(out).filter((k) => !(k in headers));
-      assert.deepEqual(added.sort(), Object.keys(DEFAULTS).filter((k) => !Object.keys(headers).some((h) => h.toLowerCase() === k)).sort());
+      assert.deepEqual(
+        added.sort(),
+        Object.keys(DEFAULTS)
+          .filter((k) => !Object.keys(headers).some((h) => h.toLowerCase() === k))
+          .sort(),
+      );
     }),
   );
-  assert.deepEqual(withHeaderDefaults({ 'Content-Type': 'text/plain' }, DEFAULTS), { 'Content-Type': 'text/plain', 'accept-encoding': 'identity' });
+  assert.deepEqual(withHeaderDefaults({ 'Content-Type': 'text/plain' }, DEFAULTS), {
+    'Content-Type': 'text/plain',
+    'accept-encoding': 'identity',
+  });
 });

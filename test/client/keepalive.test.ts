@@ -10,7 +10,11 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion, type StreamRequest } from '../../src/client/index.js';
-import { isStaleKeepAlive, STALE_CONNECTION_WINDOW_MS, type NoResponseEvidence } from '../../src/client/stale-connection.js';
+import {
+  isStaleKeepAlive,
+  STALE_CONNECTION_WINDOW_MS,
+  type NoResponseEvidence,
+} from '../../src/client/stale-connection.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { DONE_EVENT, deltaEvent, rawServer, sleep, writeSse, type TestServer } from '../helpers/servers.js';
 
@@ -35,7 +39,11 @@ function serve(socket: Socket): Promise<void> {
   return writeSse(socket, [deltaEvent({ content: 'hi' }), DONE_EVENT]);
 }
 
-function send(dispatcher: Dispatcher, server: TestServer, overrides: Partial<StreamRequest> = {}): Promise<RequestResult> {
+function send(
+  dispatcher: Dispatcher,
+  server: TestServer,
+  overrides: Partial<StreamRequest> = {},
+): Promise<RequestResult> {
   return streamChatCompletion({
     dispatcher,
     url: `${server.url}/v1/chat/completions`,
@@ -50,7 +58,10 @@ function send(dispatcher: Dispatcher, server: TestServer, overrides: Partial<Str
 }
 
 /** Runs `fn` with a one-socket dispatcher and the scripted server, and closes both. */
-async function withScript(script: Script, fn: (dispatcher: Dispatcher, server: TestServer, received: () => number) => Promise<void>): Promise<void> {
+async function withScript(
+  script: Script,
+  fn: (dispatcher: Dispatcher, server: TestServer, received: () => number) => Promise<void>,
+): Promise<void> {
   const { server, received } = await scripted(script);
   const dispatcher = createDispatcher({ connections: 1, idleTimeoutS: 5 });
   try {
@@ -92,7 +103,10 @@ describe('a request whose connection dies before any response', () => {
       async (dispatcher, server, received) => {
         const result = await send(dispatcher, server, { retry: { retries: 1, maxWaitS: 0.01 } });
         assert.equal(result.ok, false);
-        assert.deepEqual(result.attempts?.map((a) => [a.attempt, a.kind, a.error.type]), [[1, 'retry', 'ConnectionResetError']]);
+        assert.deepEqual(
+          result.attempts?.map((a) => [a.attempt, a.kind, a.error.type]),
+          [[1, 'retry', 'ConnectionResetError']],
+        );
         assert.equal(result.connectionRetries, undefined);
         assert.equal(received(), 2);
       },
@@ -117,7 +131,10 @@ describe('a request whose connection dies before any response', () => {
         assert.equal(discarded!.waitS, 0);
         assert.equal(discarded!.retryAfterS, null);
         // The write clock: the result is timed from the resend's write, which came after the discarded attempt failed.
-        assert.ok(second.startOffsetMs >= discarded!.startOffsetMs + discarded!.error.atS * 1000, `${second.startOffsetMs} vs ${JSON.stringify(discarded)}`);
+        assert.ok(
+          second.startOffsetMs >= discarded!.startOffsetMs + discarded!.error.atS * 1000,
+          `${second.startOffsetMs} vs ${JSON.stringify(discarded)}`,
+        );
         assert.equal(received(), 3, 'planned 2 + 1 resend');
         assert.equal(server.connections(), 2);
       },
@@ -125,7 +142,8 @@ describe('a request whose connection dies before any response', () => {
 
   it(`on a reused socket the server resets ${STALE_CONNECTION_WINDOW_MS + 50} ms after reading the request: a failure, not resent`, () =>
     withScript(
-      (socket, nth) => void (nth === 1 ? serve(socket) : setTimeout(() => socket.resetAndDestroy(), STALE_CONNECTION_WINDOW_MS + 50)),
+      (socket, nth) =>
+        void (nth === 1 ? serve(socket) : setTimeout(() => socket.resetAndDestroy(), STALE_CONNECTION_WINDOW_MS + 50)),
       async (dispatcher, server, received) => {
         assert.equal((await send(dispatcher, server)).ok, true);
         const late = await send(dispatcher, server, { requestIndex: 1 });
@@ -184,18 +202,28 @@ describe('the clock of a resent request', () => {
 
   it('--cold-connections (hand-over clock): TTFT and E2E start at the first attempt', () =>
     withScript(script(), async (dispatcher, server, received) => {
-      const [a, b] = await Promise.all([send(dispatcher, server, { timeFrom: 'dispatch' }), send(dispatcher, server, { timeFrom: 'dispatch', requestIndex: 1 })]);
+      const [a, b] = await Promise.all([
+        send(dispatcher, server, { timeFrom: 'dispatch' }),
+        send(dispatcher, server, { timeFrom: 'dispatch', requestIndex: 1 }),
+      ]);
       assert.equal(a.ok, true, JSON.stringify(a.error));
       assert.equal(b.ok, true, JSON.stringify(b.error));
       // b was handed over before the server even read a; a was answered DELAY_MS after that, and
       // only then was b written (and reset, and resent): everything b waited counts.
-      assert.ok(b.ttftS! >= (DELAY_MS - 5) / 1000, `TTFT ${b.ttftS} s includes the ${DELAY_MS} ms the first attempt waited`);
+      assert.ok(
+        b.ttftS! >= (DELAY_MS - 5) / 1000,
+        `TTFT ${b.ttftS} s includes the ${DELAY_MS} ms the first attempt waited`,
+      );
       assert.ok(b.e2eS! >= b.ttftS!);
       assert.equal(b.attempts?.length, 1, JSON.stringify(b));
       const [discarded] = b.attempts;
       assert.equal(discarded!.kind, 'stale-connection');
       assert.ok(discarded!.error.atS >= (DELAY_MS - 5) / 1000, `the first attempt lasted ${discarded!.error.atS} s`);
-      assert.equal(b.startOffsetMs, discarded!.startOffsetMs, 'the result starts where the first attempt was handed over');
+      assert.equal(
+        b.startOffsetMs,
+        discarded!.startOffsetMs,
+        'the result starts where the first attempt was handed over',
+      );
       assert.equal(received(), 3);
     }));
 
@@ -212,22 +240,48 @@ describe('the clock of a resent request', () => {
 describe('isStaleKeepAlive: the evidence a transparent resend needs', () => {
   const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
   const at = (ms: number): bigint => BigInt(Math.round(ms * 1e6));
-  const stale: NoResponseEvidence = { requestsOnSocket: 2, writtenNs: at(1000), failedNs: at(1001), informational: false };
+  const stale: NoResponseEvidence = {
+    requestsOnSocket: 2,
+    writtenNs: at(1000),
+    failedNs: at(1001),
+    informational: false,
+  };
 
   it('a reset, a close or a broken pipe right after the write on a reused socket: yes', () => {
     assert.equal(isStaleKeepAlive(reset, stale, false), true);
-    assert.equal(isStaleKeepAlive(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }), stale, false), true);
+    assert.equal(
+      isStaleKeepAlive(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }), stale, false),
+      true,
+    );
     assert.equal(isStaleKeepAlive(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), stale, false), true);
     assert.equal(isStaleKeepAlive(reset, { ...stale, failedNs: at(1000 + STALE_CONNECTION_WINDOW_MS) }, false), true);
   });
 
   it('any piece missing: no', () => {
     assert.equal(isStaleKeepAlive(reset, { ...stale, requestsOnSocket: 1 }, false), false, 'a fresh connection');
-    assert.equal(isStaleKeepAlive(reset, { ...stale, requestsOnSocket: null, writtenNs: null }, false), false, 'never written');
+    assert.equal(
+      isStaleKeepAlive(reset, { ...stale, requestsOnSocket: null, writtenNs: null }, false),
+      false,
+      'never written',
+    );
     assert.equal(isStaleKeepAlive(reset, { ...stale, informational: true }, false), false, 'the server had sent a 1xx');
-    assert.equal(isStaleKeepAlive(reset, { ...stale, failedNs: at(1001 + STALE_CONNECTION_WINDOW_MS) }, false), false, 'too late');
+    assert.equal(
+      isStaleKeepAlive(reset, { ...stale, failedNs: at(1001 + STALE_CONNECTION_WINDOW_MS) }, false),
+      false,
+      'too late',
+    );
     assert.equal(isStaleKeepAlive(reset, stale, true), false, 'already resent once');
-    assert.equal(isStaleKeepAlive(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), stale, false), false);
-    assert.equal(isStaleKeepAlive(Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }), stale, false), false);
+    assert.equal(
+      isStaleKeepAlive(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), stale, false),
+      false,
+    );
+    assert.equal(
+      isStaleKeepAlive(
+        Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }),
+        stale,
+        false,
+      ),
+      false,
+    );
   });
 });

@@ -12,7 +12,13 @@ import { SseLineTooLongError, SseParser } from '../../src/client/sse.js';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import type { SimConfigInput } from '../../src/sim/config.js';
 
-const BODY = JSON.stringify({ model: 'servebench-sim', messages: [{ role: 'user', content: 'retry me' }], max_tokens: 4, stream: true, stream_options: { include_usage: true } });
+const BODY = JSON.stringify({
+  model: 'servebench-sim',
+  messages: [{ role: 'user', content: 'retry me' }],
+  max_tokens: 4,
+  stream: true,
+  stream_options: { include_usage: true },
+});
 
 let dispatcher: Dispatcher;
 before(() => {
@@ -30,7 +36,17 @@ async function withSim<T>(config: SimConfigInput, fn: (sim: SimHandle) => Promis
 }
 
 function send(url: string, extra: Partial<StreamRequest> = {}) {
-  return streamChatCompletion({ dispatcher, url: `${url}/chat/completions`, headers: { 'content-type': 'application/json' }, body: BODY, requestIndex: 0, plannedContextTokens: 10, runStartNs: process.hrtime.bigint(), idleTimeoutS: 30, ...extra });
+  return streamChatCompletion({
+    dispatcher,
+    url: `${url}/chat/completions`,
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    requestIndex: 0,
+    plannedContextTokens: 10,
+    runStartNs: process.hrtime.bigint(),
+    idleTimeoutS: 30,
+    ...extra,
+  });
 }
 
 describe('--retries', () => {
@@ -45,11 +61,14 @@ describe('--retries', () => {
       assert.equal(first!.error.httpStatus, 503);
       assert.equal(first!.retryAfterS, null);
       assert.equal(first!.waitS, 0.1, 'the 0.5 s backoff, capped by --retry-max-wait');
-      assert.ok(result.startOffsetMs >= first!.startOffsetMs + 100, 'the result describes the last attempt, started after the wait');
+      assert.ok(
+        result.startOffsetMs >= first!.startOffsetMs + 100,
+        'the result describes the last attempt, started after the wait',
+      );
       assert.ok(result.ttftS !== null && result.ttftS < 1, 'the wait is not in TTFT');
     }));
 
-  it("Retry-After is honoured up to --retry-max-wait", () =>
+  it('Retry-After is honoured up to --retry-max-wait', () =>
     withSim({ faults: 'at=0:mix=http_429:10' }, async (sim) => {
       const started = Date.now();
       const result = await send(sim.url, { retry: { retries: 1, maxWaitS: 0.2 } });
@@ -66,7 +85,13 @@ describe('--retries', () => {
     const result = await send(url, { retry: { retries: 2, maxWaitS: 0.05 } });
     assert.equal(result.ok, false);
     assert.equal(result.error?.type, 'URLError');
-    assert.deepEqual(result.attempts?.map((a) => [a.attempt, a.error.type, a.waitS]), [[1, 'URLError', 0.05], [2, 'URLError', 0.05]]);
+    assert.deepEqual(
+      result.attempts?.map((a) => [a.attempt, a.error.type, a.waitS]),
+      [
+        [1, 'URLError', 0.05],
+        [2, 'URLError', 0.05],
+      ],
+    );
   });
 
   it('never retried: HTTP 500, an in-stream error, an idle timeout, a deadline', () =>
@@ -77,7 +102,11 @@ describe('--retries', () => {
         ['stall_first:3', { idleTimeoutS: 1 }],
         ['stall_first:3', { requestTimeoutS: 0.5 }],
       ] as const) {
-        const result = await send(sim.url, { headers: { 'content-type': 'application/json', 'x-sim-fault': fault }, retry: { retries: 3, maxWaitS: 0.01 }, ...extra });
+        const result = await send(sim.url, {
+          headers: { 'content-type': 'application/json', 'x-sim-fault': fault },
+          retry: { retries: 3, maxWaitS: 0.01 },
+          ...extra,
+        });
         assert.equal(result.ok, false, fault);
         assert.equal(result.attempts, undefined, `${fault}: ${result.error?.type} is not retried`);
       }
@@ -100,12 +129,32 @@ describe('--retries', () => {
       const result = await send(sim.url);
       assert.equal(result.error?.type, 'HTTPError');
       assert.deepEqual(Object.keys(result).sort(), [
-        'chunkOffsetsS', 'contentChunks', 'e2eS', 'error', 'finishReason', 'httpStatus', 'ok', 'plannedContextTokens', 'reasoningChunks', 'requestIndex', 'responseId', 'sendWaitMs', 'startOffsetMs', 'timeToFirstOutputS', 'ttftS', 'usage',
+        'chunkOffsetsS',
+        'contentChunks',
+        'e2eS',
+        'error',
+        'finishReason',
+        'httpStatus',
+        'ok',
+        'plannedContextTokens',
+        'reasoningChunks',
+        'requestIndex',
+        'responseId',
+        'sendWaitMs',
+        'startOffsetMs',
+        'timeToFirstOutputS',
+        'ttftS',
+        'usage',
       ]);
     }));
 
   it('retry classification and waits', () => {
-    const f = (type: string, httpStatus: number | null = null) => ({ type, message: '', httpStatus, bodyExcerpt: null });
+    const f = (type: string, httpStatus: number | null = null) => ({
+      type,
+      message: '',
+      httpStatus,
+      bodyExcerpt: null,
+    });
     assert.equal(isRetryableFailure(f('HTTPError', 429), 'body'), true);
     assert.equal(isRetryableFailure(f('HTTPError', 503), 'body'), true);
     assert.equal(isRetryableFailure(f('HTTPError', 500), 'body'), false);
@@ -115,7 +164,10 @@ describe('--retries', () => {
       assert.equal(isRetryableFailure(f(type), 'body'), false, `${type} mid-stream`);
     }
     assert.equal(isRetryableFailure(f('TimeoutError'), 'before-response'), false);
-    assert.deepEqual([1, 2, 3, 4].map((n) => retryWaitS(null, n, 3)), [0.5, 1, 2, 3]);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => retryWaitS(null, n, 3)),
+      [0.5, 1, 2, 3],
+    );
     assert.equal(retryWaitS(7, 1, 30), 7);
     assert.equal(retryWaitS(70, 1, 30), 30);
   });
@@ -144,7 +196,11 @@ describe('--request-timeout and stream bounds', () => {
     withSim({}, async (sim) => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
-      const result = await send(sim.url, { headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall_first:5' }, requestTimeoutS: 4, signal: controller.signal });
+      const result = await send(sim.url, {
+        headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall_first:5' },
+        requestTimeoutS: 4,
+        signal: controller.signal,
+      });
       assert.equal(result.error?.type, 'CancelledError');
     }));
 });
@@ -167,8 +223,14 @@ describe('redaction of encoded secrets', () => {
   it('raw, JSON-escaped and URL-encoded forms too; ordinary text is left alone', () => {
     const tricky = 'sk-"quoted"/slash+plus';
     const r = makeRedactor({ 'x-api-key': tricky });
-    assert.equal(r(`a ${tricky} b ${JSON.stringify(tricky)} c ${encodeURIComponent(tricky)}`).includes('quoted'), false);
-    assert.equal(redact('the quick brown fox, HTTP Error 500, tokens 1234'), 'the quick brown fox, HTTP Error 500, tokens 1234');
+    assert.equal(
+      r(`a ${tricky} b ${JSON.stringify(tricky)} c ${encodeURIComponent(tricky)}`).includes('quoted'),
+      false,
+    );
+    assert.equal(
+      redact('the quick brown fox, HTTP Error 500, tokens 1234'),
+      'the quick brown fox, HTTP Error 500, tokens 1234',
+    );
     assert.deepEqual(base64Cores('abc'), [], 'too short to have a distinctive encoding');
   });
 });
@@ -176,9 +238,15 @@ describe('redaction of encoded secrets', () => {
 describe('SSE parser bounds and UTF-8 flag', () => {
   it("bounds one event's joined data lines, not only each line", () => {
     const parser = new SseParser({ maxLineBytes: 64 });
-    assert.throws(() => {
-      for (let i = 0; i < 20; i++) parser.feed(new TextEncoder().encode('data: 0123456789\n'));
-    }, (e: unknown) => e instanceof SseLineTooLongError && e.what === 'event' && /SSE event data exceeds the 64-byte limit/.test(e.message));
+    assert.throws(
+      () => {
+        for (let i = 0; i < 20; i++) parser.feed(new TextEncoder().encode('data: 0123456789\n'));
+      },
+      (e: unknown) =>
+        e instanceof SseLineTooLongError &&
+        e.what === 'event' &&
+        /SSE event data exceeds the 64-byte limit/.test(e.message),
+    );
     const ok = new SseParser({ maxLineBytes: 64 });
     for (let i = 0; i < 20; i++) ok.feed(new TextEncoder().encode('data: 0123456789\n\n')); // separate events are fine
   });

@@ -100,7 +100,9 @@ describe('SseParser basics (WHATWG event stream interpretation)', () => {
 
   it('dispatches a final event that lacks its blank line, and an unterminated last line (deviation from WHATWG)', () => {
     assert.deepEqual(parseSplit(enc.encode('data: [DONE]\n')), [{ type: 'message', data: '[DONE]', lastEventId: '' }]);
-    assert.deepEqual(parseSplit(enc.encode('data: {"error":{}}')), [{ type: 'message', data: '{"error":{}}', lastEventId: '' }]);
+    assert.deepEqual(parseSplit(enc.encode('data: {"error":{}}')), [
+      { type: 'message', data: '{"error":{}}', lastEventId: '' },
+    ]);
   });
 
   it('decodes a multibyte code point split across chunks', () => {
@@ -150,8 +152,27 @@ describe('SseParser basics (WHATWG event stream interpretation)', () => {
 
 /** Byte fragments that matter to an SSE parser, including pieces of multi-byte and invalid UTF-8. */
 const fragment = fc.constantFrom(
-  ...['data', 'data:', 'data: ', 'event:', 'id:', 'id: 1', 'retry: 10', ':', ' ', 'x', '{"a":1}', '[DONE]', 'é', '😀', '中', '\0'].map((s) => enc.encode(s)),
-  ...[[0x0a], [0x0d], [0x0d, 0x0a], [0x0a, 0x0a], [0xef, 0xbb, 0xbf], [0xf0, 0x9f], [0x98, 0x80], [0xff], [0xc3]].map((b) => Uint8Array.from(b)),
+  ...[
+    'data',
+    'data:',
+    'data: ',
+    'event:',
+    'id:',
+    'id: 1',
+    'retry: 10',
+    ':',
+    ' ',
+    'x',
+    '{"a":1}',
+    '[DONE]',
+    'é',
+    '😀',
+    '中',
+    '\0',
+  ].map((s) => enc.encode(s)),
+  ...[[0x0a], [0x0d], [0x0d, 0x0a], [0x0a, 0x0a], [0xef, 0xbb, 0xbf], [0xf0, 0x9f], [0x98, 0x80], [0xff], [0xc3]].map(
+    (b) => Uint8Array.from(b),
+  ),
 );
 const byteStream = fc.array(fragment, { maxLength: 60 }).map((parts) => Uint8Array.from(parts.flatMap((p) => [...p])));
 const cuts = fc.array(fc.nat(), { maxLength: 12 });
@@ -172,7 +193,10 @@ describe('SseParser properties (fast-check)', () => {
   // style per line, and possibly no final blank line.
   const noBreaks = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !/[\r\n\0]/.test(s));
   const eventModel = fc.record({
-    type: fc.option(noBreaks.filter((s) => s !== ''), { nil: undefined }),
+    type: fc.option(
+      noBreaks.filter((s) => s !== ''),
+      { nil: undefined },
+    ),
     id: fc.option(noBreaks, { nil: undefined }),
     data: fc.array(noBreaks, { minLength: 1, maxLength: 4 }),
     comment: fc.option(noBreaks, { nil: undefined }),
@@ -181,36 +205,46 @@ describe('SseParser properties (fast-check)', () => {
 
   it('structured streams: events match the model for every split and line-ending mix', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(eventModel, eol), { minLength: 1, maxLength: 6 }), fc.boolean(), cuts, (events, finalBlank, points) => {
-        let text = '';
-        const expected: SseEvent[] = [];
-        let lastId = '';
-        events.forEach(([event, end], index) => {
-          const field = (name: string, value: string): string => `${name}:${value.startsWith(' ') || value === '' ? ' ' : ''}${value}${end}`;
-          if (event.comment !== undefined) text += `:${event.comment}${end}`;
-          if (event.type !== undefined) text += field('event', event.type);
-          if (event.id !== undefined) {
-            text += field('id', event.id);
-            lastId = event.id;
-          }
-          for (const line of event.data) text += field('data', line);
-          if (index < events.length - 1 || finalBlank) text += end;
-          expected.push({ type: event.type ?? 'message', data: event.data.join('\n'), lastEventId: lastId });
-        });
-        const bytes = enc.encode(text);
-        assert.deepEqual(parseSplit(bytes, points), expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(eventModel, eol), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        cuts,
+        (events, finalBlank, points) => {
+          let text = '';
+          const expected: SseEvent[] = [];
+          let lastId = '';
+          events.forEach(([event, end], index) => {
+            const field = (name: string, value: string): string =>
+              `${name}:${value.startsWith(' ') || value === '' ? ' ' : ''}${value}${end}`;
+            if (event.comment !== undefined) text += `:${event.comment}${end}`;
+            if (event.type !== undefined) text += field('event', event.type);
+            if (event.id !== undefined) {
+              text += field('id', event.id);
+              lastId = event.id;
+            }
+            for (const line of event.data) text += field('data', line);
+            if (index < events.length - 1 || finalBlank) text += end;
+            expected.push({ type: event.type ?? 'message', data: event.data.join('\n'), lastEventId: lastId });
+          });
+          const bytes = enc.encode(text);
+          assert.deepEqual(parseSplit(bytes, points), expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('multibyte text split mid-code-point at every position decodes the same', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !/[\r\n]/.test(s)), fc.nat(), (value, cut) => {
-        const bytes = enc.encode(`data:${value.startsWith(' ') ? ' ' : ''}${value}\n\n`);
-        const expected = [{ type: 'message', data: new TextDecoder().decode(enc.encode(value)), lastEventId: '' }];
-        assert.deepEqual(parseSplit(bytes, [cut]), expected);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((s) => !/[\r\n]/.test(s)),
+        fc.nat(),
+        (value, cut) => {
+          const bytes = enc.encode(`data:${value.startsWith(' ') ? ' ' : ''}${value}\n\n`);
+          const expected = [{ type: 'message', data: new TextDecoder().decode(enc.encode(value)), lastEventId: '' }];
+          assert.deepEqual(parseSplit(bytes, [cut]), expected);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

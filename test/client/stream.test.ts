@@ -25,7 +25,13 @@ after(async () => {
   await dispatcher.close();
 });
 
-const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, stream: true, stream_options: { include_usage: true } });
+const BODY = JSON.stringify({
+  model: 'm',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 8,
+  stream: true,
+  stream_options: { include_usage: true },
+});
 
 function request(server: TestServer, overrides: Partial<StreamRequest> = {}): Promise<RequestResult> {
   return streamChatCompletion({
@@ -42,7 +48,10 @@ function request(server: TestServer, overrides: Partial<StreamRequest> = {}): Pr
 }
 
 /** Starts a raw server whose every request is answered by `respond`, runs `fn`, closes the server. */
-async function withRaw<T>(respond: (socket: Socket, req: RawRequest) => void | Promise<void>, fn: (server: TestServer) => Promise<T>): Promise<T> {
+async function withRaw<T>(
+  respond: (socket: Socket, req: RawRequest) => void | Promise<void>,
+  fn: (server: TestServer) => Promise<T>,
+): Promise<T> {
   const server = await rawServer((socket, req) => void respond(socket, req));
   try {
     return await fn(server);
@@ -69,8 +78,19 @@ describe('streamChatCompletion: successful streams', () => {
     const result = await withRaw(
       (socket, req) => {
         seen = req;
-        const steps = [deltaEvent({ reasoning_content: 'Let me think' }), deltaEvent({ reasoning_content: '...' }), deltaEvent({ content: 'Hello' }), deltaEvent({ content: ' world' }), FINISH_STOP, usageEvent(USAGE), DONE_EVENT];
-        void writeSse(socket, steps.flatMap((step) => [30, step]));
+        const steps = [
+          deltaEvent({ reasoning_content: 'Let me think' }),
+          deltaEvent({ reasoning_content: '...' }),
+          deltaEvent({ content: 'Hello' }),
+          deltaEvent({ content: ' world' }),
+          FINISH_STOP,
+          usageEvent(USAGE),
+          DONE_EVENT,
+        ];
+        void writeSse(
+          socket,
+          steps.flatMap((step) => [30, step]),
+        );
       },
       (server) => request(server),
     );
@@ -97,7 +117,16 @@ describe('streamChatCompletion: successful streams', () => {
 
   it('llama.cpp role-only first chunk with content null does not set TTFT; usage chunk carries timings', async () => {
     const result = await withRaw(
-      (socket) => void writeSse(socket, [deltaEvent({ role: 'assistant', content: null }), 150, deltaEvent({ content: 'a' }), deltaEvent({ content: 'b' }), dataEvent({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }), usageEvent(USAGE), DONE_EVENT]),
+      (socket) =>
+        void writeSse(socket, [
+          deltaEvent({ role: 'assistant', content: null }),
+          150,
+          deltaEvent({ content: 'a' }),
+          deltaEvent({ content: 'b' }),
+          dataEvent({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }),
+          usageEvent(USAGE),
+          DONE_EVENT,
+        ]),
       (server) => request(server),
     );
     assert.equal(result.ok, true, JSON.stringify(result.error));
@@ -110,11 +139,19 @@ describe('streamChatCompletion: successful streams', () => {
   });
 
   it('bytes delivered one at a time (multibyte text split mid-code-point) give the same result', async () => {
-    const text = deltaEvent({ reasoning: 'é' }) + deltaEvent({ content: '😀 中文' }) + deltaEvent({ content: 'ü' }) + usageEvent(USAGE) + DONE_EVENT;
+    const text =
+      deltaEvent({ reasoning: 'é' }) +
+      deltaEvent({ content: '😀 中文' }) +
+      deltaEvent({ content: 'ü' }) +
+      usageEvent(USAGE) +
+      DONE_EVENT;
     const bytes = Buffer.from(text, 'utf8');
     const steps: (Uint8Array | number)[] = [];
     for (const byte of bytes) steps.push(Uint8Array.of(byte), 0);
-    const result = await withRaw((socket) => void writeSse(socket, steps), (server) => request(server));
+    const result = await withRaw(
+      (socket) => void writeSse(socket, steps),
+      (server) => request(server),
+    );
     assert.equal(result.ok, true, JSON.stringify(result.error));
     assert.equal(result.reasoningChunks, 1);
     assert.equal(result.contentChunks, 2);
@@ -123,20 +160,34 @@ describe('streamChatCompletion: successful streams', () => {
   });
 
   it('CRLF line endings', async () => {
-    const crlf = [deltaEvent({ content: 'a' }, {}, '\r\n'), deltaEvent({ content: 'b' }, {}, '\r\n'), 'data: [DONE]\r\n\r\n'];
-    const result = await withRaw((socket) => void writeSse(socket, crlf), (server) => request(server));
+    const crlf = [
+      deltaEvent({ content: 'a' }, {}, '\r\n'),
+      deltaEvent({ content: 'b' }, {}, '\r\n'),
+      'data: [DONE]\r\n\r\n',
+    ];
+    const result = await withRaw(
+      (socket) => void writeSse(socket, crlf),
+      (server) => request(server),
+    );
     assert.equal(result.ok, true, JSON.stringify(result.error));
     assert.equal(result.contentChunks, 2);
   });
 
   it('missing [DONE]: EOF ends the stream (chunked end, and a close-delimited body)', async () => {
-    const chunked = await withRaw((socket) => void writeSse(socket, [deltaEvent({ content: 'a' }), 20, deltaEvent({ content: 'b' })]), (server) => request(server));
+    const chunked = await withRaw(
+      (socket) => void writeSse(socket, [deltaEvent({ content: 'a' }), 20, deltaEvent({ content: 'b' })]),
+      (server) => request(server),
+    );
     assert.equal(chunked.ok, true, JSON.stringify(chunked.error));
     assert.equal(chunked.contentChunks, 2);
     assert.ok(chunked.e2eS !== null && chunked.ttftS !== null && chunked.e2eS >= chunked.ttftS);
     const closeDelimited = await withRaw(
       (socket) => {
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n' + deltaEvent({ content: 'a' }) + 'data: {"choices":[{"delta":{"content":"b"}}]}');
+        socket.write(
+          'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n' +
+            deltaEvent({ content: 'a' }) +
+            'data: {"choices":[{"delta":{"content":"b"}}]}',
+        );
         setTimeout(() => socket.end(), 30);
       },
       (server) => request(server),
@@ -146,7 +197,10 @@ describe('streamChatCompletion: successful streams', () => {
   });
 
   it('timing: a server that waits ~200 ms before the first content gives ttftS in [0.2, 0.4]', async () => {
-    const result = await withRaw((socket) => void writeSse(socket, [200, deltaEvent({ content: 'x' }), DONE_EVENT]), (server) => request(server));
+    const result = await withRaw(
+      (socket) => void writeSse(socket, [200, deltaEvent({ content: 'x' }), DONE_EVENT]),
+      (server) => request(server),
+    );
     assert.equal(result.ok, true, JSON.stringify(result.error));
     // Node starts a timer from the loop's cached clock, so the server's 200 ms sleep may end up to
     // ~1 ms early on the monotonic clock; the client then honestly measures a hair under 0.2 s.
@@ -176,7 +230,10 @@ describe('streamChatCompletion: successful streams', () => {
 
 describe('streamChatCompletion: failures inside a 200 stream', () => {
   const failing = async (steps: (string | number)[], overrides: Partial<StreamRequest> = {}): Promise<RequestResult> =>
-    withRaw((socket) => void writeSse(socket, steps), (server) => request(server, overrides));
+    withRaw(
+      (socket) => void writeSse(socket, steps),
+      (server) => request(server, overrides),
+    );
 
   it('delta: null → AttributeError, partial counts kept', async () => {
     const result = await failing([deltaEvent({ content: 'a' }), deltaEvent(null), DONE_EVENT]);
@@ -188,20 +245,38 @@ describe('streamChatCompletion: failures inside a 200 stream', () => {
   });
 
   it('array chunk → AttributeError list', async () => {
-    assertFailure(await failing([dataEvent([1, 2]), DONE_EVENT]), 'AttributeError', "'list' object has no attribute 'get'");
+    assertFailure(
+      await failing([dataEvent([1, 2]), DONE_EVENT]),
+      'AttributeError',
+      "'list' object has no attribute 'get'",
+    );
   });
 
   it('choices: null → TypeError', async () => {
-    assertFailure(await failing([dataEvent({ choices: null }), DONE_EVENT]), 'TypeError', "'NoneType' object is not iterable");
+    assertFailure(
+      await failing([dataEvent({ choices: null }), DONE_EVENT]),
+      'TypeError',
+      "'NoneType' object is not iterable",
+    );
   });
 
   it('invalid JSON → JSONDecodeError with an excerpt', async () => {
-    const result = await failing([deltaEvent({ content: 'a' }), 'data: {"choices":[{"delta":{"content":"b"\n\n', DONE_EVENT]);
+    const result = await failing([
+      deltaEvent({ content: 'a' }),
+      'data: {"choices":[{"delta":{"content":"b"\n\n',
+      DONE_EVENT,
+    ]);
     assertFailure(result, 'JSONDecodeError', /^invalid JSON in stream data event #2: /);
     assert.equal(result.error?.bodyExcerpt, '{"choices":[{"delta":{"content":"b"');
   });
 
-  const llamaError = { error: { code: 500, message: 'The model produced output that does not match the expected peg-native format', type: 'server_error' } };
+  const llamaError = {
+    error: {
+      code: 500,
+      message: 'The model produced output that does not match the expected peg-native format',
+      type: 'server_error',
+    },
+  };
 
   it('in-stream error after content, then end without [DONE] → StreamError with the server message', async () => {
     const result = await failing([deltaEvent({ content: 'a' }), deltaEvent({ content: 'b' }), dataEvent(llamaError)]);
@@ -225,7 +300,12 @@ describe('streamChatCompletion: failures inside a 200 stream', () => {
   });
 
   it('reasoning-only stream → ValueError with e2e set', async () => {
-    const result = await failing([deltaEvent({ reasoning_content: 'hmm' }), deltaEvent({ reasoning: 'more' }), deltaEvent({ content: '' }), DONE_EVENT]);
+    const result = await failing([
+      deltaEvent({ reasoning_content: 'hmm' }),
+      deltaEvent({ reasoning: 'more' }),
+      deltaEvent({ content: '' }),
+      DONE_EVENT,
+    ]);
     assertFailure(result, 'ValueError', 'stream completed without visible content');
     assert.equal(result.reasoningChunks, 2);
     assert.ok(result.timeToFirstOutputS !== null && result.e2eS !== null);
@@ -252,7 +332,15 @@ describe('streamChatCompletion: failures inside a 200 stream', () => {
 
 describe('streamChatCompletion: HTTP errors', () => {
   it('HTTP 400 with a JSON body: exact message, status and the body excerpt', async () => {
-    const body = JSON.stringify({ error: { code: 400, message: 'request (4210 tokens) exceeds the available context size (2048 tokens), try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 4210, n_ctx: 2048 } });
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        message: 'request (4210 tokens) exceeds the available context size (2048 tokens), try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 4210,
+        n_ctx: 2048,
+      },
+    });
     const server = await httpServer((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(body);
@@ -296,12 +384,22 @@ describe('streamChatCompletion: HTTP errors', () => {
       const auth = req.headers.authorization ?? '';
       if (req.url?.includes('stream') === true) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(dataEvent({ id: `id-${key}`, choices: [{ delta: { content: 'a' }, finish_reason: key }], usage: { note: auth } }));
+        res.write(
+          dataEvent({
+            id: `id-${key}`,
+            choices: [{ delta: { content: 'a' }, finish_reason: key }],
+            usage: { note: auth },
+          }),
+        );
         res.end(dataEvent({ error: { message: `invalid key ${key} (${auth})` } }));
         return;
       }
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': auth });
-      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}. Header was: ${auth}`, escaped: JSON.stringify(key) } }));
+      res.end(
+        JSON.stringify({
+          error: { message: `Incorrect API key provided: ${key}. Header was: ${auth}`, escaped: JSON.stringify(key) },
+        }),
+      );
     });
     try {
       const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
@@ -313,7 +411,12 @@ describe('streamChatCompletion: HTTP errors', () => {
       assert.ok(streamed.usage !== null && streamed.usage['note'] === '[REDACTED]', JSON.stringify(streamed.usage));
       // A short numeric key that equals a token count must not damage the usage numbers.
       const numeric = await withRaw(
-        (socket) => void writeSse(socket, [deltaEvent({ content: 'a' }), usageEvent({ completion_tokens: 1234, note: 'k 1234' }), DONE_EVENT]),
+        (socket) =>
+          void writeSse(socket, [
+            deltaEvent({ content: 'a' }),
+            usageEvent({ completion_tokens: 1234, note: 'k 1234' }),
+            DONE_EVENT,
+          ]),
         (raw) => request(raw, { headers: { authorization: 'Bearer 1234' } }),
       );
       assert.deepEqual(numeric.usage, { completion_tokens: 1234, note: 'k [REDACTED]' });
@@ -339,10 +442,16 @@ describe('streamChatCompletion: transport failures', () => {
   });
 
   it('closed before the status line → RemoteDisconnected; reset before it → ConnectionResetError', async () => {
-    const fin = await withRaw((socket) => void socket.end(), (server) => request(server));
+    const fin = await withRaw(
+      (socket) => void socket.end(),
+      (server) => request(server),
+    );
     assertFailure(fin, 'RemoteDisconnected', 'Remote end closed connection without response');
     assert.equal(fin.httpStatus, null);
-    const rst = await withRaw((socket) => void socket.resetAndDestroy(), (server) => request(server));
+    const rst = await withRaw(
+      (socket) => void socket.resetAndDestroy(),
+      (server) => request(server),
+    );
     assertFailure(rst, 'ConnectionResetError', '[Errno 104] Connection reset by peer');
   });
 
@@ -368,11 +477,17 @@ describe('streamChatCompletion: transport failures', () => {
   });
 
   it('a stall longer than the idle timeout → TimeoutError, mid-stream (even after reasoning) and before headers', async () => {
-    const mid = await withRaw((socket) => void writeSse(socket, [deltaEvent({ reasoning_content: 'r' }), 5000], false), (server) => request(server, { idleTimeoutS: 0.3 }));
+    const mid = await withRaw(
+      (socket) => void writeSse(socket, [deltaEvent({ reasoning_content: 'r' }), 5000], false),
+      (server) => request(server, { idleTimeoutS: 0.3 }),
+    );
     assertFailure(mid, 'TimeoutError', 'timed out');
     assert.ok(mid.error !== null && mid.error.atS >= 0.25 && mid.error.atS < 3, `atS ${mid.error?.atS}`);
     assert.equal(mid.reasoningChunks, 1);
-    const head = await withRaw(() => {}, (server) => request(server, { idleTimeoutS: 0.3 }));
+    const head = await withRaw(
+      () => {},
+      (server) => request(server, { idleTimeoutS: 0.3 }),
+    );
     assertFailure(head, 'TimeoutError', 'timed out');
     assert.ok(head.error !== null && head.error.atS >= 0.25 && head.error.atS < 3, `atS ${head.error?.atS}`);
   });
@@ -392,13 +507,19 @@ describe('streamChatCompletion: transport failures', () => {
     );
     assertFailure(result, 'CancelledError', 'request cancelled');
     assert.ok(result.contentChunks > 0);
-    const early = await request({ url: 'http://127.0.0.1:9', port: 9, connections: () => 0, close: async () => {} }, { signal: AbortSignal.abort() });
+    const early = await request(
+      { url: 'http://127.0.0.1:9', port: 9, connections: () => 0, close: async () => {} },
+      { signal: AbortSignal.abort() },
+    );
     assertFailure(early, 'CancelledError', 'request cancelled');
     const waiting = new AbortController();
-    const beforeHeaders = await withRaw(() => {}, (server) => {
-      setTimeout(() => waiting.abort(), 100);
-      return request(server, { signal: waiting.signal });
-    });
+    const beforeHeaders = await withRaw(
+      () => {},
+      (server) => {
+        setTimeout(() => waiting.abort(), 100);
+        return request(server, { signal: waiting.signal });
+      },
+    );
     assertFailure(beforeHeaders, 'CancelledError', 'request cancelled');
     assert.ok(beforeHeaders.error !== null && beforeHeaders.error.atS < 2);
   });
@@ -414,10 +535,17 @@ describe('streamChatCompletion: transport failures', () => {
         (socket) => void writeSse(socket, [deltaEvent({ content: 'a' }), 10_000], false),
         (server) => {
           setTimeout(() => controller.abort(), 300);
-          return Promise.all(Array.from({ length: 32 }, (_, i) => request(server, { dispatcher: many, requestIndex: i, signal: controller.signal })));
+          return Promise.all(
+            Array.from({ length: 32 }, (_, i) =>
+              request(server, { dispatcher: many, requestIndex: i, signal: controller.signal }),
+            ),
+          );
         },
       );
-      assert.ok(results.every((r) => r.error?.type === 'CancelledError' && r.contentChunks === 1), JSON.stringify(results.map((r) => r.error)));
+      assert.ok(
+        results.every((r) => r.error?.type === 'CancelledError' && r.contentChunks === 1),
+        JSON.stringify(results.map((r) => r.error)),
+      );
       await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
       assert.deepEqual(warnings, []);
     } finally {

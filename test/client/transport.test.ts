@@ -42,7 +42,16 @@ describe('createDispatcher', () => {
       try {
         const results = await Promise.all(
           Array.from({ length: 6 }, (_, i) =>
-            streamChatCompletion({ dispatcher: limited, url: `${s.url}/v1/chat/completions`, headers: {}, body: '{}', requestIndex: i, plannedContextTokens: 1, runStartNs: process.hrtime.bigint(), idleTimeoutS: 5 }),
+            streamChatCompletion({
+              dispatcher: limited,
+              url: `${s.url}/v1/chat/completions`,
+              headers: {},
+              body: '{}',
+              requestIndex: i,
+              plannedContextTokens: 1,
+              runStartNs: process.hrtime.bigint(),
+              idleTimeoutS: 5,
+            }),
           ),
         );
         assert.ok(results.every((r) => r.ok));
@@ -63,8 +72,14 @@ describe('getJson', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', max_model_len: 8192 }] }));
     });
-    const answer = await withServer(server, (s) => getJson(dispatcher, `${s.url}/v1/models`, { authorization: 'Bearer k-123456' }, 5));
-    assert.deepEqual(answer, { ok: true, status: 200, value: { object: 'list', data: [{ id: 'm', max_model_len: 8192 }] } });
+    const answer = await withServer(server, (s) =>
+      getJson(dispatcher, `${s.url}/v1/models`, { authorization: 'Bearer k-123456' }, 5),
+    );
+    assert.deepEqual(answer, {
+      ok: true,
+      status: 200,
+      value: { object: 'list', data: [{ id: 'm', max_model_len: 8192 }] },
+    });
     assert.equal(seen['accept'], 'application/json');
     assert.equal(seen['authorization'], 'Bearer k-123456');
   });
@@ -75,7 +90,9 @@ describe('getJson', () => {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `bad key ${key}`, header: req.headers.authorization } }));
     });
-    const answer = await withServer(server, (s) => getJson(dispatcher, `${s.url}/v1/models`, { authorization: `Bearer ${key}` }, 5));
+    const answer = await withServer(server, (s) =>
+      getJson(dispatcher, `${s.url}/v1/models`, { authorization: `Bearer ${key}` }, 5),
+    );
     assert.ok(!answer.ok);
     assert.equal(answer.problem, 'HTTP Error 401: Unauthorized');
     assert.equal(answer.error.type, 'HTTPError');
@@ -115,7 +132,11 @@ describe('getJson', () => {
 
 describe('postJson', () => {
   it('POSTs the JSON body with content-type and accept, parses the answer, and reports failures as data', async () => {
-    let seen: { method: string | undefined; headers: Record<string, unknown>; body: string } = { method: undefined, headers: {}, body: '' };
+    let seen: { method: string | undefined; headers: Record<string, unknown>; body: string } = {
+      method: undefined,
+      headers: {},
+      body: '',
+    };
     const server = httpServer((req, res) => {
       const parts: Buffer[] = [];
       req.on('data', (part: Buffer) => parts.push(part));
@@ -131,7 +152,13 @@ describe('postJson', () => {
       });
     });
     await withServer(server, async (s) => {
-      const answer = await postJson(dispatcher, `${s.url}/tokenize`, { authorization: 'Bearer k-123456' }, { prompt: 'hi' }, 5);
+      const answer = await postJson(
+        dispatcher,
+        `${s.url}/tokenize`,
+        { authorization: 'Bearer k-123456' },
+        { prompt: 'hi' },
+        5,
+      );
       assert.deepEqual(answer, { ok: true, status: 200, value: { count: 3, tokens: [1, 2, 3] } });
       assert.equal(seen.method, 'POST');
       assert.equal(seen.body, '{"prompt":"hi"}');

@@ -10,7 +10,12 @@ import { createDispatcher } from '../../src/client/transport.js';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
 import type { RequestResult } from '../../src/record/types.js';
 
-const BODY = JSON.stringify({ model: 'servebench-sim', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20, stream: true });
+const BODY = JSON.stringify({
+  model: 'servebench-sim',
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 20,
+  stream: true,
+});
 
 let sim: SimHandle;
 before(async () => {
@@ -26,7 +31,17 @@ async function twoThroughOneSocket(timeFrom: 'write' | 'dispatch'): Promise<[Req
   try {
     const runStartNs = process.hrtime.bigint();
     const send = (index: number): Promise<RequestResult> =>
-      streamChatCompletion({ dispatcher, url: `${sim.url}/chat/completions`, headers: { 'content-type': 'application/json' }, body: BODY, requestIndex: index, plannedContextTokens: 10, runStartNs, idleTimeoutS: 10, timeFrom });
+      streamChatCompletion({
+        dispatcher,
+        url: `${sim.url}/chat/completions`,
+        headers: { 'content-type': 'application/json' },
+        body: BODY,
+        requestIndex: index,
+        plannedContextTokens: 10,
+        runStartNs,
+        idleTimeoutS: 10,
+        timeFrom,
+      });
     const results = await Promise.all([send(0), send(1)]);
     return [results[0], results[1]];
   } finally {
@@ -40,8 +55,14 @@ describe('the request clock starts at the write', () => {
     assert.ok(first.ok && second.ok);
     const firstEndMs = first.startOffsetMs + first.e2eS! * 1000;
     // The second request could only be written once the first had finished on the one socket.
-    assert.ok(second.startOffsetMs >= firstEndMs - 1, `second written at ${second.startOffsetMs} ms, first ended at ${firstEndMs} ms`);
-    assert.ok(second.sendWaitMs !== undefined && second.sendWaitMs >= first.e2eS! * 1000 * 0.5, `send wait ${second.sendWaitMs} ms`);
+    assert.ok(
+      second.startOffsetMs >= firstEndMs - 1,
+      `second written at ${second.startOffsetMs} ms, first ended at ${firstEndMs} ms`,
+    );
+    assert.ok(
+      second.sendWaitMs !== undefined && second.sendWaitMs >= first.e2eS! * 1000 * 0.5,
+      `send wait ${second.sendWaitMs} ms`,
+    );
     // Its TTFT is its own (about one decode step), not the first request's duration added to it.
     assert.ok(second.ttftS! < first.e2eS!, `ttft ${second.ttftS} s vs the first request's ${first.e2eS} s`);
   });
@@ -50,6 +71,9 @@ describe('the request clock starts at the write', () => {
     const [first, second] = await twoThroughOneSocket('dispatch');
     assert.ok(first.ok && second.ok);
     assert.equal(second.sendWaitMs, undefined);
-    assert.ok(second.ttftS! > first.e2eS! * 0.5, `ttft ${second.ttftS} s should include the wait for the first request (${first.e2eS} s)`);
+    assert.ok(
+      second.ttftS! > first.e2eS! * 0.5,
+      `ttft ${second.ttftS} s should include the wait for the first request (${first.e2eS} s)`,
+    );
   });
 });

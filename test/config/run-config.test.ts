@@ -9,7 +9,8 @@ import { resolveRunConfig } from '../../src/config/run-config.js';
 import { UsageError, InputFileError } from '../../src/util/errors.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'servebench-config-'));
-const resolveArgs = (args: string[], env: NodeJS.ProcessEnv = {}) => resolveRunConfig(parseFlags(args, RUN_FLAGS).values, env, cwd);
+const resolveArgs = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  resolveRunConfig(parseFlags(args, RUN_FLAGS).values, env, cwd);
 
 test('defaults follow the reference (spec §1.2)', () => {
   const config = resolveArgs([]);
@@ -64,12 +65,15 @@ const rejects: [string[], RegExp][] = [
 
 for (const [args, message] of rejects) {
   test(`rejects ${args.join(' ')}`, () => {
-    assert.throws(() => resolveArgs(args), (error: unknown) => {
-      assert.ok(error instanceof UsageError, `expected UsageError, got ${String(error)}`);
-      assert.match(error.message, message);
-      assert.ok(!error.message.includes('\n'), 'one line');
-      return true;
-    });
+    assert.throws(
+      () => resolveArgs(args),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError, `expected UsageError, got ${String(error)}`);
+        assert.match(error.message, message);
+        assert.ok(!error.message.includes('\n'), 'one line');
+        return true;
+      },
+    );
   });
 }
 
@@ -80,23 +84,60 @@ const resolveTyped = (args: string[]) => {
 };
 
 const ignoredByLoad: [string[], RegExp][] = [
-  [['--rate', '5', '--concurrency', '8'], /^--concurrency sets a closed loop's workers; with --rate use --max-concurrency N to cap the requests in flight$/],
-  [['--trace', 't.jsonl', '--concurrency', '8'], /^--concurrency sets a closed loop's workers; with --trace use --max-concurrency N/],
+  [
+    ['--rate', '5', '--concurrency', '8'],
+    /^--concurrency sets a closed loop's workers; with --rate use --max-concurrency N to cap the requests in flight$/,
+  ],
+  [
+    ['--trace', 't.jsonl', '--concurrency', '8'],
+    /^--concurrency sets a closed loop's workers; with --trace use --max-concurrency N/,
+  ],
   [['--arrival', 'constant'], /^--arrival shapes open-loop arrivals; it needs --rate$/],
   [['--trace', 't.jsonl', '--burstiness', '0.5'], /^--burstiness shapes open-loop arrivals; it needs --rate$/],
   [['--rate', '5', '--burstiness', '0.5'], /^--burstiness is the shape of gamma arrivals; it needs --arrival gamma$/],
-  [['--trace', 't.jsonl', '--requests', '10'], /^--requests does not apply to --trace: every line of the trace is one request$/],
+  [
+    ['--trace', 't.jsonl', '--requests', '10'],
+    /^--requests does not apply to --trace: every line of the trace is one request$/,
+  ],
 ];
 
 for (const [args, message] of ignoredByLoad) {
   test(`a flag the load model would ignore is refused: ${args.join(' ')}`, () => {
-    assert.throws(() => resolveTyped(args), (error: unknown) => error instanceof UsageError && message.test(error.message));
+    assert.throws(
+      () => resolveTyped(args),
+      (error: unknown) => error instanceof UsageError && message.test(error.message),
+    );
   });
 }
 
 test('the load flags that do apply are accepted', () => {
-  const open = resolveTyped(['--rate', '5', '--max-concurrency', '8', '--arrival', 'gamma', '--burstiness', '0.5', '--requests', '10']);
-  assert.deepEqual(open.load, { kind: 'open', rate: 5, arrival: 'gamma', burstiness: 0.5, maxConcurrency: 8, rampS: 0, durationS: null, requests: 10, concurrency: 20, burst: 0, requestsGiven: true, warmup: null, onInterrupt: 'drain' });
+  const open = resolveTyped([
+    '--rate',
+    '5',
+    '--max-concurrency',
+    '8',
+    '--arrival',
+    'gamma',
+    '--burstiness',
+    '0.5',
+    '--requests',
+    '10',
+  ]);
+  assert.deepEqual(open.load, {
+    kind: 'open',
+    rate: 5,
+    arrival: 'gamma',
+    burstiness: 0.5,
+    maxConcurrency: 8,
+    rampS: 0,
+    durationS: null,
+    requests: 10,
+    concurrency: 20,
+    burst: 0,
+    requestsGiven: true,
+    warmup: null,
+    onInterrupt: 'drain',
+  });
   assert.equal(resolveTyped(['--concurrency', '8', '--requests', '10']).load.kind, 'closed');
   // Input files are read while the configuration is resolved: the trace must exist.
   writeFileSync(join(cwd, 't.jsonl'), '{"timestamp": 0, "input_length": 100, "output_length": 10}\n');
@@ -104,8 +145,14 @@ test('the load flags that do apply are accepted', () => {
 });
 
 test('family rules accept allowed efforts', () => {
-  assert.equal(resolveArgs(['--model', 'qwen3.8-35b', '--reasoning-effort', 'xhigh']).workload.thinking.reasoningEffort, 'xhigh');
-  assert.equal(resolveArgs(['--model', 'glm-5', '--reasoning-effort', 'low']).workload.thinking.mechanism, 'reasoning_effort');
+  assert.equal(
+    resolveArgs(['--model', 'qwen3.8-35b', '--reasoning-effort', 'xhigh']).workload.thinking.reasoningEffort,
+    'xhigh',
+  );
+  assert.equal(
+    resolveArgs(['--model', 'glm-5', '--reasoning-effort', 'low']).workload.thinking.mechanism,
+    'reasoning_effort',
+  );
 });
 
 test('a whitespace-only API key is refused; a set key is accepted and not stored', () => {
@@ -122,13 +169,19 @@ test('--output refuses a symlink, a directory, and a missing parent', () => {
   mkdirSync(join(dir, 'adir'));
   assert.throws(() => resolveArgs(['--output', join(dir, 'link.json')]), /symbolic link/);
   assert.throws(() => resolveArgs(['--output', join(dir, 'adir')]), /not a regular file/);
-  assert.throws(() => resolveArgs(['--output', join(dir, 'missing', 'r.json')]), /: --output \S+: parent directory \S+missing does not exist$/);
+  assert.throws(
+    () => resolveArgs(['--output', join(dir, 'missing', 'r.json')]),
+    /: --output \S+: parent directory \S+missing does not exist$/,
+  );
   assert.equal(resolveArgs(['--output', join(dir, 'new.json')]).output.result, join(dir, 'new.json'));
 });
 
 test('a manifest tier fills the target; flags win; source_recipe is manifest#tier', () => {
   const file = join(cwd, 'serves.toml');
-  writeFileSync(file, '[tiers.fast]\nport = 8001\nmodel = "m-fast"\nengine = "vllm"\ngpu_role = "rtx"\n\n[[tier]]\nname = "heavy"\nbase_url = "http://127.0.0.1:9000/v1"\nmodel = "m-heavy"\n');
+  writeFileSync(
+    file,
+    '[tiers.fast]\nport = 8001\nmodel = "m-fast"\nengine = "vllm"\ngpu_role = "rtx"\n\n[[tier]]\nname = "heavy"\nbase_url = "http://127.0.0.1:9000/v1"\nmodel = "m-heavy"\n',
+  );
   const fast = resolveArgs(['--manifest', 'serves.toml', '--tier', 'fast']);
   assert.equal(fast.target.baseUrl, 'http://127.0.0.1:8001/v1');
   assert.equal(fast.target.model, 'm-fast');
@@ -138,7 +191,13 @@ test('a manifest tier fills the target; flags win; source_recipe is manifest#tie
   const heavy = resolveArgs(['--manifest', 'serves.toml', '--tier', 'heavy', '--engine', 'sglang']);
   assert.equal(heavy.target.baseUrl, 'http://127.0.0.1:9000/v1');
   assert.equal(heavy.target.engine, 'sglang');
-  assert.throws(() => resolveArgs(['--manifest', 'serves.toml', '--tier', 'none']), /'none' is not in .*serves\.toml \(tiers: fast, heavy\)/);
+  assert.throws(
+    () => resolveArgs(['--manifest', 'serves.toml', '--tier', 'none']),
+    /'none' is not in .*serves\.toml \(tiers: fast, heavy\)/,
+  );
   writeFileSync(join(cwd, 'bad.toml'), '[tiers.x\nport=1');
-  assert.throws(() => resolveArgs(['--manifest', 'bad.toml', '--tier', 'x']), (e: unknown) => e instanceof InputFileError && /not valid TOML/.test(e.message));
+  assert.throws(
+    () => resolveArgs(['--manifest', 'bad.toml', '--tier', 'x']),
+    (e: unknown) => e instanceof InputFileError && /not valid TOML/.test(e.message),
+  );
 });

@@ -67,7 +67,11 @@ test('the stall meter sees each stall made, at least as long as it was (the arit
   // The machine can only add stalls and lengthen them: each made one is there, at least as long
   // as it blocked less the meter's 1 ms tick, and so is its excess beyond the allowance.
   const seen = JSON.stringify(stalls);
-  for (const ms of made) assert.ok(stalls.some((s) => s.lengthMs >= ms - 1), `a stall of ${ms} ms: ${seen}`);
+  for (const ms of made)
+    assert.ok(
+      stalls.some((s) => s.lengthMs >= ms - 1),
+      `a stall of ${ms} ms: ${seen}`,
+    );
   assert.ok(excessMs >= 30 + 15 - 2, `excess ${excessMs} ms: ${seen}`);
 });
 

@@ -11,24 +11,43 @@ import { sleep } from '../../src/execute/clock.js';
 import type { RequestResult } from '../../src/record/types.js';
 
 /** A finished request with its first token at `firstMs` after run start. */
-function result(index: number, startOffsetMs: number, ttftMs: number | null, ttfoMs: number | null = ttftMs): RequestResult {
+function result(
+  index: number,
+  startOffsetMs: number,
+  ttftMs: number | null,
+  ttfoMs: number | null = ttftMs,
+): RequestResult {
   return {
-    requestIndex: index, plannedContextTokens: 10, startOffsetMs, ok: ttftMs !== null,
-    timeToFirstOutputS: ttfoMs === null ? null : ttfoMs / 1000, ttftS: ttftMs === null ? null : ttftMs / 1000, e2eS: null,
-    reasoningChunks: 0, contentChunks: 1, usage: null, finishReason: null, responseId: null, httpStatus: 200, error: null,
+    requestIndex: index,
+    plannedContextTokens: 10,
+    startOffsetMs,
+    ok: ttftMs !== null,
+    timeToFirstOutputS: ttfoMs === null ? null : ttfoMs / 1000,
+    ttftS: ttftMs === null ? null : ttftMs / 1000,
+    e2eS: null,
+    reasoningChunks: 0,
+    contentChunks: 1,
+    usage: null,
+    finishReason: null,
+    responseId: null,
+    httpStatus: 200,
+    error: null,
   };
 }
 
 test('a stamp is suspect during a stall and for 2 ms after it, by hand', () => {
   // One stall from 100 to 120 ms (ended at 120, 20 ms long), one from 200 to 215.
-  const stalls: Stall[] = [{ endMs: 120, lengthMs: 20 }, { endMs: 215, lengthMs: 15 }];
+  const stalls: Stall[] = [
+    { endMs: 120, lengthMs: 20 },
+    { endMs: 215, lengthMs: 15 },
+  ];
   assert.equal(afterStall(99.9, stalls), false, 'before the first stall');
   assert.equal(afterStall(100, stalls), true, 'at its start');
   assert.equal(afterStall(120, stalls), true, 'at its end');
   assert.equal(afterStall(120 + STALL_AFTERMATH_MS, stalls), true, 'at the end of its aftermath');
   assert.equal(afterStall(120 + STALL_AFTERMATH_MS + 0.1, stalls), false, 'after its aftermath');
   assert.equal(afterStall(199, stalls), false, 'between the stalls');
-  assert.equal(afterStall(216, stalls), true, 'in the second one\'s aftermath');
+  assert.equal(afterStall(216, stalls), true, "in the second one's aftermath");
   assert.equal(afterStall(300, stalls), false, 'after both');
   assert.equal(afterStall(110, []), false, 'no stalls');
 });
@@ -48,7 +67,9 @@ test('requests count once if their first output or their first content is suspec
 
 test('the binary search agrees with a scan of every stall (property)', () => {
   const stallsArb = fc
-    .array(fc.tuple(fc.double({ min: 0.5, max: 50, noNaN: true }), fc.double({ min: 10.1, max: 60, noNaN: true })), { maxLength: 30 })
+    .array(fc.tuple(fc.double({ min: 0.5, max: 50, noNaN: true }), fc.double({ min: 10.1, max: 60, noNaN: true })), {
+      maxLength: 30,
+    })
     .map((parts) => {
       // Consecutive gaps then stalls, so stalls are ordered and never overlap, as the meter makes them.
       let t = 0;
@@ -58,12 +79,16 @@ test('the binary search agrees with a scan of every stall (property)', () => {
       });
     });
   fc.assert(
-    fc.property(stallsArb, fc.array(fc.double({ min: -10, max: 3000, noNaN: true }), { maxLength: 50 }), (stalls, stamps) => {
-      for (const stamp of stamps) {
-        const scan = stalls.some((s) => stamp >= s.endMs - s.lengthMs && stamp <= s.endMs + STALL_AFTERMATH_MS);
-        assert.equal(afterStall(stamp, stalls), scan, `stamp ${stamp}`);
-      }
-    }),
+    fc.property(
+      stallsArb,
+      fc.array(fc.double({ min: -10, max: 3000, noNaN: true }), { maxLength: 50 }),
+      (stalls, stamps) => {
+        for (const stamp of stamps) {
+          const scan = stalls.some((s) => stamp >= s.endMs - s.lengthMs && stamp <= s.endMs + STALL_AFTERMATH_MS);
+          assert.equal(afterStall(stamp, stalls), scan, `stamp ${stamp}`);
+        }
+      },
+    ),
   );
 });
 
@@ -79,7 +104,9 @@ test('first tokens stamped in a real stall are counted and make the client satur
   await sleep(900);
   // 100 requests, 3 of whose first tokens were stamped 2–8 ms into that stall: 3% > 1%. The machine
   // can add stalls (and so suspects) but not take this one away.
-  const results = Array.from({ length: 100 }, (_, i) => result(i, i < 3 ? blockedFrom + 2 + i * 3 : 5 * i + 400, i < 3 ? 0.5 : 5));
+  const results = Array.from({ length: 100 }, (_, i) =>
+    result(i, i < 3 ? blockedFrom + 2 + i * 3 : 5 * i + 400, i < 3 ? 0.5 : 5),
+  );
   const summary = check.stop({ results, runStartNs });
   assert.equal(summary.judged, true);
   assert.ok(summary.first_tokens_after_stalls >= 3, JSON.stringify(summary));

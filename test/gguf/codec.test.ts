@@ -60,7 +60,12 @@ const KVS: GgufKv[] = [
 ];
 
 function f32Tensor(name: string, values: number[]): TensorSpec {
-  return { name, dims: [values.length], type: GgmlType.F32, fill: (sink) => sink(new Uint8Array(new Float32Array(values).buffer)) };
+  return {
+    name,
+    dims: [values.length],
+    type: GgmlType.F32,
+    fill: (sink) => sink(new Uint8Array(new Float32Array(values).buffer)),
+  };
 }
 
 function f16Tensor(name: string, ne0: number, ne1: number, values: number[]): TensorSpec {
@@ -89,15 +94,21 @@ test('tensor infos and data: aligned offsets, exact bytes, re-writing gives the 
   writeGguf(path, KVS.slice(0, 2), tensors);
   const bytes = readFileSync(path);
   const file = parseGguf(bytes);
-  assert.deepEqual(file.tensors.map((t) => [t.name, t.dims, t.type, t.offset]), [
-    ['norm', [3], GgmlType.F32, 0n],
-    ['w', [3, 2], GgmlType.F16, 32n],
-    ['last', [1], GgmlType.F32, 64n],
-  ]);
+  assert.deepEqual(
+    file.tensors.map((t) => [t.name, t.dims, t.type, t.offset]),
+    [
+      ['norm', [3], GgmlType.F32, 0n],
+      ['w', [3, 2], GgmlType.F16, 32n],
+      ['last', [1], GgmlType.F32, 64n],
+    ],
+  );
   assert.equal(file.dataOffset % DEFAULT_ALIGNMENT, 0);
   assert.equal(bytes.length, file.dataOffset + 96, 'the data section is padded to the alignment');
   const at = (t: number): number => file.dataOffset + Number(file.tensors[t]!.offset);
-  assert.deepEqual([0, 1, 2].map((i) => bytes.readFloatLE(at(0) + 4 * i)), odd);
+  assert.deepEqual(
+    [0, 1, 2].map((i) => bytes.readFloatLE(at(0) + 4 * i)),
+    odd,
+  );
   const halves = [0, 1, 2, 3, 4, 5].map((i) => f16BitsToNumber(bytes.readUInt16LE(at(1) + 2 * i)));
   assert.deepEqual(halves, [1, -1, 0.0999755859375, 65504, 0, -0]);
   assert.equal(bytes.readFloatLE(at(2)), 7);
@@ -127,12 +138,22 @@ test('truncated or foreign files are refused with a GgufFormatError', () => {
 
 test('f16 conversion is round-to-nearest-even, with subnormals, overflow and NaN', () => {
   const cases: [number, number][] = [
-    [0, 0x0000], [-0, 0x8000], [1, 0x3c00], [-2, 0xc000], [65504, 0x7bff], [65520, 0x7c00], [1e6, 0x7c00],
-    [2 ** -24, 0x0001], [2 ** -25, 0x0000], [3 * 2 ** -25, 0x0002], [2 ** -14, 0x0400],
+    [0, 0x0000],
+    [-0, 0x8000],
+    [1, 0x3c00],
+    [-2, 0xc000],
+    [65504, 0x7bff],
+    [65520, 0x7c00],
+    [1e6, 0x7c00],
+    [2 ** -24, 0x0001],
+    [2 ** -25, 0x0000],
+    [3 * 2 ** -25, 0x0002],
+    [2 ** -14, 0x0400],
     [1 + 2 ** -11, 0x3c00], // tie: round to even (down)
     [1 + 3 * 2 ** -11, 0x3c02], // tie: round to even (up)
     [1 + 2 ** -11 + 2 ** -20, 0x3c01], // above the tie
-    [Infinity, 0x7c00], [-Infinity, 0xfc00],
+    [Infinity, 0x7c00],
+    [-Infinity, 0xfc00],
   ];
   for (const [value, bits] of cases) assert.equal(f32ToF16Bits(value), bits, `f16(${value})`);
   assert.ok(Number.isNaN(f16BitsToNumber(f32ToF16Bits(NaN))));
@@ -144,13 +165,22 @@ test('the PRNG is a fixed integer stream: same seed same values, in [-1, 1)', ()
   const b = new Rng(42);
   const c = new Rng(43);
   const xs = Array.from({ length: 1000 }, () => a.symmetric());
-  assert.deepEqual(xs, Array.from({ length: 1000 }, () => b.symmetric()));
-  assert.notDeepEqual(xs, Array.from({ length: 1000 }, () => c.symmetric()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 1000 }, () => b.symmetric()),
+  );
+  assert.notDeepEqual(
+    xs,
+    Array.from({ length: 1000 }, () => c.symmetric()),
+  );
   assert.ok(xs.every((x) => x >= -1 && x < 1));
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(Math.abs(mean) < 0.1, `mean ${mean}`);
   // Pinned: a change in the generator would silently change every cached model.
-  assert.deepEqual(Array.from({ length: 4 }, () => new Rng(0).nextU32()), Array(4).fill(new Rng(0).nextU32()));
+  assert.deepEqual(
+    Array.from({ length: 4 }, () => new Rng(0).nextU32()),
+    Array(4).fill(new Rng(0).nextU32()),
+  );
   const seq = new Rng(0);
   assert.deepEqual([seq.nextU32(), seq.nextU32(), seq.nextU32()], PINNED_RNG0);
 });

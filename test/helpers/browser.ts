@@ -14,7 +14,16 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A running browser and how to close it (also removes its profile). */
 export interface Browser {
@@ -26,9 +35,13 @@ export interface Browser {
  * Launches Chromium, or returns null after skipping the test (locally) when it cannot.
  * @throws Error under CI when Chromium is missing or fails to start.
  */
-export async function launchChromium(t: TestContext, options: { colorScheme?: 'light' | 'dark' } = {}): Promise<Browser | null> {
+export async function launchChromium(
+  t: TestContext,
+  options: { colorScheme?: 'light' | 'dark' } = {},
+): Promise<Browser | null> {
   let problem: string | null = null;
-  if (!existsSync(CHROMIUM_PATH)) problem = `${CHROMIUM_PATH} not found (install it: apt-get update && apt-get install -y chromium)`;
+  if (!existsSync(CHROMIUM_PATH))
+    problem = `${CHROMIUM_PATH} not found (install it: apt-get update && apt-get install -y chromium)`;
   if (problem === null) {
     const profile = mkdtempSync(join(tmpdir(), 'servebench-chromium-'));
     try {

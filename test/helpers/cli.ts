@@ -14,7 +14,10 @@ export interface CliRun {
 }
 
 /** Spawns `node main.js ...args` and collects its output. */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       cwd: options.cwd ?? process.cwd(),
@@ -35,7 +38,13 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
 }
 
 /** Spawns a run, waits until `lines` requests are journaled, then signals it. */
-export function runAndSignal(args: string[], journal: string, lines: number, signal: NodeJS.Signals, times = 1): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+export function runAndSignal(
+  args: string[],
+  journal: string,
+  lines: number,
+  signal: NodeJS.Signals,
+  times = 1,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -43,7 +52,9 @@ export function runAndSignal(args: string[], journal: string, lines: number, sig
     child.stdout.resume();
     const poll = setInterval(() => {
       if (!existsSync(journal)) return;
-      const count = readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"type":"request"')).length;
+      const count = readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"type":"request"')).length;
       if (count >= lines) {
         clearInterval(poll);
         for (let i = 0; i < times; i++) setTimeout(() => child.kill(signal), i * 100);

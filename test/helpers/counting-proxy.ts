@@ -49,21 +49,29 @@ export async function startCountingProxy(upstream: string, options: ProxyOptions
       seen.push({ method: req.method ?? '', path: req.url ?? '', maxTokens });
       const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
       const rewrite = options.probeUsageExtra !== undefined && maxTokens === 1;
-      const upstreamRequest = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-        if (!rewrite) {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          return;
-        }
-        const parts: Buffer[] = [];
-        answer.on('data', (part: Buffer) => parts.push(part));
-        answer.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8').replace(/"prompt_tokens":\s*(\d+)/g, (_m, n: string) => `"prompt_tokens":${Number(n) + (options.probeUsageExtra ?? 0)}`);
-          const { 'content-length': _length, 'transfer-encoding': _encoding, ...rest } = answer.headers;
-          res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': Buffer.byteLength(text) });
-          res.end(text);
-        });
-      });
+      const upstreamRequest = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          if (!rewrite) {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            return;
+          }
+          const parts: Buffer[] = [];
+          answer.on('data', (part: Buffer) => parts.push(part));
+          answer.on('end', () => {
+            const text = Buffer.concat(parts)
+              .toString('utf8')
+              .replace(
+                /"prompt_tokens":\s*(\d+)/g,
+                (_m, n: string) => `"prompt_tokens":${Number(n) + (options.probeUsageExtra ?? 0)}`,
+              );
+            const { 'content-length': _length, 'transfer-encoding': _encoding, ...rest } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': Buffer.byteLength(text) });
+            res.end(text);
+          });
+        },
+      );
       upstreamRequest.on('error', () => res.destroy());
       upstreamRequest.end(body);
     });

@@ -40,10 +40,13 @@ export function runScript(config: SimConfigInput, arrivals: Arrival[]) {
       const limits: OutputLimits = { maxTokens: 16, minTokens: 0, ignoreEos: false, reasoningTokens: 0, ...a.limits };
       const pieces = a.pieces ?? uniquePieces(`req${i}`, a.promptTokens ?? 100);
       let index = -1;
-      const handle = engine.submit({ promptPieces: pieces, limits }, {
-        onAdmitted: (e) => events.push({ index, type: 'admitted', ...e }),
-        onChunk: (e) => events.push({ index, type: 'chunk', ...e }),
-      });
+      const handle = engine.submit(
+        { promptPieces: pieces, limits },
+        {
+          onAdmitted: (e) => events.push({ index, type: 'admitted', ...e }),
+          onChunk: (e) => events.push({ index, type: 'chunk', ...e }),
+        },
+      );
       index = handle.index;
       handles.push(handle);
       if (a.cancelAtMs !== undefined) clock.at(a.cancelAtMs * 1e6, () => handle.cancel());

@@ -8,12 +8,28 @@ import type { RequestResult } from '../../src/record/types.js';
 import { failed, ok } from './request-results.js';
 
 /** A success starting at `startS` (s) with the given relative timings (s), chunk offsets and counts. */
-export function req(i: number, startS: number, ttft: number, e2e: number, offsets: number[] | undefined, completion: number | null, prompt: number, extra: Partial<RequestResult> = {}): RequestResult {
+export function req(
+  i: number,
+  startS: number,
+  ttft: number,
+  e2e: number,
+  offsets: number[] | undefined,
+  completion: number | null,
+  prompt: number,
+  extra: Partial<RequestResult> = {},
+): RequestResult {
   const usage: Record<string, unknown> = { prompt_tokens: prompt };
   if (completion !== null) usage['completion_tokens'] = completion;
   return ok({
-    requestIndex: i, startOffsetMs: startS * 1000, timeToFirstOutputS: ttft, ttftS: ttft, e2eS: e2e,
-    contentChunks: offsets?.length ?? 1, usage, ...(offsets === undefined ? {} : { chunkOffsetsS: offsets }), ...extra,
+    requestIndex: i,
+    startOffsetMs: startS * 1000,
+    timeToFirstOutputS: ttft,
+    ttftS: ttft,
+    e2eS: e2e,
+    contentChunks: offsets?.length ?? 1,
+    usage,
+    ...(offsets === undefined ? {} : { chunkOffsetsS: offsets }),
+    ...extra,
   });
 }
 
@@ -37,7 +53,10 @@ export const CLOSED: RequestResult[] = [
   req(4, 5, 0.25, 1.25, [0.25, 0.5, 0.75, 1, 1.25], 41, 500),
 ];
 export const CLOSED_SHAPE: RunShape = {
-  mode: 'closed', targetConcurrency: 2, targetRate: null, wallSeconds: 6.5,
+  mode: 'closed',
+  targetConcurrency: 2,
+  targetRate: null,
+  wallSeconds: 6.5,
   slo: parseSlo('ttft_p95<=400,itl_p90<=600,decode_p50>=2tok/s'),
 };
 
@@ -56,12 +75,25 @@ export const OPEN: RequestResult[] = [
   req(9, 0, 0.25, 0.5, [0.25, 0.5], 2, 10, { warmup: true, scheduledOffsetMs: 0 }),
   req(0, 1, 0.25, 1.25, [0.25, 0.5, 1.25], 3, 100, { scheduledOffsetMs: 1000 }),
   req(1, 1.75, 0.5, 1.25, undefined, 4, 100, { scheduledOffsetMs: 1500 }),
-  failed({ requestIndex: 2, startOffsetMs: 2500, scheduledOffsetMs: 2000, chunkOffsetsS: [0.25], contentChunks: 1,
-    error: { type: 'ConnectionResetError', message: 'reset', httpStatus: 200, bodyExcerpt: null, atS: 0.5 } }),
+  failed({
+    requestIndex: 2,
+    startOffsetMs: 2500,
+    scheduledOffsetMs: 2000,
+    chunkOffsetsS: [0.25],
+    contentChunks: 1,
+    error: { type: 'ConnectionResetError', message: 'reset', httpStatus: 200, bodyExcerpt: null, atS: 0.5 },
+  }),
   req(3, 2.5, 0.25, 0.75, [0.25, 0.5, 0.75], null, 100, { scheduledOffsetMs: 2500 }),
   req(4, 2.5, 0.5, 0.25, undefined, 5, 100, { scheduledOffsetMs: 2500 }),
 ];
-export const OPEN_SHAPE: RunShape = { mode: 'open', targetConcurrency: null, targetRate: 2, wallSeconds: 3.5, slo: parseSlo('e2e_p50<=1300, decode_p50>=3'), rampEndMs: 1500 };
+export const OPEN_SHAPE: RunShape = {
+  mode: 'open',
+  targetConcurrency: null,
+  targetRate: 2,
+  wallSeconds: 3.5,
+  slo: parseSlo('e2e_p50<=1300, decode_p50>=3'),
+  rampEndMs: 1500,
+};
 
 /** Every key of a result as dotted paths; elements of arrays of objects appear as `[]`. */
 export function keyPaths(value: unknown, prefix = ''): string[] {

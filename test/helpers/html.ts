@@ -12,7 +12,12 @@ export function externalReferences(html: string, endpoints: readonly string[]): 
   const problems = [...rest.matchAll(/https?:\/\/[^\s"'<>)]*/g)].map((m) => m[0]);
   // Markup and CSS (scripts aside, whose code may say `new URL(`): no resource-loading attribute, element or rule.
   const markup = rest.replace(/<script>[\s\S]*?<\/script>/g, '');
-  for (const pattern of [/\b(?:src|href|srcset|action|poster|formaction|background)\s*=/i, /url\(/i, /@import/i, /<(?:link|iframe|img|object|embed|base)\b/i]) {
+  for (const pattern of [
+    /\b(?:src|href|srcset|action|poster|formaction|background)\s*=/i,
+    /url\(/i,
+    /@import/i,
+    /<(?:link|iframe|img|object|embed|base)\b/i,
+  ]) {
     const hit = pattern.exec(markup);
     if (hit) problems.push(hit[0]);
   }

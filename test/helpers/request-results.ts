@@ -39,7 +39,13 @@ export function failed(overrides: Partial<RequestResult> = {}): RequestResult {
     finishReason: null,
     responseId: null,
     httpStatus: null,
-    error: { type: 'ValueError', message: 'stream completed without visible content', httpStatus: null, bodyExcerpt: null, atS: 0.5 },
+    error: {
+      type: 'ValueError',
+      message: 'stream completed without visible content',
+      httpStatus: null,
+      bodyExcerpt: null,
+      atS: 0.5,
+    },
     ...overrides,
   };
 }

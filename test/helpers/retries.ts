@@ -6,7 +6,11 @@
  * tens of ms (measured: up to 90 ms with two CPU hogs; a CI run once saw 41 ms in an idle test),
  * which no test can prevent; a genuine regression fails every attempt, a burst of contention does not.
  */
-export async function withRetries<T>(attempts: number, measure: () => Promise<T>, check: (value: T) => string | null): Promise<{ value: T; failures: string[] }> {
+export async function withRetries<T>(
+  attempts: number,
+  measure: () => Promise<T>,
+  check: (value: T) => string | null,
+): Promise<{ value: T; failures: string[] }> {
   const failures: string[] = [];
   for (let i = 0; ; i++) {
     const value = await measure();

@@ -4,7 +4,13 @@
  * (only the characters made entirely of key bytes, which appear wherever the key is encoded).
  */
 export function secretForms(key: string): string[] {
-  const forms = new Set<string>([key, JSON.stringify(key).slice(1, -1), encodeURIComponent(key), Buffer.from(key).toString('base64'), Buffer.from(key).toString('base64url')]);
+  const forms = new Set<string>([
+    key,
+    JSON.stringify(key).slice(1, -1),
+    encodeURIComponent(key),
+    Buffer.from(key).toString('base64'),
+    Buffer.from(key).toString('base64url'),
+  ]);
   const bytes = Buffer.from(key, 'utf8');
   for (let offset = 0; offset < 3; offset++) {
     const padded = Buffer.concat([Buffer.alloc(offset, 0x20), bytes]);

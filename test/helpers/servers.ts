@@ -93,7 +93,14 @@ export const LAST_CHUNK = '0\r\n\r\n';
 
 /** One SSE event carrying an OpenAI chat-completion chunk with one choice. */
 export function deltaEvent(delta: unknown, extra: Record<string, unknown> = {}, eol = '\n'): string {
-  const chunk = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra };
+  const chunk = {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: null }],
+    ...extra,
+  };
   return `data: ${JSON.stringify(chunk)}${eol}${eol}`;
 }
 

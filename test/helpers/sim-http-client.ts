@@ -30,20 +30,42 @@ export interface StreamResult {
 
 /** POST JSON to `url`. */
 export function post(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
 }
 
 /**
  * Stream a chat (or completion) request and time every event.
  * `onEvent` may return true to abort the request right there (client disconnect).
  */
-export async function streamRequest(url: string, body: Record<string, unknown>, onEvent?: (e: SseEvent) => boolean | void): Promise<StreamResult> {
+export async function streamRequest(
+  url: string,
+  body: Record<string, unknown>,
+  onEvent?: (e: SseEvent) => boolean | void,
+): Promise<StreamResult> {
   const controller = new AbortController();
   const t0 = performance.now();
-  const res = await post(url, { stream: true, stream_options: { include_usage: true }, ...body }, { signal: controller.signal });
+  const res = await post(
+    url,
+    { stream: true, stream_options: { include_usage: true }, ...body },
+    { signal: controller.signal },
+  );
   const result: StreamResult = {
-    status: res.status, headers: res.headers, events: [], ttftMs: null, firstOutputMs: null, e2eMs: 0,
-    id: null, content: '', reasoning: '', usage: null, finishReason: null,
+    status: res.status,
+    headers: res.headers,
+    events: [],
+    ttftMs: null,
+    firstOutputMs: null,
+    e2eMs: 0,
+    id: null,
+    content: '',
+    reasoning: '',
+    usage: null,
+    finishReason: null,
   };
   const decoder = new TextDecoder();
   let buffer = '';

@@ -19,7 +19,9 @@ export async function startSimProcess(config: Record<string, unknown>): Promise<
  * Starts one simulator process per named config before the calling file's tests and stops them
  * all after; the returned object holds them by name once the tests run.
  */
-export function simProcessesForFile<K extends string>(configs: Record<K, Record<string, unknown>>): Record<K, SimProcess> {
+export function simProcessesForFile<K extends string>(
+  configs: Record<K, Record<string, unknown>>,
+): Record<K, SimProcess> {
   const handles = {} as Record<K, SimProcess>;
   before(async () => {
     for (const name of Object.keys(configs) as K[]) handles[name] = await startSimProcess(configs[name]);

@@ -16,7 +16,6 @@ import { writeResultFile } from '../../src/result/io.js';
 import { startSimProcess } from './sim-process.js';
 import { SAMPLE_AT, SOAK_CONCURRENCY, SOAK_MIX, SOAK_REQUESTS } from './soak-plan.js';
 
-
 interface Sample {
   done: number;
   heapUsedBytes: number;
@@ -32,31 +31,78 @@ async function main(): Promise<void> {
   const problems: string[] = [];
   process.on('unhandledRejection', (reason) => problems.push(`unhandledRejection: ${String(reason)}`));
   process.on('uncaughtException', (error) => problems.push(`uncaughtException: ${String(error)}`));
-  const sim = await startSimProcess({ decode_step_ms: 2, decode_batch_slowdown: 0, prefill_tok_s: 2e6, max_num_seqs: 64, ground_truth_limit: 0, prefix_cache: { enabled: false }, faults: `rate=0.1:mix=${SOAK_MIX}:seed=7` });
+  const sim = await startSimProcess({
+    decode_step_ms: 2,
+    decode_batch_slowdown: 0,
+    prefill_tok_s: 2e6,
+    max_num_seqs: 64,
+    ground_truth_limit: 0,
+    prefix_cache: { enabled: false },
+    faults: `rate=0.1:mix=${SOAK_MIX}:seed=7`,
+  });
   const samples: Sample[] = [];
   const started = process.hrtime.bigint();
   try {
-    const argv = ['--requests', String(SOAK_REQUESTS), '--concurrency', String(SOAK_CONCURRENCY), '--max-tokens', '32', '--ctx-tokens', '200', '--shared-prefix-tokens', '0',
-      '--tokenizer', 'chars:3.0', '--model', 'servebench-sim', '--max-model-len', '32768', '--timeout', '2', '--request-timeout', '2'];
+    const argv = [
+      '--requests',
+      String(SOAK_REQUESTS),
+      '--concurrency',
+      String(SOAK_CONCURRENCY),
+      '--max-tokens',
+      '32',
+      '--ctx-tokens',
+      '200',
+      '--shared-prefix-tokens',
+      '0',
+      '--tokenizer',
+      'chars:3.0',
+      '--model',
+      'servebench-sim',
+      '--max-model-len',
+      '32768',
+      '--timeout',
+      '2',
+      '--request-timeout',
+      '2',
+    ];
     const parsed = parseFlags(argv, RUN_FLAGS);
     const config = resolveRunConfig(parsed.values, {}, dir, parsed.given);
     const journalPath = join(dir, 'soak.journal.jsonl');
-    const outcome = await runBenchmark(config, { baseUrl: sim.url, apiKey: null, embeddedSimulator: false }, {
-      journalPathFor: () => journalPath,
-      onEvent: (event) => {
-        if (event.kind !== 'request' || !SAMPLE_AT.includes(event.done)) return;
-        gc();
-        gc();
-        const m = process.memoryUsage();
-        samples.push({ done: event.done, heapUsedBytes: m.heapUsed, rssBytes: m.rss, externalBytes: m.external, arrayBuffersBytes: m.arrayBuffers });
+    const outcome = await runBenchmark(
+      config,
+      { baseUrl: sim.url, apiKey: null, embeddedSimulator: false },
+      {
+        journalPathFor: () => journalPath,
+        onEvent: (event) => {
+          if (event.kind !== 'request' || !SAMPLE_AT.includes(event.done)) return;
+          gc();
+          gc();
+          const m = process.memoryUsage();
+          samples.push({
+            done: event.done,
+            heapUsedBytes: m.heapUsed,
+            rssBytes: m.rss,
+            externalBytes: m.external,
+            arrayBuffersBytes: m.arrayBuffers,
+          });
+        },
       },
-    });
+    );
     const durationS = Number(process.hrtime.bigint() - started) / 1e9;
     const resultPath = join(dir, 'soak.json');
     await writeResultFile(resultPath, outcome.result);
-    const result = JSON.parse(readFileSync(resultPath, 'utf8')) as { requests: number; completed: number; failed: number; failures: { request_index: number; error_type: string }[]; request_timings: { request_index: number }[] };
+    const result = JSON.parse(readFileSync(resultPath, 'utf8')) as {
+      requests: number;
+      completed: number;
+      failed: number;
+      failures: { request_index: number; error_type: string }[];
+      request_timings: { request_index: number }[];
+    };
     const journal = parseJournal(readFileSync(journalPath, 'utf8'));
-    const journalFailed = journal.results.filter((r) => !r.ok).map((r) => `${r.requestIndex}:${r.error?.type ?? ''}`).sort();
+    const journalFailed = journal.results
+      .filter((r) => !r.ok)
+      .map((r) => `${r.requestIndex}:${r.error?.type ?? ''}`)
+      .sort();
     const resultFailed = result.failures.map((f) => `${f.request_index}:${f.error_type}`).sort();
     const journalCompleted = new Set(journal.results.filter((r) => r.ok).map((r) => r.requestIndex));
     const types: Record<string, number> = {};

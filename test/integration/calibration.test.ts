@@ -18,12 +18,29 @@ let proxy: Server;
 let proxyUrl: string;
 const dir = mkdtempSync(join(tmpdir(), 'servebench-calibration-'));
 
-type Row = { request_index: number; planned_context_tokens: number; prompt_tokens: number; finish_reason: string; output_tokens: number; expected_prompt_tokens: number | null };
-type Result = { request_timings: Row[]; servebench: Record<string, any>; cache_policy: string; prompt_set_id: string; context_distribution: Record<string, number> };
+type Row = {
+  request_index: number;
+  planned_context_tokens: number;
+  prompt_tokens: number;
+  finish_reason: string;
+  output_tokens: number;
+  expected_prompt_tokens: number | null;
+};
+type Result = {
+  request_timings: Row[];
+  servebench: Record<string, any>;
+  cache_policy: string;
+  prompt_set_id: string;
+  context_distribution: Record<string, number>;
+};
 
 before(async () => {
   sim = await startSim({ prefill_tok_s: 400000, decode_step_ms: 1, max_num_seqs: 32 });
-  shortOutputs = await startSim({ prefill_tok_s: 400000, decode_step_ms: 1, output_tokens: { kind: 'fixed', tokens: 3 } });
+  shortOutputs = await startSim({
+    prefill_tok_s: 400000,
+    decode_step_ms: 1,
+    output_tokens: { kind: 'fixed', tokens: 3 },
+  });
   // A server without a tokenize endpoint: forwards /v1/* except tokenize to the simulator, 404 otherwise.
   const target = new URL(sim.url);
   proxy = createServer((req, res) => {
@@ -31,10 +48,13 @@ before(async () => {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
@@ -58,7 +78,10 @@ function assertWithinTolerance(result: Result): void {
   assert.ok(result.request_timings.length > 0);
   for (const row of result.request_timings) {
     const tolerance = Math.max(0.01 * row.planned_context_tokens, 8);
-    assert.ok(Math.abs(row.prompt_tokens - row.planned_context_tokens) <= tolerance, `request ${row.request_index}: server counted ${row.prompt_tokens}, planned ${row.planned_context_tokens}`);
+    assert.ok(
+      Math.abs(row.prompt_tokens - row.planned_context_tokens) <= tolerance,
+      `request ${row.request_index}: server counted ${row.prompt_tokens}, planned ${row.planned_context_tokens}`,
+    );
   }
   assert.equal(result.servebench['calibration'].requests_outside_tolerance, 0);
 }
@@ -70,28 +93,66 @@ test('server mode with /tokenize: every request lands on its planned context, fo
     ['none', ['--ctx-tokens', '200', '--prefix', 'none', '--cache-bust']],
     ['buckets', ['--context-buckets', '300:0.5,2000:1.0', '--shared-prefix-tokens', '100']],
   ] as const) {
-    const { result } = await run(`server-${name}`, ['--base-url', sim.url, '--requests', '6', '--concurrency', '3', ...extra]);
+    const { result } = await run(`server-${name}`, [
+      '--base-url',
+      sim.url,
+      '--requests',
+      '6',
+      '--concurrency',
+      '3',
+      ...extra,
+    ]);
     assertWithinTolerance(result);
     assert.match(result.servebench['sizing'].method, /^server:\/tokenize/);
   }
 });
 
 test('server mode without a tokenize endpoint calibrates from usage probes and still lands within tolerance', async () => {
-  const { result } = await run('probes', ['--base-url', proxyUrl, '--model', sim.config.model, '--requests', '5', '--ctx-tokens', '1500']);
+  const { result } = await run('probes', [
+    '--base-url',
+    proxyUrl,
+    '--model',
+    sim.config.model,
+    '--requests',
+    '5',
+    '--ctx-tokens',
+    '1500',
+  ]);
   assertWithinTolerance(result);
   assert.equal(result.servebench['sizing'].method, 'server:usage-probes');
-  assert.ok(result.servebench['sizing'].probes >= 1 && result.servebench['sizing'].probes <= 12, `probes ${result.servebench['sizing'].probes}`);
+  assert.ok(
+    result.servebench['sizing'].probes >= 1 && result.servebench['sizing'].probes <= 12,
+    `probes ${result.servebench['sizing'].probes}`,
+  );
 });
 
 test('chars:3.0 keeps the reference bytes: not calibrated, and the server count differs from the plan', async () => {
-  const { result } = await run('chars', ['--base-url', sim.url, '--requests', '2', '--ctx-tokens', '4096', '--tokenizer', 'chars:3.0']);
+  const { result } = await run('chars', [
+    '--base-url',
+    sim.url,
+    '--requests',
+    '2',
+    '--ctx-tokens',
+    '4096',
+    '--tokenizer',
+    'chars:3.0',
+  ]);
   assert.equal(result.servebench['calibration'].enforced, false);
   assert.equal(result.servebench['prompt_method'], 'chars:3.0');
   assert.notEqual(result.request_timings[0]!.prompt_tokens, 4096);
 });
 
 test('a local tokenizer that does not match the server is caught and reported', async () => {
-  const { result, stderr } = await run('tiktoken', ['--base-url', sim.url, '--requests', '3', '--ctx-tokens', '3000', '--tokenizer', 'tiktoken:o200k_base']);
+  const { result, stderr } = await run('tiktoken', [
+    '--base-url',
+    sim.url,
+    '--requests',
+    '3',
+    '--ctx-tokens',
+    '3000',
+    '--tokenizer',
+    'tiktoken:o200k_base',
+  ]);
   const calibration = result.servebench['calibration'];
   assert.ok(calibration.requests_outside_tolerance > 0, 'o200k counts code differently from the simulator');
   assert.match(stderr, /warning: \d+ of 3 requests missed their planned context/);
@@ -100,19 +161,56 @@ test('a local tokenizer that does not match the server is caught and reported', 
 });
 
 test('early stops are reported; --ignore-eos makes every output run to max_tokens', async () => {
-  const early = await run('early', ['--base-url', shortOutputs.url, '--requests', '4', '--ctx-tokens', '256', '--max-tokens', '16']);
+  const early = await run('early', [
+    '--base-url',
+    shortOutputs.url,
+    '--requests',
+    '4',
+    '--ctx-tokens',
+    '256',
+    '--max-tokens',
+    '16',
+  ]);
   assert.ok(early.result.request_timings.every((r) => r.finish_reason === 'stop' && r.output_tokens === 3));
   assert.match(early.stderr, /4 of 4 completed requests stopped before their max_tokens/);
-  const full = await run('ignore-eos', ['--base-url', shortOutputs.url, '--requests', '4', '--ctx-tokens', '256', '--max-tokens', '16', '--ignore-eos']);
+  const full = await run('ignore-eos', [
+    '--base-url',
+    shortOutputs.url,
+    '--requests',
+    '4',
+    '--ctx-tokens',
+    '256',
+    '--max-tokens',
+    '16',
+    '--ignore-eos',
+  ]);
   assert.ok(full.result.request_timings.every((r) => r.finish_reason === 'length' && r.output_tokens === 16));
   assert.equal(full.result.servebench['warnings'].length, 0);
-  const min = await run('min-tokens', ['--base-url', shortOutputs.url, '--requests', '2', '--ctx-tokens', '256', '--max-tokens', '16', '--min-tokens', '10']);
+  const min = await run('min-tokens', [
+    '--base-url',
+    shortOutputs.url,
+    '--requests',
+    '2',
+    '--ctx-tokens',
+    '256',
+    '--max-tokens',
+    '16',
+    '--min-tokens',
+    '10',
+  ]);
   assert.ok(min.result.request_timings.every((r) => r.output_tokens >= 10));
 });
 
 test('a dataset run sends the rows as given, with per-row max_tokens, seeded', async () => {
   const file = join(dir, 'prompts.jsonl');
-  writeFileSync(file, ['{"prompt": "Explain KV caches in one line.", "max_tokens": 3}', '{"messages": [{"role": "system", "content": "terse"}, {"role": "user", "content": "What is prefill?"}]}', '{"prompt": "Name three GPUs."}'].join('\n'));
+  writeFileSync(
+    file,
+    [
+      '{"prompt": "Explain KV caches in one line.", "max_tokens": 3}',
+      '{"messages": [{"role": "system", "content": "terse"}, {"role": "user", "content": "What is prefill?"}]}',
+      '{"prompt": "Name three GPUs."}',
+    ].join('\n'),
+  );
   const a = await run('dataset-a', ['--base-url', sim.url, '--dataset', file, '--requests', '5', '--seed', '3']);
   const b = await run('dataset-b', ['--base-url', sim.url, '--dataset', file, '--requests', '5', '--seed', '3']);
   assert.equal(a.result.prompt_set_id, b.result.prompt_set_id);
@@ -141,17 +239,29 @@ test('an estimated prompt the server counts outside the tolerance is caught by t
         body = Buffer.from(JSON.stringify(json));
       }
       const headers = { ...req.headers, 'content-length': String(body.length) };
-      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       upstream.end(body);
     });
   });
   await new Promise<void>((resolve) => padder.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(padder.address() as AddressInfo).port}/v1`;
-    const { result, stderr } = await run('estimated-off', ['--base-url', url, '--requests', '120', '--concurrency', '8', '--ctx-tokens', '300']);
+    const { result, stderr } = await run('estimated-off', [
+      '--base-url',
+      url,
+      '--requests',
+      '120',
+      '--concurrency',
+      '8',
+      '--ctx-tokens',
+      '300',
+    ]);
     const sizing = result.servebench['sizing'];
     assert.equal(sizing.strategy, 'sampled');
     assert.equal(sizing.prompts_counted + sizing.prompts_verified + sizing.prompts_estimated, 120);
@@ -159,7 +269,10 @@ test('an estimated prompt the server counts outside the tolerance is caught by t
     const calibration = result.servebench['calibration'];
     assert.equal(calibration.requests_outside_tolerance, 1);
     const row = result.request_timings.find((r) => r.request_index === 101)!;
-    assert.ok(row.prompt_tokens - row.planned_context_tokens > 8, `request 101: ${row.prompt_tokens} for ${row.planned_context_tokens}`);
+    assert.ok(
+      row.prompt_tokens - row.planned_context_tokens > 8,
+      `request 101: ${row.prompt_tokens} for ${row.planned_context_tokens}`,
+    );
     assert.match(stderr, /warning: 1 of 120 requests missed their planned context/);
   } finally {
     await new Promise((resolve) => padder.close(resolve));

@@ -12,7 +12,12 @@ import { InterruptedError } from '../../src/util/errors.js';
 test('the embedded simulator reads a request while the client thread is blocked', async () => {
   const sim = await startEmbeddedSimulator(null);
   try {
-    const body = JSON.stringify({ model: sim.model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 2, stream: true });
+    const body = JSON.stringify({
+      model: sim.model,
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 2,
+      stream: true,
+    });
     const { hostname, port } = new URL(sim.baseUrl);
     const socket = connect(Number(port), hostname);
     await once(socket, 'connect');
@@ -21,7 +26,9 @@ test('the embedded simulator reads a request while the client thread is blocked'
     const ended = once(socket, 'end');
     // The request leaves in this synchronous write; from here this thread is busy, so only a
     // simulator on another thread can read and stamp it before the busy loop ends.
-    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
     const until = process.hrtime.bigint() + 300_000_000n;
     while (process.hrtime.bigint() < until) {
       // blocked
@@ -29,10 +36,16 @@ test('the embedded simulator reads a request while the client thread is blocked'
     const blockEndNs = process.hrtime.bigint();
     await ended;
     assert.match(answer, /data: \[DONE\]/);
-    const truth = (await (await fetch(`${sim.baseUrl.replace(/\/v1$/, '')}/sim/ground-truth`)).json()) as { monotonic_origin_ns: string; requests: { receivedNs: number }[] };
+    const truth = (await (await fetch(`${sim.baseUrl.replace(/\/v1$/, '')}/sim/ground-truth`)).json()) as {
+      monotonic_origin_ns: string;
+      requests: { receivedNs: number }[];
+    };
     assert.equal(truth.requests.length, 1);
     const receivedNs = BigInt(truth.monotonic_origin_ns) + BigInt(Math.round(truth.requests[0]!.receivedNs));
-    assert.ok(receivedNs < blockEndNs, `the simulator stamped the request ${Number(receivedNs - blockEndNs) / 1e6} ms after the client thread was free again`);
+    assert.ok(
+      receivedNs < blockEndNs,
+      `the simulator stamped the request ${Number(receivedNs - blockEndNs) / 1e6} ms after the client thread was free again`,
+    );
   } finally {
     await sim.close();
   }
@@ -62,7 +75,11 @@ test('closing twice is harmless: every close resolves, the port is closed afterw
   try {
     const sim = await startEmbeddedSimulator(null);
     assert.equal(await tryConnect(sim.baseUrl), 'connected', 'precondition: the simulator listens');
-    assert.deepEqual(await Promise.all([sim.close(), sim.close()]), [undefined, undefined], 'two concurrent closes both resolve');
+    assert.deepEqual(
+      await Promise.all([sim.close(), sim.close()]),
+      [undefined, undefined],
+      'two concurrent closes both resolve',
+    );
     assert.equal(await sim.close(), undefined, 'a close after the close resolves too');
     assert.equal(await tryConnect(sim.baseUrl), 'ECONNREFUSED', 'nothing listens on the port any more');
     // An unhandled rejection is reported after the microtask queue drains: give it a turn.

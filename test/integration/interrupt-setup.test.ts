@@ -37,7 +37,11 @@ interface Stdout {
  * waits for the process to exit on its own; SIGKILL {@link EXIT_TIMEOUT_MS} after the signal,
  * which the assertions then report.
  */
-function interruptWhen(args: string[], signal: NodeJS.Signals, ready: (stdout: Stdout) => Promise<unknown>): Promise<Ended> {
+function interruptWhen(
+  args: string[],
+  signal: NodeJS.Signals,
+  ready: (stdout: Stdout) => Promise<unknown>,
+): Promise<Ended> {
   const cwd = mkdtempSync(join(tmpdir(), 'servebench-interrupt-'));
   const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -59,7 +63,8 @@ function interruptWhen(args: string[], signal: NodeJS.Signals, ready: (stdout: S
     });
   });
   const output: Stdout = {
-    printed: (pattern) => (pattern.test(stdout) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
+    printed: (pattern) =>
+      pattern.test(stdout) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
   };
   void ready(output).then(() => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -71,67 +76,132 @@ function interruptWhen(args: string[], signal: NodeJS.Signals, ready: (stdout: S
 
 /** Exit 130 on its own (not killed), one line on stderr saying nothing was measured, no file written. */
 function assertInterruptedBeforeStart(run: Ended): void {
-  assert.equal(run.signal, null, `killed by ${run.signal} ${EXIT_TIMEOUT_MS} ms after the signal: the run did not stop\n${run.stdout}${run.stderr}`);
+  assert.equal(
+    run.signal,
+    null,
+    `killed by ${run.signal} ${EXIT_TIMEOUT_MS} ms after the signal: the run did not stop\n${run.stdout}${run.stderr}`,
+  );
   assert.equal(run.code, 130, run.stderr);
   const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');
   assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
-  assert.match(lines[0]!, /^servebench run: interrupted before the first measured request: nothing was measured, no result written$/);
+  assert.match(
+    lines[0]!,
+    /^servebench run: interrupted before the first measured request: nothing was measured, no result written$/,
+  );
   assert.deepEqual(run.files, [], 'nothing was measured, so no result, journal or results/ directory');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`${signal} while the /models probe waits on a server that never answers: exit 130, one line, no result`, { timeout: 60_000 }, async () => {
+  test(
+    `${signal} while the /models probe waits on a server that never answers: exit 130, one line, no result`,
+    { timeout: 60_000 },
+    async () => {
+      const server = await startSilentServer();
+      try {
+        const run = await interruptWhen(
+          ['run', '--base-url', server.url, '--model', 'm', '--requests', '4'],
+          signal,
+          () => server.saw(/^GET \/v1\/models /),
+        );
+        assertInterruptedBeforeStart(run);
+      } finally {
+        await server.close();
+      }
+    },
+  );
+}
+
+test(
+  'SIGINT while detecting a tokenize endpoint that never answers: exit 130, one line, no result',
+  { timeout: 60_000 },
+  async () => {
     const server = await startSilentServer();
     try {
-      const run = await interruptWhen(['run', '--base-url', server.url, '--model', 'm', '--requests', '4'], signal, () => server.saw(/^GET \/v1\/models /));
+      const run = await interruptWhen(
+        ['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096', '--requests', '4'],
+        'SIGINT',
+        () => server.saw(/^POST \/tokenize /),
+      );
       assertInterruptedBeforeStart(run);
     } finally {
       await server.close();
     }
-  });
-}
+  },
+);
 
-test('SIGINT while detecting a tokenize endpoint that never answers: exit 130, one line, no result', { timeout: 60_000 }, async () => {
-  const server = await startSilentServer();
-  try {
-    const run = await interruptWhen(['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096', '--requests', '4'], 'SIGINT', () => server.saw(/^POST \/tokenize /));
-    assertInterruptedBeforeStart(run);
-  } finally {
-    await server.close();
-  }
-});
-
-test('SIGINT while a calibration probe (a chat request) waits on a server that never answers: exit 130, one line, no result', { timeout: 60_000 }, async () => {
-  // No tokenize endpoint (404), so calibration falls back to chat probes, which hang.
-  const server = await startSilentServer(/^POST \/v1\/chat\/completions /);
-  try {
-    const run = await interruptWhen(['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096', '--requests', '4'], 'SIGINT', () => server.saw(/^POST \/v1\/chat\/completions /));
-    assertInterruptedBeforeStart(run);
-  } finally {
-    await server.close();
-  }
-});
+test(
+  'SIGINT while a calibration probe (a chat request) waits on a server that never answers: exit 130, one line, no result',
+  { timeout: 60_000 },
+  async () => {
+    // No tokenize endpoint (404), so calibration falls back to chat probes, which hang.
+    const server = await startSilentServer(/^POST \/v1\/chat\/completions /);
+    try {
+      const run = await interruptWhen(
+        ['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096', '--requests', '4'],
+        'SIGINT',
+        () => server.saw(/^POST \/v1\/chat\/completions /),
+      );
+      assertInterruptedBeforeStart(run);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 for (const workers of [1, 2]) {
-  test(`SIGINT while warming connections${workers > 1 ? ` in ${workers} stream workers` : ''} to a server that never answers: exit 130, one line, no result`, { timeout: 60_000 }, async () => {
-    const server = await startSilentServer();
-    try {
-      // Model and window given, no calibration: the warm-up GET /models is the first request.
-      const args = ['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096', '--tokenizer', 'chars:3.0', '--requests', '4', '--concurrency', '2', '--workers', String(workers)];
-      const run = await interruptWhen(args, 'SIGINT', () => server.saw(/^GET \/v1\/models /));
-      assertInterruptedBeforeStart(run);
-    } finally {
-      await server.close();
-    }
-  });
+  test(
+    `SIGINT while warming connections${workers > 1 ? ` in ${workers} stream workers` : ''} to a server that never answers: exit 130, one line, no result`,
+    { timeout: 60_000 },
+    async () => {
+      const server = await startSilentServer();
+      try {
+        // Model and window given, no calibration: the warm-up GET /models is the first request.
+        const args = [
+          'run',
+          '--base-url',
+          server.url,
+          '--model',
+          'm',
+          '--max-model-len',
+          '4096',
+          '--tokenizer',
+          'chars:3.0',
+          '--requests',
+          '4',
+          '--concurrency',
+          '2',
+          '--workers',
+          String(workers),
+        ];
+        const run = await interruptWhen(args, 'SIGINT', () => server.saw(/^GET \/v1\/models /));
+        assertInterruptedBeforeStart(run);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 }
 
-test('SIGINT while sizing 100,000 prompts against the built-in simulator (tokenize calls): exit 130, one line, no result', { timeout: 60_000 }, async () => {
-  const run = await interruptWhen(['run', '--requests', '100000', '--ctx-tokens', '256'], 'SIGINT', (stdout) => stdout.printed(/^sizing prompts/m));
-  assertInterruptedBeforeStart(run);
-});
+test(
+  'SIGINT while sizing 100,000 prompts against the built-in simulator (tokenize calls): exit 130, one line, no result',
+  { timeout: 60_000 },
+  async () => {
+    const run = await interruptWhen(['run', '--requests', '100000', '--ctx-tokens', '256'], 'SIGINT', (stdout) =>
+      stdout.printed(/^sizing prompts/m),
+    );
+    assertInterruptedBeforeStart(run);
+  },
+);
 
-test('SIGTERM while sizing 1,000,000 prompts at a fixed ratio (a CPU loop, no network): exit 130, one line, no result', { timeout: 60_000 }, async () => {
-  const run = await interruptWhen(['run', '--requests', '1000000', '--ctx-tokens', '64', '--tokenizer', 'chars:3.0'], 'SIGTERM', (stdout) => stdout.printed(/^sizing prompts/m));
-  assertInterruptedBeforeStart(run);
-});
+test(
+  'SIGTERM while sizing 1,000,000 prompts at a fixed ratio (a CPU loop, no network): exit 130, one line, no result',
+  { timeout: 60_000 },
+  async () => {
+    const run = await interruptWhen(
+      ['run', '--requests', '1000000', '--ctx-tokens', '64', '--tokenizer', 'chars:3.0'],
+      'SIGTERM',
+      (stdout) => stdout.printed(/^sizing prompts/m),
+    );
+    assertInterruptedBeforeStart(run);
+  },
+);

@@ -16,10 +16,21 @@ const sims = simProcessesForFile({
 });
 const dir = mkdtempSync(join(tmpdir(), 'servebench-load-'));
 
-type Journaled = { requestIndex: number; startOffsetMs: number; scheduledOffsetMs: number | null; ok: boolean; warmup?: boolean; plannedContextTokens: number; error: { type: string } | null };
+type Journaled = {
+  requestIndex: number;
+  startOffsetMs: number;
+  scheduledOffsetMs: number | null;
+  ok: boolean;
+  warmup?: boolean;
+  plannedContextTokens: number;
+  error: { type: string } | null;
+};
 
 function journalResults(path: string): { results: Journaled[]; lines: Record<string, unknown>[] } {
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { results: lines.filter((l) => l['type'] === 'request').map((l) => l['result'] as Journaled), lines };
 }
 
@@ -46,7 +57,29 @@ test('a 20 s Poisson run at 40/s: no request starts early, the send lag p99 stay
 
 async function poissonRun(attempt: number): Promise<string | null> {
   const output = join(dir, `poisson-${attempt}.json`);
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--rate', '40', '--arrival', 'poisson', '--duration', '20', '--ctx-tokens', '256', '--max-tokens', '16', '--seed', '5', '--output', output, '--quiet'], { timeoutMs: 60000 });
+  const run = await runCli(
+    [
+      'run',
+      '--base-url',
+      sims.fast.url,
+      '--rate',
+      '40',
+      '--arrival',
+      'poisson',
+      '--duration',
+      '20',
+      '--ctx-tokens',
+      '256',
+      '--max-tokens',
+      '16',
+      '--seed',
+      '5',
+      '--output',
+      output,
+      '--quiet',
+    ],
+    { timeoutMs: 60000 },
+  );
   assert.equal(run.code, 0, run.stderr);
   const { results } = journalResults(join(dir, `poisson-${attempt}.journal.jsonl`));
   assert.ok(results.length > 700, `${results.length} requests`);
@@ -57,37 +90,103 @@ async function poissonRun(attempt: number): Promise<string | null> {
   const starts = results.map((r) => r.startOffsetMs).sort((a, b) => a - b);
   const planRate = (scheduled.length - 1) / ((scheduled.at(-1)! - scheduled[0]!) / 1000);
   const achieved = (starts.length - 1) / ((starts.at(-1)! - starts[0]!) / 1000);
-  assert.ok(Math.abs(achieved / planRate - 1) <= 0.03, `achieved ${achieved.toFixed(3)}/s vs plan ${planRate.toFixed(3)}/s`);
-  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; servebench: { load: Record<string, unknown> } };
+  assert.ok(
+    Math.abs(achieved / planRate - 1) <= 0.03,
+    `achieved ${achieved.toFixed(3)}/s vs plan ${planRate.toFixed(3)}/s`,
+  );
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    requests: number;
+    completed: number;
+    servebench: { load: Record<string, unknown> };
+  };
   assert.equal(result.requests, results.length);
   assert.equal(result.servebench.load['mode'], 'open');
-  console.log(`open loop (run ${attempt}): ${results.length} requests, send lag p50 ${nearestRank(lags, 50).toFixed(3)} ms p99 ${p99.toFixed(3)} ms, plan ${planRate.toFixed(3)}/s achieved ${achieved.toFixed(3)}/s`);
+  console.log(
+    `open loop (run ${attempt}): ${results.length} requests, send lag p50 ${nearestRank(lags, 50).toFixed(3)} ms p99 ${p99.toFixed(3)} ms, plan ${planRate.toFixed(3)}/s achieved ${achieved.toFixed(3)}/s`,
+  );
   return p99 <= SEND_LAG_P99_MAX_MS ? null : `send lag p99 ${p99.toFixed(3)} ms exceeds ${SEND_LAG_P99_MAX_MS} ms`;
 }
 
 test('trace replay: scheduled offsets, planned contexts and output caps come from the trace', async () => {
   const trace = join(dir, 'trace.jsonl');
-  writeFileSync(trace, ['{"timestamp": 1000, "input_length": 300, "output_length": 4}', '{"timestamp": 1250, "input_length": 900, "output_length": 6}', '{"timestamp": 1100, "input_tokens": 500, "output_tokens": 5}'].join('\n'));
+  writeFileSync(
+    trace,
+    [
+      '{"timestamp": 1000, "input_length": 300, "output_length": 4}',
+      '{"timestamp": 1250, "input_length": 900, "output_length": 6}',
+      '{"timestamp": 1100, "input_tokens": 500, "output_tokens": 5}',
+    ].join('\n'),
+  );
   const output = join(dir, 'trace.json');
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--trace', trace, '--shared-prefix-tokens', '50', '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--trace',
+    trace,
+    '--shared-prefix-tokens',
+    '50',
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const { results } = journalResults(join(dir, 'trace.journal.jsonl'));
   const byIndex = results.sort((a, b) => a.requestIndex - b.requestIndex);
-  assert.deepEqual(byIndex.map((r) => r.scheduledOffsetMs), [0, 100, 250]);
-  assert.deepEqual(byIndex.map((r) => r.plannedContextTokens), [300, 500, 900]);
-  const rows = (JSON.parse(readFileSync(output, 'utf8')) as { request_timings: { output_tokens: number; prompt_tokens: number }[] }).request_timings;
-  assert.deepEqual(rows.map((r) => r.output_tokens), [4, 5, 6]);
-  assert.deepEqual(rows.map((r) => r.prompt_tokens), [300, 500, 900]);
+  assert.deepEqual(
+    byIndex.map((r) => r.scheduledOffsetMs),
+    [0, 100, 250],
+  );
+  assert.deepEqual(
+    byIndex.map((r) => r.plannedContextTokens),
+    [300, 500, 900],
+  );
+  const rows = (
+    JSON.parse(readFileSync(output, 'utf8')) as { request_timings: { output_tokens: number; prompt_tokens: number }[] }
+  ).request_timings;
+  assert.deepEqual(
+    rows.map((r) => r.output_tokens),
+    [4, 5, 6],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.prompt_tokens),
+    [300, 500, 900],
+  );
 });
 
 test('warm-up requests are excluded from every figure and counted apart', async () => {
   const output = join(dir, 'warmup.json');
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '8', '--concurrency', '2', '--warmup', '3', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--requests',
+    '8',
+    '--concurrency',
+    '2',
+    '--warmup',
+    '3',
+    '--ctx-tokens',
+    '128',
+    '--max-tokens',
+    '4',
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
-  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; request_timings: { request_index: number }[]; servebench: Record<string, number> };
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    requests: number;
+    completed: number;
+    request_timings: { request_index: number }[];
+    servebench: Record<string, number>;
+  };
   assert.equal(result.requests, 5);
   assert.equal(result.completed, 5);
-  assert.deepEqual(result.request_timings.map((r) => r.request_index), [3, 4, 5, 6, 7]);
+  assert.deepEqual(
+    result.request_timings.map((r) => r.request_index),
+    [3, 4, 5, 6, 7],
+  );
   assert.equal(result.servebench['warmup_requests'], 3);
   assert.equal(result.servebench['requests_sent'], 8);
 });
@@ -95,10 +194,31 @@ test('warm-up requests are excluded from every figure and counted apart', async 
 test('a closed loop bounded by time alone stops starting requests at the deadline', async () => {
   const output = join(dir, 'timed.json');
   const started = Date.now();
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--duration', '2', '--concurrency', '4', '--ctx-tokens', '128', '--max-tokens', '8', '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--duration',
+    '2',
+    '--concurrency',
+    '4',
+    '--ctx-tokens',
+    '128',
+    '--max-tokens',
+    '8',
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Date.now() - started < 15000);
-  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; wall_clock_ms: number; servebench: Record<string, unknown> };
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    requests: number;
+    completed: number;
+    failed: number;
+    wall_clock_ms: number;
+    servebench: Record<string, unknown>;
+  };
   assert.ok(result.requests > 10, `${result.requests} requests in 2 s`);
   assert.equal(result.completed + result.failed, result.requests);
   assert.ok(result.wall_clock_ms >= 2000 && result.wall_clock_ms < 4000, `wall ${result.wall_clock_ms}`);
@@ -108,10 +228,35 @@ test('a closed loop bounded by time alone stops starting requests at the deadlin
 test('SIGINT mid-run: in-flight requests drain, and a valid, labelled partial result and journal remain', async () => {
   const output = join(dir, 'sigint.json');
   const journal = join(dir, 'sigint.journal.jsonl');
-  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 4, 'SIGINT');
+  const run = await runAndSignal(
+    [
+      'run',
+      '--base-url',
+      sims.slow.url,
+      '--requests',
+      '40',
+      '--concurrency',
+      '4',
+      '--ctx-tokens',
+      '256',
+      '--max-tokens',
+      '20',
+      '--output',
+      output,
+      '--quiet',
+    ],
+    journal,
+    4,
+    'SIGINT',
+  );
   assert.equal(run.code, 130, run.stderr);
   assert.match(run.stderr, /interrupted; no new requests/);
-  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; servebench: { interrupted: boolean } };
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    requests: number;
+    completed: number;
+    failed: number;
+    servebench: { interrupted: boolean };
+  };
   assert.equal(result.servebench.interrupted, true);
   assert.equal(result.completed + result.failed, result.requests);
   assert.ok(result.requests < 40);
@@ -125,9 +270,35 @@ test('SIGINT mid-run: in-flight requests drain, and a valid, labelled partial re
 
 test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, recorded as CancelledError', async () => {
   const output = join(dir, 'cancel.json');
-  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '40', '--output', output, '--quiet'], join(dir, 'cancel.journal.jsonl'), 4, 'SIGINT', 2);
+  const run = await runAndSignal(
+    [
+      'run',
+      '--base-url',
+      sims.slow.url,
+      '--requests',
+      '40',
+      '--concurrency',
+      '4',
+      '--ctx-tokens',
+      '256',
+      '--max-tokens',
+      '40',
+      '--output',
+      output,
+      '--quiet',
+    ],
+    join(dir, 'cancel.journal.jsonl'),
+    4,
+    'SIGINT',
+    2,
+  );
   assert.equal(run.code, 130, run.stderr);
-  const result = JSON.parse(readFileSync(output, 'utf8')) as { requests: number; completed: number; failed: number; failures: { error_type: string }[] };
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    requests: number;
+    completed: number;
+    failed: number;
+    failures: { error_type: string }[];
+  };
   assert.ok(result.failed > 0);
   assert.ok(result.failures.every((f) => f.error_type === 'CancelledError'));
   assert.equal(result.completed + result.failed, result.requests);
@@ -136,7 +307,27 @@ test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, rec
 test('SIGKILL leaves a journal from which rebuild recreates a valid result', async () => {
   const output = join(dir, 'killed.json');
   const journal = join(dir, 'killed.journal.jsonl');
-  const run = await runAndSignal(['run', '--base-url', sims.slow.url, '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'], journal, 6, 'SIGKILL');
+  const run = await runAndSignal(
+    [
+      'run',
+      '--base-url',
+      sims.slow.url,
+      '--requests',
+      '40',
+      '--concurrency',
+      '4',
+      '--ctx-tokens',
+      '256',
+      '--max-tokens',
+      '20',
+      '--output',
+      output,
+      '--quiet',
+    ],
+    journal,
+    6,
+    'SIGKILL',
+  );
   assert.equal(run.signal, 'SIGKILL');
   assert.ok(!existsSync(output), 'no result was written by the killed run');
   const journaled = journalResults(journal).results.length;
@@ -144,16 +335,36 @@ test('SIGKILL leaves a journal from which rebuild recreates a valid result', asy
   const rebuild = await runCli(['rebuild', journal, '--output', rebuilt]);
   assert.equal(rebuild.code, 0, rebuild.stderr);
   assert.match(rebuild.stderr, /no end line/);
-  const result = JSON.parse(readFileSync(rebuilt, 'utf8')) as { requests: number; completed: number; failed: number; servebench: Record<string, unknown> };
+  const result = JSON.parse(readFileSync(rebuilt, 'utf8')) as {
+    requests: number;
+    completed: number;
+    failed: number;
+    servebench: Record<string, unknown>;
+  };
   assert.equal(result.requests, journaled);
   assert.equal(result.completed + result.failed, result.requests);
   assert.deepEqual(result.servebench['rebuilt_from_journal'], { wall_estimated: true });
   assert.equal((await runCli(['validate', rebuilt])).code, 0);
 });
 
-test('rebuild of a complete journal reproduces the run\'s own result byte for byte', async () => {
+test("rebuild of a complete journal reproduces the run's own result byte for byte", async () => {
   const output = join(dir, 'complete.json');
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--requests',
+    '6',
+    '--concurrency',
+    '2',
+    '--ctx-tokens',
+    '128',
+    '--max-tokens',
+    '4',
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const rebuilt = join(dir, 'complete.rebuilt.json');
   const rebuild = await runCli(['rebuild', join(dir, 'complete.journal.jsonl'), '--output', rebuilt]);
@@ -167,13 +378,31 @@ test('rebuild of a complete journal reproduces the run\'s own result byte for by
 test('with --slo, rebuild reproduces the result, also from a journal whose header holds the SLO as text (earlier versions)', async () => {
   const output = join(dir, 'slo.json');
   const slo = 'ttft_p95<=5000,decode_p50>=1'; // canonical text (units dropped)
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--requests', '6', '--concurrency', '2', '--ctx-tokens', '128', '--max-tokens', '4', '--slo', slo, '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--requests',
+    '6',
+    '--concurrency',
+    '2',
+    '--ctx-tokens',
+    '128',
+    '--max-tokens',
+    '4',
+    '--slo',
+    slo,
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const journal = join(dir, 'slo.journal.jsonl');
   const lines = readFileSync(journal, 'utf8').trim().split('\n');
   const header = JSON.parse(lines[0]!) as { run: { shape: { slo: unknown } } };
   assert.deepEqual((header.run.shape.slo as { text: string }).text, slo);
-  const goodput = (JSON.parse(readFileSync(output, 'utf8')) as { servebench: { metrics: { goodput: unknown } } }).servebench.metrics.goodput;
+  const goodput = (JSON.parse(readFileSync(output, 'utf8')) as { servebench: { metrics: { goodput: unknown } } })
+    .servebench.metrics.goodput;
   assert.notEqual(goodput, null);
   const rebuilt = join(dir, 'slo.rebuilt.json');
   assert.equal((await runCli(['rebuild', journal, '--output', rebuilt])).code, 0);

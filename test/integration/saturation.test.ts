@@ -31,10 +31,15 @@ const LADDER = [1024, 4096];
 
 test(`client_saturated turns true as the load is raised through ${LADDER.join(', ')} streams`, async (t) => {
   const lines: string[] = [];
-  const raise = await raiseUntilSaturated(LADDER, (streams) => measureTimingError(streams, OPTIONS, (line) => lines.push(line)));
+  const raise = await raiseUntilSaturated(LADDER, (streams) =>
+    measureTimingError(streams, OPTIONS, (line) => lines.push(line)),
+  );
   for (const line of lines.flatMap((l) => l.split('\n'))) t.diagnostic(line);
   assert.notEqual(raise.saturatedAt, null, `never flagged:\n${lines.join('\n')}`);
   const flagged = raise.runs[raise.runs.length - 1]!;
   // Flagged, the client says why; on an idle machine its own work, on a busy one maybe the machine.
-  assert.ok(flagged.verdict === 'saturated' || flagged.verdict === 'starved', `verdict ${flagged.verdict}:\n${lines.join('\n')}`);
+  assert.ok(
+    flagged.verdict === 'saturated' || flagged.verdict === 'starved',
+    `verdict ${flagged.verdict}:\n${lines.join('\n')}`,
+  );
 });

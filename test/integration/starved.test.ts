@@ -27,7 +27,11 @@ const HOG_LIFETIME_MS = 180_000;
 const HAS_NICE = spawnSync('nice', ['-n', '19', 'true']).status === 0;
 /** The hog's class: real-time FIFO where this user may set it, else the normal one. */
 const REAL_TIME = spawnSync('chrt', ['-f', '1', 'true']).status === 0;
-const skip = !CAN_PIN ? 'needs taskset and two cores to put the client and a CPU hog on one core' : !HAS_NICE ? 'needs nice(1)' : false;
+const skip = !CAN_PIN
+  ? 'needs taskset and two cores to put the client and a CPU hog on one core'
+  : !HAS_NICE
+    ? 'needs nice(1)'
+    : false;
 
 /** A process on `core` that burns the CPU for HOG_BURN_MS out of every HOG_BURN_MS + HOG_REST_MS, until killed. */
 function startHog(core: number): ChildProcess {
@@ -36,7 +40,11 @@ function startHog(core: number): ChildProcess {
   const script =
     `const burn=${HOG_BURN_MS},rest=${HOG_REST_MS};(function cycle(){const until=performance.now()+burn;while(performance.now()<until);setTimeout(cycle,rest);})();` +
     `process.stdin.on('close',()=>process.exit()).resume();setTimeout(()=>process.exit(),${HOG_LIFETIME_MS});`;
-  return spawn('taskset', ['-c', String(core), ...(REAL_TIME ? ['chrt', '-f', '1'] : []), process.execPath, '-e', script], { stdio: ['pipe', 'ignore', 'ignore'] });
+  return spawn(
+    'taskset',
+    ['-c', String(core), ...(REAL_TIME ? ['chrt', '-f', '1'] : []), process.execPath, '-e', script],
+    { stdio: ['pipe', 'ignore', 'ignore'] },
+  );
 }
 
 interface StarvedResult {
@@ -53,7 +61,9 @@ test('a client kept off its core by another process says it was starved, not sat
     const client = (JSON.parse(readFileSync(output, 'utf8')) as StarvedResult).servebench.client;
     const figures = JSON.stringify(client);
     const pct = (key: string): string => `${(Number(client[key]) * 100).toFixed(0)}%`;
-    t.diagnostic(`hog ${REAL_TIME ? 'SCHED_FIFO' : 'nice 0'}; verdict ${String(client['verdict'])}: late ${Number(client['late_turns_ms']).toFixed(0)} ms in ${String(client['late_turns'])} turns, thread on CPU ${pct('late_turns_cpu_share')}, run delay ${pct('late_turns_run_delay_share')} of it; CPU ${pct('cpu_fraction')}, stalls ${pct('event_loop_stall_share')} of the run`);
+    t.diagnostic(
+      `hog ${REAL_TIME ? 'SCHED_FIFO' : 'nice 0'}; verdict ${String(client['verdict'])}: late ${Number(client['late_turns_ms']).toFixed(0)} ms in ${String(client['late_turns'])} turns, thread on CPU ${pct('late_turns_cpu_share')}, run delay ${pct('late_turns_run_delay_share')} of it; CPU ${pct('cpu_fraction')}, stalls ${pct('event_loop_stall_share')} of the run`,
+    );
     assert.equal(client['judged'], true, figures);
     assert.equal(client['client_saturated'], true, `a starved client's figures may be wrong: ${figures}`);
     assert.equal(client['verdict'], 'starved', figures);
@@ -62,7 +72,10 @@ test('a client kept off its core by another process says it was starved, not sat
       // The direct measure: the thread was waiting for a CPU through most of its late turns.
       assert.ok(Number(client['late_turns_run_delay_share']) > 0.5, figures);
     }
-    assert.match(run.stderr, /warning: the client was starved: its event loop was late \d+ ms in all while its thread ran \d+% of that time/);
+    assert.match(
+      run.stderr,
+      /warning: the client was starved: its event loop was late \d+ ms in all while its thread ran \d+% of that time/,
+    );
   } finally {
     hog.kill('SIGKILL');
     await sim.stop();

@@ -20,7 +20,11 @@ let sims: SimHandle[] = [];
 before(async () => {
   // Arrival 0 is request 0 (the warm-up request); arrival 1 is its resend, then request 1, …
   // (chars:3.0 sends no calibration probes, so every arrival is a run request).
-  sims = await Promise.all(['at=0', 'at=1'].map((at) => startSim({ decode_step_ms: 2, prefill_tok_s: 1e6, faults: `${at}:mix=reset_headers:0` })));
+  sims = await Promise.all(
+    ['at=0', 'at=1'].map((at) =>
+      startSim({ decode_step_ms: 2, prefill_tok_s: 1e6, faults: `${at}:mix=reset_headers:0` }),
+    ),
+  );
 });
 after(async () => {
   await Promise.all(sims.map((s) => s.close()));
@@ -28,14 +32,40 @@ after(async () => {
 
 async function run(sim: SimHandle, name: string): Promise<{ result: Json; journal: Json[] }> {
   const output = join(dir, `${name}.json`);
-  const cli = await runCli(['run', '--base-url', sim.url, '--requests', '3', '--concurrency', '1', '--warmup', '1', '--ctx-tokens', '256',
-    '--shared-prefix-tokens', '0', '--max-tokens', '4', '--tokenizer', 'chars:3.0', '--quiet', '--output', output]);
+  const cli = await runCli([
+    'run',
+    '--base-url',
+    sim.url,
+    '--requests',
+    '3',
+    '--concurrency',
+    '1',
+    '--warmup',
+    '1',
+    '--ctx-tokens',
+    '256',
+    '--shared-prefix-tokens',
+    '0',
+    '--max-tokens',
+    '4',
+    '--tokenizer',
+    'chars:3.0',
+    '--quiet',
+    '--output',
+    output,
+  ]);
   assert.equal(cli.code, 0, cli.stderr);
-  const journal = readFileSync(output.replace(/\.json$/, '.journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
-  return { result: JSON.parse(readFileSync(output, 'utf8')) as Json, journal: journal.filter((l) => l['type'] === 'request').map((l) => l['result'] as Json) };
+  const journal = readFileSync(output.replace(/\.json$/, '.journal.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Json);
+  return {
+    result: JSON.parse(readFileSync(output, 'utf8')) as Json,
+    journal: journal.filter((l) => l['type'] === 'request').map((l) => l['result'] as Json),
+  };
 }
 
-test('a warm-up request\'s resend is not in connection_retries; it is in warmup_connection_retries', async () => {
+test("a warm-up request's resend is not in connection_retries; it is in warmup_connection_retries", async () => {
   const { result, journal } = await run(sims[0]!, 'warmup-resent');
   const first = journal.find((r) => r['requestIndex'] === 0)!;
   assert.equal(first['warmup'], true);
@@ -46,7 +76,7 @@ test('a warm-up request\'s resend is not in connection_retries; it is in warmup_
   assert.equal(result['servebench']['warmup_connection_retries'], 1);
 });
 
-test('a measured request\'s resend is in connection_retries', async () => {
+test("a measured request's resend is in connection_retries", async () => {
   const { result, journal } = await run(sims[1]!, 'measured-resent');
   const second = journal.find((r) => r['requestIndex'] === 1)!;
   assert.equal(second['warmup'] ?? false, false);

@@ -41,7 +41,13 @@ interface Result {
     interrupted: boolean;
     config: { workers: number };
     connections: { prewarmed: boolean; requested: number; succeeded: number };
-    client: { threads?: number; client_saturated: boolean; saturation_rule: string; verdict: string; thread_verdicts?: Record<string, string> };
+    client: {
+      threads?: number;
+      client_saturated: boolean;
+      saturation_rule: string;
+      verdict: string;
+      thread_verdicts?: Record<string, string>;
+    };
     workers?: { count: number; per_worker: WorkerEntry[] };
   };
 }
@@ -51,8 +57,14 @@ function readResult(path: string): Result {
 }
 
 function journaled(path: string): { results: Journaled[]; last: Record<string, unknown> } {
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { results: lines.filter((l) => l['type'] === 'request').map((l) => l['result'] as Journaled), last: lines.at(-1)! };
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return {
+    results: lines.filter((l) => l['type'] === 'request').map((l) => l['result'] as Journaled),
+    last: lines.at(-1)!,
+  };
 }
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
@@ -69,8 +81,14 @@ function assertWorkersBlock(result: Result, workers: number): void {
   const block = result.servebench.workers;
   assert.ok(block, 'servebench.workers');
   assert.equal(block.count, workers);
-  assert.deepEqual(block.per_worker.map((w) => w.id), range(workers).map((i) => i + 1));
-  assert.equal(block.per_worker.reduce((sum, w) => sum + w.requests, 0), result.servebench.requests_sent);
+  assert.deepEqual(
+    block.per_worker.map((w) => w.id),
+    range(workers).map((i) => i + 1),
+  );
+  assert.equal(
+    block.per_worker.reduce((sum, w) => sum + w.requests, 0),
+    result.servebench.requests_sent,
+  );
   assert.ok(block.per_worker.every((w) => w.client !== null && typeof w.client.cpu_fraction === 'number'));
   assert.equal(result.servebench.client.threads, workers + 1);
   assert.match(result.servebench.client.saturation_rule, /thread/);
@@ -82,7 +100,23 @@ function assertWorkersBlock(result: Result, workers: number): void {
 }
 
 test('--workers 2 and 3 run the same plan as one thread: each request once, same prompt set, valid results, counts that add up', async () => {
-  const args = ['--base-url', sims.fast.url, '--requests', '24', '--concurrency', '6', '--ctx-tokens', '256', '--prefix', 'unique', '--max-tokens', '8', '--seed', '3', '--quiet'];
+  const args = [
+    '--base-url',
+    sims.fast.url,
+    '--requests',
+    '24',
+    '--concurrency',
+    '6',
+    '--ctx-tokens',
+    '256',
+    '--prefix',
+    'unique',
+    '--max-tokens',
+    '8',
+    '--seed',
+    '3',
+    '--quiet',
+  ];
   const runs = await Promise.all(
     [1, 2, 3].map(async (workers) => {
       const output = join(dir, `closed-w${workers}.json`);
@@ -116,7 +150,28 @@ test('--workers 2 and 3 run the same plan as one thread: each request once, same
 
 test('open loop with --workers 3: each request once, scheduled offsets kept, never sent early', async () => {
   const output = join(dir, 'open-w3.json');
-  const run = await runCli(['run', '--base-url', sims.fast.url, '--workers', '3', '--rate', '40', '--arrival', 'poisson', '--requests', '40', '--ctx-tokens', '256', '--max-tokens', '8', '--seed', '5', '--output', output, '--quiet']);
+  const run = await runCli([
+    'run',
+    '--base-url',
+    sims.fast.url,
+    '--workers',
+    '3',
+    '--rate',
+    '40',
+    '--arrival',
+    'poisson',
+    '--requests',
+    '40',
+    '--ctx-tokens',
+    '256',
+    '--max-tokens',
+    '8',
+    '--seed',
+    '5',
+    '--output',
+    output,
+    '--quiet',
+  ]);
   assert.equal(run.code, 0, run.stderr);
   const result = readResult(output);
   assertEachOnce(result, join(dir, 'open-w3.journal.jsonl'), 40);
@@ -133,7 +188,24 @@ test('open loop with --workers 3: each request once, scheduled offsets kept, nev
   assert.equal((await runCli(['validate', output])).code, 0);
 });
 
-const slowRun = (output: string): string[] => ['run', '--base-url', sims.slow.url, '--workers', '2', '--requests', '40', '--concurrency', '4', '--ctx-tokens', '256', '--max-tokens', '20', '--output', output, '--quiet'];
+const slowRun = (output: string): string[] => [
+  'run',
+  '--base-url',
+  sims.slow.url,
+  '--workers',
+  '2',
+  '--requests',
+  '40',
+  '--concurrency',
+  '4',
+  '--ctx-tokens',
+  '256',
+  '--max-tokens',
+  '20',
+  '--output',
+  output,
+  '--quiet',
+];
 
 test('SIGINT with --workers 2: in-flight requests drain in the workers and a valid partial result is written', async () => {
   const output = join(dir, 'sigint-w2.json');
@@ -170,10 +242,16 @@ test('a stream worker that dies mid-run: exit 3, two lines naming the worker and
   assert.equal(run.code, 3, run.stderr);
   const lines = run.stderr.trim().split('\n');
   assert.equal(lines.length, 2, run.stderr);
-  assert.match(lines[0]!, /^servebench run: internal error: stream worker 2 failed: SERVEBENCH_TEST_WORKER_FAULT: worker 2 fails at request 5$/);
+  assert.match(
+    lines[0]!,
+    /^servebench run: internal error: stream worker 2 failed: SERVEBENCH_TEST_WORKER_FAULT: worker 2 fails at request 5$/,
+  );
   const finished = journaled(journal).results.length;
   assert.ok(finished >= 1 && finished < 40, `${finished} journaled`);
-  assert.equal(lines[1], `servebench run: the ${finished} requests that finished are in ${journal}; \`servebench rebuild ${journal}\` makes a result of them`);
+  assert.equal(
+    lines[1],
+    `servebench run: the ${finished} requests that finished are in ${journal}; \`servebench rebuild ${journal}\` makes a result of them`,
+  );
   assert.equal(existsSync(output), false, 'no result claims to be the run');
   const rebuilt = join(dir, 'crash-w2.rebuilt.json');
   const rebuild = await runCli(['rebuild', journal, '--output', rebuilt]);

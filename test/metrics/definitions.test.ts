@@ -14,14 +14,40 @@ import type { Metrics, TimingRow } from '../../src/metrics/types.js';
 import { failed, ok } from '../helpers/request-results.js';
 
 // Scenario: three successes, one failure, wall = 2.5 s.
-const R0 = ok({ requestIndex: 0, timeToFirstOutputS: 0.125, ttftS: 0.125, e2eS: 1.125, contentChunks: 6,
-  usage: { prompt_tokens: 100, completion_tokens: 11, prompt_tokens_details: { cached_tokens: 50 } } });
-const R1 = ok({ requestIndex: 1, timeToFirstOutputS: 0.25, ttftS: 0.5, e2eS: 2.25, contentChunks: 9, reasoningChunks: 4,
-  startOffsetMs: 12.5, finishReason: 'length', responseId: 'r1',
-  usage: { prompt_tokens: 200, completion_tokens: 41, prompt_tokens_details: { cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 30 } } });
-const R2 = ok({ requestIndex: 2, plannedContextTokens: 8192, timeToFirstOutputS: null, ttftS: 0.5, e2eS: 1.0, contentChunks: 1,
-  usage: { prompt_tokens: 300, completion_tokens: 1 } });
+const R0 = ok({
+  requestIndex: 0,
+  timeToFirstOutputS: 0.125,
+  ttftS: 0.125,
+  e2eS: 1.125,
+  contentChunks: 6,
+  usage: { prompt_tokens: 100, completion_tokens: 11, prompt_tokens_details: { cached_tokens: 50 } },
+});
+const R1 = ok({
+  requestIndex: 1,
+  timeToFirstOutputS: 0.25,
+  ttftS: 0.5,
+  e2eS: 2.25,
+  contentChunks: 9,
+  reasoningChunks: 4,
+  startOffsetMs: 12.5,
+  finishReason: 'length',
+  responseId: 'r1',
+  usage: {
+    prompt_tokens: 200,
+    completion_tokens: 41,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 30 },
+  },
+});
+const R2 = ok({
+  requestIndex: 2,
+  plannedContextTokens: 8192,
+  timeToFirstOutputS: null,
+  ttftS: 0.5,
+  e2eS: 1.0,
+  contentChunks: 1,
+  usage: { prompt_tokens: 300, completion_tokens: 1 },
+});
 const R3 = failed({ requestIndex: 3, plannedContextTokens: 8192 });
 const WALL_S = 2.5;
 
@@ -124,7 +150,10 @@ describe('metrics table: run-level figures by hand', () => {
   }
 
   it('usage absent everywhere: counts fall back to content chunks (spec §5.4)', () => {
-    const m = summarize([ok({ usage: null, contentChunks: 5 }), ok({ requestIndex: 1, usage: null, contentChunks: 3 })], 2).metrics;
+    const m = summarize(
+      [ok({ usage: null, contentChunks: 5 }), ok({ requestIndex: 1, usage: null, contentChunks: 3 })],
+      2,
+    ).metrics;
     assert.equal(m.output_tokens, null);
     assert.equal(m.throughput_tok_s, null);
     assert.equal(m.content_chunks_s, 4); // (5 + 3) / 2
@@ -191,10 +220,23 @@ describe('metrics table: run percentiles by selection agree with the sorted refe
   it('on random samples with repeats, nulls, −0 and infinities (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constant(null), fc.constant(-0), fc.constant(0), fc.constant(Infinity), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 5 })), { maxLength: 300 }),
+        fc.array(
+          fc.oneof(
+            fc.constant(null),
+            fc.constant(-0),
+            fc.constant(0),
+            fc.constant(Infinity),
+            fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+            fc.integer({ min: 0, max: 5 }),
+          ),
+          { maxLength: 300 },
+        ),
         (values) => {
           const x = input(values);
-          for (const [key, q] of [['e2e_p50_ms', 50], ['e2e_p95_ms', 95]] as const) {
+          for (const [key, q] of [
+            ['e2e_p50_ms', 50],
+            ['e2e_p95_ms', 95],
+          ] as const) {
             const got = RUN_METRICS[key].derive(x);
             const want = byHand(values, q);
             assert.ok(Object.is(got, want), `${key}: ${String(got)} vs ${String(want)} of ${JSON.stringify(values)}`);

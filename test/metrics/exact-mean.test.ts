@@ -99,7 +99,9 @@ describe('exactMean (Python statistics.mean, spec §4.3)', () => {
     const finite = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e300, max: 1e300 });
     fc.assert(
       fc.property(fc.array(finite, { minLength: 1, maxLength: 20 }), (values) => {
-        assert.ok(Object.is(exactMean(values), decimalMean(values)) || (exactMean(values) === 0 && decimalMean(values) === 0));
+        assert.ok(
+          Object.is(exactMean(values), decimalMean(values)) || (exactMean(values) === 0 && decimalMean(values) === 0),
+        );
       }),
       { numRuns: 500 },
     );
@@ -107,9 +109,12 @@ describe('exactMean (Python statistics.mean, spec §4.3)', () => {
 
   it('property: cache-hit ratios (cached/prompt) match the reference', () => {
     const ratio = fc.integer({ min: 1, max: 300_000 }).chain((p) => fc.integer({ min: 0, max: p }).map((c) => c / p));
-    fc.assert(fc.property(fc.array(ratio, { minLength: 1, maxLength: 64 }), (values) => {
-      assert.equal(exactMean(values), decimalMean(values));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.array(ratio, { minLength: 1, maxLength: 64 }), (values) => {
+        assert.equal(exactMean(values), decimalMean(values));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('roundRationalToDouble rounds ties to even and agrees with division for exact quotients', () => {
@@ -119,8 +124,10 @@ describe('exactMean (Python statistics.mean, spec §4.3)', () => {
     assert.equal(roundRationalToDouble(2n ** 53n + 1n, 1n), 2 ** 53);
     // 2^53 + 3 is a tie between 2^53 + 2 and 2^53 + 4 → 2^53 + 4
     assert.equal(roundRationalToDouble(2n ** 53n + 3n, 1n), 2 ** 53 + 4);
-    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), fc.integer({ min: 1, max: 2 ** 31 }), (a, b) => {
-      assert.equal(roundRationalToDouble(BigInt(a), BigInt(b)), a / b); // IEEE division is correctly rounded
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), fc.integer({ min: 1, max: 2 ** 31 }), (a, b) => {
+        assert.equal(roundRationalToDouble(BigInt(a), BigInt(b)), a / b); // IEEE division is correctly rounded
+      }),
+    );
   });
 });

@@ -51,7 +51,8 @@ describe('extension table ↔ computed object', () => {
     assert.deepEqual(tableLeaves.filter((p) => !computed.has(p)).sort(), [], 'defined but never computed');
     assert.equal(new Set(table).size, table.length, 'no key is defined twice');
     // containers the table documents as objects exist too
-    for (const p of table.filter((q) => !tableLeaves.includes(q))) assert.ok(keyPaths(closed).includes(p) || keyPaths(open).includes(p), p);
+    for (const p of table.filter((q) => !tableLeaves.includes(q)))
+      assert.ok(keyPaths(closed).includes(p) || keyPaths(open).includes(p), p);
   });
 
   it('every float figure has a float key and every integer figure does not (result/pyjson.ts rule)', () => {
@@ -67,7 +68,8 @@ describe('extension table ↔ computed object', () => {
 
   it('every row names the three peers (— when they have nothing) and a definition', () => {
     for (const row of [...FAMILIES, ...ENTRIES]) {
-      for (const text of [row.definition, row.peers.vllm, row.peers.guidellm, row.peers.aiperf]) assert.ok(text.trim() !== '', JSON.stringify(row));
+      for (const text of [row.definition, row.peers.vllm, row.peers.guidellm, row.peers.aiperf])
+        assert.ok(text.trim() !== '', JSON.stringify(row));
     }
   });
 
@@ -76,6 +78,9 @@ describe('extension table ↔ computed object', () => {
     assert.match(md, /## Extension figures \(`servebench\.metrics`\)/);
     assert.match(md, /\*\*Steady-state window\.\*\*/);
     assert.match(md, /`steady_state\.output_tok_s`/);
-    assert.match(md, /`distributions\.`\{`ttft_samples`, `ttft_mean_ms`, `ttft_ms_\{p50,p90,p95,p99,p999\}`, `ttft_max_ms`\}/);
+    assert.match(
+      md,
+      /`distributions\.`\{`ttft_samples`, `ttft_mean_ms`, `ttft_ms_\{p50,p90,p95,p99,p999\}`, `ttft_max_ms`\}/,
+    );
   });
 });

@@ -44,24 +44,42 @@ function build(specs: readonly Spec[], warmups: boolean): RequestResult[] {
       ...(warmups && s.warmup ? { warmup: true } : {}),
     };
     if (s.fails) {
-      return failed({ ...common, chunkOffsetsS: offsets.slice(0, 2), error: { type: 'StreamError', message: 'x', httpStatus: 200, bodyExcerpt: null, atS: s.failAt } });
+      return failed({
+        ...common,
+        chunkOffsetsS: offsets.slice(0, 2),
+        error: { type: 'StreamError', message: 'x', httpStatus: 200, bodyExcerpt: null, atS: s.failAt },
+      });
     }
     const usage: Record<string, unknown> = { prompt_tokens: s.prompt };
     if (s.completion !== null) usage['completion_tokens'] = s.completion;
     return ok({
-      ...common, timeToFirstOutputS: tfo, ttftS: ttft, e2eS: e2e, contentChunks: offsets.length, usage,
+      ...common,
+      timeToFirstOutputS: tfo,
+      ttftS: ttft,
+      e2eS: e2e,
+      contentChunks: offsets.length,
+      usage,
       ...(s.chunkTimes ? { chunkOffsetsS: offsets } : {}),
     });
   });
 }
 
 const shapes: RunShape[] = [
-  { mode: 'closed', targetConcurrency: 3, targetRate: null, wallSeconds: 10, slo: parseSlo('ttft_p90<=1500,itl_p50<=200,decode_p50>=5') },
+  {
+    mode: 'closed',
+    targetConcurrency: 3,
+    targetRate: null,
+    wallSeconds: 10,
+    slo: parseSlo('ttft_p90<=1500,itl_p50<=200,decode_p50>=5'),
+  },
   { mode: 'open', targetConcurrency: null, targetRate: 2, wallSeconds: 0, slo: null, rampEndMs: 2000 },
 ];
 
 function families(x: ExtendedMetrics): Record<string, number | null>[] {
-  const out: Record<string, number | null>[] = [x.distributions, x.inter_chunk as unknown as Record<string, number | null>];
+  const out: Record<string, number | null>[] = [
+    x.distributions,
+    x.inter_chunk as unknown as Record<string, number | null>,
+  ];
   if (x.schedule !== null) out.push(x.schedule);
   if (x.steady_state !== null) out.push(x.steady_state as unknown as Record<string, number | null>);
   return out;
@@ -85,13 +103,18 @@ function check(results: RequestResult[], shape: RunShape): void {
     const end = r.ok ? (r.e2eS ?? 0) : (r.error?.atS ?? 0);
     return p + end;
   }, 0);
-  assert.ok(Math.abs(sum(t.in_flight_avg) - busy) <= 1e-9 * Math.max(1, busy), `Σ in-flight ${sum(t.in_flight_avg)} vs busy ${busy}`);
-  if (t.in_flight_max.length > 0 && measured.length > 0) assert.equal(Math.max(...t.in_flight_max), x.load.in_flight_max);
+  assert.ok(
+    Math.abs(sum(t.in_flight_avg) - busy) <= 1e-9 * Math.max(1, busy),
+    `Σ in-flight ${sum(t.in_flight_avg)} vs busy ${busy}`,
+  );
+  if (t.in_flight_max.length > 0 && measured.length > 0)
+    assert.equal(Math.max(...t.in_flight_max), x.load.in_flight_max);
   assert.ok(x.load.in_flight_avg === null || x.load.in_flight_avg <= x.load.in_flight_max + 1e-12);
 
   const g = x.inter_chunk;
   assert.equal(sum(g.histogram.counts) + g.zero_gaps, g.gap_samples);
-  for (let i = 0; i + 1 < g.histogram.edges_ms.length; i++) assert.ok(g.histogram.edges_ms[i]! < g.histogram.edges_ms[i + 1]!);
+  for (let i = 0; i + 1 < g.histogram.edges_ms.length; i++)
+    assert.ok(g.histogram.edges_ms[i]! < g.histogram.edges_ms[i + 1]!);
 
   for (const block of families(x)) {
     for (const family of FAMILIES) {
@@ -102,7 +125,8 @@ function check(results: RequestResult[], shape: RunShape): void {
         assert.ok(chain.every((v) => v === null));
         continue;
       }
-      for (let i = 1; i < chain.length; i++) assert.ok(chain[i - 1]! <= chain[i]!, `${family.base}: ${chain.join(' ≤ ')}`);
+      for (let i = 1; i < chain.length; i++)
+        assert.ok(chain[i - 1]! <= chain[i]!, `${family.base}: ${chain.join(' ≤ ')}`);
       assert.ok(block[k.mean]! <= block[k.max]! + 1e-9 * Math.abs(block[k.max]!));
     }
   }
@@ -139,7 +163,9 @@ describe('extended metrics: invariants on random runs', () => {
   for (const shape of shapes) {
     it(`${shape.mode} loop: token conservation, bucket sums, monotone percentiles, window bounds`, () => {
       fc.assert(
-        fc.property(fc.array(request, { minLength: 0, maxLength: 40 }), fc.boolean(), (specs, warmups) => check(build(specs, warmups), shape)),
+        fc.property(fc.array(request, { minLength: 0, maxLength: 40 }), fc.boolean(), (specs, warmups) =>
+          check(build(specs, warmups), shape),
+        ),
         { numRuns: 150 },
       );
     });

@@ -17,7 +17,15 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
   const x = computeExtendedMetrics(CLOSED, CLOSED_SHAPE);
 
   it('request counts and the measured span', () => {
-    assert.deepEqual(x.requests, { measured: 5, warmup_excluded: 0, succeeded: 5, failed: 0, timed: 5, with_chunk_times: 5, output_tokens_from_usage: 5 });
+    assert.deepEqual(x.requests, {
+      measured: 5,
+      warmup_excluded: 0,
+      succeeded: 5,
+      failed: 0,
+      timed: 5,
+      with_chunk_times: 5,
+      output_tokens_from_usage: 5,
+    });
     // earliest start 0, latest end R4 5 + 1.25 = 6.25
     assert.deepEqual(x.span, { start_ms: 0, end_ms: 6250, duration_s: 6.25 });
   });
@@ -25,7 +33,19 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
   it('per-request distributions', () => {
     const d = x.distributions;
     // TTFT [500, 500, 250, 500, 250] → sorted [250, 250, 500, 500, 500]; mean 2000/5
-    assert.deepEqual([d.ttft_samples, d.ttft_mean_ms, d.ttft_ms_p50, d.ttft_ms_p90, d.ttft_ms_p95, d.ttft_ms_p99, d.ttft_ms_p999, d.ttft_max_ms], [5, 400, 500, 500, 500, 500, 500, 500]);
+    assert.deepEqual(
+      [
+        d.ttft_samples,
+        d.ttft_mean_ms,
+        d.ttft_ms_p50,
+        d.ttft_ms_p90,
+        d.ttft_ms_p95,
+        d.ttft_ms_p99,
+        d.ttft_ms_p999,
+        d.ttft_max_ms,
+      ],
+      [5, 400, 500, 500, 500, 500, 500, 500],
+    );
     assert.deepEqual([d.ttfo_mean_ms, d.ttfo_ms_p50], [400, 500]); // TTFO = TTFT (no reasoning)
     // E2E [4000, 2500, 1500, 1500, 1250] → [1250, 1500, 1500, 2500, 4000]; mean 10750/5
     assert.deepEqual([d.e2e_mean_ms, d.e2e_ms_p50, d.e2e_ms_p90, d.e2e_max_ms], [2150, 1500, 4000, 4000]);
@@ -33,14 +53,29 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
     assert.deepEqual([d.generation_mean_ms, d.generation_ms_p50, d.generation_ms_p90], [1750, 1250, 3500]);
     assert.deepEqual([d.visible_generation_mean_ms, d.visible_generation_ms_p50], [1750, 1250]);
     // MITL [500, 1000, 250, 500, 25] → [25, 250, 500, 500, 1000]; mean 2275/5
-    assert.deepEqual([d.mean_itl_samples, d.mean_itl_mean_ms, d.mean_itl_ms_p50, d.mean_itl_ms_p90, d.mean_itl_max_ms], [5, 455, 500, 1000, 1000]);
+    assert.deepEqual(
+      [d.mean_itl_samples, d.mean_itl_mean_ms, d.mean_itl_ms_p50, d.mean_itl_ms_p90, d.mean_itl_max_ms],
+      [5, 455, 500, 1000, 1000],
+    );
     // decode [2, 1, 4, 2, 40] → [1, 2, 2, 4, 40]; mean 49/5
-    assert.deepEqual([d.decode_mean_tok_s, d.decode_tok_s_p50, d.decode_tok_s_p90, d.decode_max_tok_s], [9.8, 2, 40, 40]);
+    assert.deepEqual(
+      [d.decode_mean_tok_s, d.decode_tok_s_p50, d.decode_tok_s_p90, d.decode_max_tok_s],
+      [9.8, 2, 40, 40],
+    );
     // prefill P/TTFO: [200, 400, 1200, 800, 2000] → [200, 400, 800, 1200, 2000]; mean 4600/5
-    assert.deepEqual([d.effective_prefill_mean_tok_s, d.effective_prefill_tok_s_p50, d.effective_prefill_tok_s_p99], [920, 800, 2000]);
-    assert.deepEqual([d.prompt_samples, d.prompt_tokens_avg, d.prompt_tokens_p50, d.prompt_tokens_p90, d.prompt_tokens_max], [5, 300, 300, 500, 500]);
+    assert.deepEqual(
+      [d.effective_prefill_mean_tok_s, d.effective_prefill_tok_s_p50, d.effective_prefill_tok_s_p99],
+      [920, 800, 2000],
+    );
+    assert.deepEqual(
+      [d.prompt_samples, d.prompt_tokens_avg, d.prompt_tokens_p50, d.prompt_tokens_p90, d.prompt_tokens_max],
+      [5, 300, 300, 500, 500],
+    );
     // output [8, 3, 6, 3, 41] → [3, 3, 6, 8, 41]; mean 61/5
-    assert.deepEqual([d.output_samples, d.output_tokens_avg, d.output_tokens_p50, d.output_tokens_p90, d.output_tokens_max], [5, 12.2, 6, 41, 41]);
+    assert.deepEqual(
+      [d.output_samples, d.output_tokens_avg, d.output_tokens_p50, d.output_tokens_p90, d.output_tokens_max],
+      [5, 12.2, 6, 41, 41],
+    );
     assert.equal(x.schedule, null, 'closed loop: a request is due when it starts');
   });
 
@@ -50,7 +85,10 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
     const g = x.inter_chunk;
     assert.deepEqual([g.gap_samples, g.requests, g.zero_gaps], [14, 5, 0]);
     assert.equal(g.gap_mean_ms, 8250 / 14);
-    assert.deepEqual([g.gap_ms_p50, g.gap_ms_p90, g.gap_ms_p95, g.gap_ms_p99, g.gap_ms_p999, g.gap_max_ms], [500, 1000, 1000, 1000, 1000, 1000]);
+    assert.deepEqual(
+      [g.gap_ms_p50, g.gap_ms_p90, g.gap_ms_p95, g.gap_ms_p99, g.gap_ms_p999, g.gap_max_ms],
+      [500, 1000, 1000, 1000, 1000, 1000],
+    );
     // 250 ∈ [192, 256), 500 ∈ [384, 512), 1000 ∈ [768, 1024): half-octave edges 1.5·2^7 … 2^10
     assert.deepEqual(g.histogram, { edges_ms: [192, 256, 384, 512, 768, 1024], counts: [5, 0, 4, 0, 5] });
   });
@@ -76,24 +114,41 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
     assert.equal(s.in_flight_avg, 2);
     // inside (start ≥ 1, end ≤ 5): R1 and R2 only — the ramp (R0) and the drain (R3, R4) are out
     assert.equal(s.requests_inside, 2);
-    assert.deepEqual([s.ttft_samples, s.ttft_mean_ms, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_max_ms], [2, 375, 250, 500, 500]);
+    assert.deepEqual(
+      [s.ttft_samples, s.ttft_mean_ms, s.ttft_ms_p50, s.ttft_ms_p90, s.ttft_max_ms],
+      [2, 375, 250, 500, 500],
+    );
     assert.deepEqual([s.e2e_mean_ms, s.e2e_ms_p50, s.e2e_ms_p99], [2000, 1500, 2500]);
     // MITL inside [1000, 250]: the lone tail's 25 ms (40 tok/s) is not in the steady state
-    assert.deepEqual([s.mean_itl_mean_ms, s.mean_itl_ms_p50, s.mean_itl_ms_p999, s.mean_itl_max_ms], [625, 250, 1000, 1000]);
+    assert.deepEqual(
+      [s.mean_itl_mean_ms, s.mean_itl_ms_p50, s.mean_itl_ms_p999, s.mean_itl_max_ms],
+      [625, 250, 1000, 1000],
+    );
   });
 
   it('whole-run throughput, for contrast (the tail inflates it)', () => {
     // 8 + 3 + 6 + 3 + 41 = 61 tokens over 6.25 s
-    assert.deepEqual(x.throughput, { output_tokens: 61, output_tok_s: 9.76, completions_per_s: 0.8, peak_output_tok_s: 28, tokens_unattributed: 0 });
+    assert.deepEqual(x.throughput, {
+      output_tokens: 61,
+      output_tok_s: 9.76,
+      completions_per_s: 0.8,
+      peak_output_tok_s: 28,
+      tokens_unattributed: 0,
+    });
   });
 
   it('achieved versus target', () => {
     assert.deepEqual(x.load, {
-      mode: 'closed', target_concurrency: 2, target_rate_req_s: null,
+      mode: 'closed',
+      target_concurrency: 2,
+      target_rate_req_s: null,
       achieved_rate_req_s: 0.8, // 5 starts / 6.25 s
-      rate_ratio: null, steady_rate_req_s: 0.75, steady_rate_ratio: null,
+      rate_ratio: null,
+      steady_rate_req_s: 0.75,
+      steady_rate_ratio: null,
       in_flight_avg: 1.72, // (4 + 2.5 + 1.5 + 1.5 + 1.25) / 6.25 = 10.75 / 6.25
-      steady_in_flight_avg: 2, in_flight_max: 2,
+      steady_in_flight_avg: 2,
+      in_flight_max: 2,
       concurrency_ratio: 0.86, // 1.72 / 2
       steady_concurrency_ratio: 1,
     });
@@ -128,9 +183,36 @@ describe('extended metrics: closed loop with ramp-up and a fast lone tail', () =
       goodput_tok_s: 7.52, // 47 / 6.25
       slo_met: false,
       clauses: [
-        { clause: 'ttft_p95<=400', metric: 'ttft', percentile: 'p95', threshold_ms: 400, measured_ms: 500, met: false, requests_meeting: 2, requests_without_value: 0 },
-        { clause: 'itl_p90<=600', metric: 'itl', percentile: 'p90', threshold_ms: 600, measured_ms: 1000, met: false, requests_meeting: 4, requests_without_value: 0 },
-        { clause: 'decode_p50>=2', metric: 'decode', percentile: 'p50', threshold_tok_s: 2, measured_tok_s: 2, met: true, requests_meeting: 4, requests_without_value: 0 },
+        {
+          clause: 'ttft_p95<=400',
+          metric: 'ttft',
+          percentile: 'p95',
+          threshold_ms: 400,
+          measured_ms: 500,
+          met: false,
+          requests_meeting: 2,
+          requests_without_value: 0,
+        },
+        {
+          clause: 'itl_p90<=600',
+          metric: 'itl',
+          percentile: 'p90',
+          threshold_ms: 600,
+          measured_ms: 1000,
+          met: false,
+          requests_meeting: 4,
+          requests_without_value: 0,
+        },
+        {
+          clause: 'decode_p50>=2',
+          metric: 'decode',
+          percentile: 'p50',
+          threshold_tok_s: 2,
+          measured_tok_s: 2,
+          met: true,
+          requests_meeting: 4,
+          requests_without_value: 0,
+        },
       ],
     });
   });
@@ -141,7 +223,15 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
 
   it('counts', () => {
     // timed: A, B, D (E's E2E < TTFT fails spec §4.1); chunk times: A, D; usage: A, B, E
-    assert.deepEqual(x.requests, { measured: 5, warmup_excluded: 1, succeeded: 4, failed: 1, timed: 3, with_chunk_times: 2, output_tokens_from_usage: 3 });
+    assert.deepEqual(x.requests, {
+      measured: 5,
+      warmup_excluded: 1,
+      succeeded: 4,
+      failed: 1,
+      timed: 3,
+      with_chunk_times: 2,
+      output_tokens_from_usage: 3,
+    });
     // starts 1 … ends A 2.25, B 3, C 3, D 3.25, E 2.75
     assert.deepEqual(x.span, { start_ms: 1000, end_ms: 3250, duration_s: 2.25 });
   });
@@ -150,12 +240,33 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
     const s = x.schedule;
     assert.ok(s !== null);
     // lag: A 0, B 250, C 500, D 0, E 0 → [0, 0, 0, 250, 500]; mean 750/5
-    assert.deepEqual([s.send_lag_samples, s.send_lag_mean_ms, s.send_lag_ms_p50, s.send_lag_ms_p90, s.send_lag_ms_p95, s.send_lag_max_ms], [5, 150, 0, 500, 500, 500]);
+    assert.deepEqual(
+      [
+        s.send_lag_samples,
+        s.send_lag_mean_ms,
+        s.send_lag_ms_p50,
+        s.send_lag_ms_p90,
+        s.send_lag_ms_p95,
+        s.send_lag_max_ms,
+      ],
+      [5, 150, 0, 500, 500, 500],
+    );
     // TTFT from schedule (timed A, B, D): 0 + 250, 250 + 500, 0 + 250 → [250, 250, 750]; plain TTFT p90 is 500
-    assert.deepEqual([s.ttft_from_schedule_samples, s.ttft_from_schedule_mean_ms, s.ttft_from_schedule_ms_p50, s.ttft_from_schedule_ms_p90], [3, 1250 / 3, 250, 750]);
+    assert.deepEqual(
+      [
+        s.ttft_from_schedule_samples,
+        s.ttft_from_schedule_mean_ms,
+        s.ttft_from_schedule_ms_p50,
+        s.ttft_from_schedule_ms_p90,
+      ],
+      [3, 1250 / 3, 250, 750],
+    );
     assert.equal(x.distributions.ttft_ms_p90, 500);
     // E2E from schedule: 0 + 1250, 250 + 1250, 0 + 750 → [750, 1250, 1500]
-    assert.deepEqual([s.e2e_from_schedule_mean_ms, s.e2e_from_schedule_ms_p50, s.e2e_from_schedule_ms_p90, s.e2e_from_schedule_max_ms], [3500 / 3, 1250, 1500, 1500]);
+    assert.deepEqual(
+      [s.e2e_from_schedule_mean_ms, s.e2e_from_schedule_ms_p50, s.e2e_from_schedule_ms_p90, s.e2e_from_schedule_max_ms],
+      [3500 / 3, 1250, 1500, 1500],
+    );
   });
 
   it('distributions skip what a request lacks', () => {
@@ -169,7 +280,10 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
   it('gaps only from successes with chunk times', () => {
     // A: 250, 750 · D: 250, 250 (C failed; B has none) → [250, 250, 250, 750]
     const g = x.inter_chunk;
-    assert.deepEqual([g.gap_samples, g.requests, g.gap_mean_ms, g.gap_ms_p50, g.gap_ms_p90, g.gap_max_ms], [4, 2, 375, 250, 750, 750]);
+    assert.deepEqual(
+      [g.gap_samples, g.requests, g.gap_mean_ms, g.gap_ms_p50, g.gap_ms_p90, g.gap_max_ms],
+      [4, 2, 375, 250, 750, 750],
+    );
     assert.deepEqual(g.histogram, { edges_ms: [192, 256, 384, 512, 768], counts: [3, 0, 0, 1] });
   });
 
@@ -191,14 +305,26 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
 
   it('throughput and load', () => {
     // 3 + 4 + 3 + 5 = 15 tokens; E's 5 cannot be placed in time (no chunk times, no valid TTFO/E2E)
-    assert.deepEqual(x.throughput, { output_tokens: 15, output_tok_s: 15 / 2.25, completions_per_s: 4 / 2.25, peak_output_tok_s: 5, tokens_unattributed: 5 });
+    assert.deepEqual(x.throughput, {
+      output_tokens: 15,
+      output_tok_s: 15 / 2.25,
+      completions_per_s: 4 / 2.25,
+      peak_output_tok_s: 5,
+      tokens_unattributed: 5,
+    });
     assert.deepEqual(x.load, {
-      mode: 'open', target_concurrency: null, target_rate_req_s: 2,
-      achieved_rate_req_s: 5 / 2.25, rate_ratio: 5 / 2.25 / 2,
-      steady_rate_req_s: 1, steady_rate_ratio: 0.5,
+      mode: 'open',
+      target_concurrency: null,
+      target_rate_req_s: 2,
+      achieved_rate_req_s: 5 / 2.25,
+      rate_ratio: 5 / 2.25 / 2,
+      steady_rate_req_s: 1,
+      steady_rate_ratio: 0.5,
       in_flight_avg: 4 / 2.25, // A 1.25 + B 1.25 + C .5 + D .75 + E .25
-      steady_in_flight_avg: 1.5, in_flight_max: 4, // at 2.5: B + C + D + E
-      concurrency_ratio: null, steady_concurrency_ratio: null,
+      steady_in_flight_avg: 1.5,
+      in_flight_max: 4, // at 2.5: B + C + D + E
+      concurrency_ratio: null,
+      steady_concurrency_ratio: null,
     });
   });
 
@@ -220,8 +346,17 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
     // e2e ≤ 1300: A 1250, B 1250, D 750 · decode ≥ 3: B only (A 2; D has none) → good: B
     const g = x.goodput;
     assert.ok(g !== null);
-    assert.deepEqual([g.slo, g.good_requests, g.good_fraction, g.goodput_req_s, g.goodput_tok_s, g.slo_met], ['e2e_p50<=1300,decode_p50>=3', 1, 0.2, 1 / 2.25, 4 / 2.25, false]);
-    assert.deepEqual(g.clauses.map((c) => [c.met, c.requests_meeting, c.requests_without_value]), [[true, 3, 0], [false, 1, 1]]);
+    assert.deepEqual(
+      [g.slo, g.good_requests, g.good_fraction, g.goodput_req_s, g.goodput_tok_s, g.slo_met],
+      ['e2e_p50<=1300,decode_p50>=3', 1, 0.2, 1 / 2.25, 4 / 2.25, false],
+    );
+    assert.deepEqual(
+      g.clauses.map((c) => [c.met, c.requests_meeting, c.requests_without_value]),
+      [
+        [true, 3, 0],
+        [false, 1, 1],
+      ],
+    );
     assert.equal(g.clauses[0]!.measured_ms, 1250); // [750, 1250, 1250] p50
     assert.equal(g.clauses[1]!.measured_tok_s, 2);
   });
@@ -230,7 +365,11 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
 describe('extended metrics: degenerate runs', () => {
   it('closed loop that never reaches its target concurrency: no window, with the reason', () => {
     const x = computeExtendedMetrics([req(0, 0, 0.25, 1, [0.25, 1], 2, 10), req(1, 1, 0.25, 1, [0.25, 1], 2, 10)], {
-      mode: 'closed', targetConcurrency: 4, targetRate: null, wallSeconds: 2, slo: null,
+      mode: 'closed',
+      targetConcurrency: 4,
+      targetRate: null,
+      wallSeconds: 2,
+      slo: null,
     });
     assert.equal(x.steady_state, null);
     assert.equal(x.steady_state_reason, 'in-flight requests never reached the target concurrency 4 (max 1)');
@@ -240,7 +379,11 @@ describe('extended metrics: degenerate runs', () => {
 
   it('a burst (everything starts at once): all ramp-up and drain', () => {
     const x = computeExtendedMetrics([req(0, 0, 0.25, 1, [0.25, 1], 2, 10), req(1, 0, 0.5, 2, [0.5, 2], 2, 10)], {
-      mode: 'closed', targetConcurrency: 2, targetRate: null, wallSeconds: 2, slo: null,
+      mode: 'closed',
+      targetConcurrency: 2,
+      targetRate: null,
+      wallSeconds: 2,
+      slo: null,
     });
     assert.equal(x.steady_state, null);
     assert.match(x.steady_state_reason ?? '', /^no request started after the target concurrency 2 was reached at 0 ms/);
@@ -248,9 +391,21 @@ describe('extended metrics: degenerate runs', () => {
 
   it('only warm-up requests: zeros and nulls, an empty series', () => {
     const x = computeExtendedMetrics([req(0, 0, 0.25, 1, [0.25, 1], 2, 10, { warmup: true })], {
-      mode: 'open', targetConcurrency: null, targetRate: 1, wallSeconds: 0, slo: parseSlo('ttft_p50<=1'),
+      mode: 'open',
+      targetConcurrency: null,
+      targetRate: 1,
+      wallSeconds: 0,
+      slo: parseSlo('ttft_p50<=1'),
     });
-    assert.deepEqual(x.requests, { measured: 0, warmup_excluded: 1, succeeded: 0, failed: 0, timed: 0, with_chunk_times: 0, output_tokens_from_usage: 0 });
+    assert.deepEqual(x.requests, {
+      measured: 0,
+      warmup_excluded: 1,
+      succeeded: 0,
+      failed: 0,
+      timed: 0,
+      with_chunk_times: 0,
+      output_tokens_from_usage: 0,
+    });
     assert.deepEqual(x.span, { start_ms: null, end_ms: null, duration_s: null });
     assert.equal(x.distributions.ttft_samples, 0);
     assert.equal(x.distributions.ttft_ms_p50, null);
@@ -263,16 +418,27 @@ describe('extended metrics: degenerate runs', () => {
 
   it('deltas delivered in one read give zero gaps: in the statistics, not in the histogram', () => {
     const x = computeExtendedMetrics([req(0, 0, 0.25, 1, [0.25, 0.25, 0.75, 0.75, 1], 5, 10)], {
-      mode: 'closed', targetConcurrency: 1, targetRate: null, wallSeconds: 1, slo: null,
+      mode: 'closed',
+      targetConcurrency: 1,
+      targetRate: null,
+      wallSeconds: 1,
+      slo: null,
     });
     // gaps 0, 500, 0, 250 → [0, 0, 250, 500]
-    assert.deepEqual([x.inter_chunk.gap_samples, x.inter_chunk.zero_gaps, x.inter_chunk.gap_ms_p50, x.inter_chunk.gap_ms_p90], [4, 2, 0, 500]);
+    assert.deepEqual(
+      [x.inter_chunk.gap_samples, x.inter_chunk.zero_gaps, x.inter_chunk.gap_ms_p50, x.inter_chunk.gap_ms_p90],
+      [4, 2, 0, 500],
+    );
     assert.deepEqual(x.inter_chunk.histogram, { edges_ms: [192, 256, 384, 512], counts: [1, 0, 1] });
   });
 
   it('unusable chunk offsets (decreasing) fall back to TTFO/E2E spacing and give no gaps', () => {
     const x = computeExtendedMetrics([req(0, 0, 0.25, 1.25, [0.5, 0.25], 3, 10)], {
-      mode: 'closed', targetConcurrency: 1, targetRate: null, wallSeconds: 2, slo: null,
+      mode: 'closed',
+      targetConcurrency: 1,
+      targetRate: null,
+      wallSeconds: 2,
+      slo: null,
     });
     assert.equal(x.requests.with_chunk_times, 0);
     assert.equal(x.inter_chunk.gap_samples, 0);

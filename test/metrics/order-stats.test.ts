@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { LEVELS, nearestRankStats, orderStatistics, Series, StreamingOrderStats } from '../../src/metrics/order-stats.js';
+import {
+  LEVELS,
+  nearestRankStats,
+  orderStatistics,
+  Series,
+  StreamingOrderStats,
+} from '../../src/metrics/order-stats.js';
 import { nearestRankIndex, percentile, sortNumbers, sortAscending } from '../../src/metrics/percentile.js';
 
 const finiteDouble = fc.double({ noNaN: true, noDefaultInfinity: true });
@@ -31,10 +37,14 @@ describe('orderStatistics', () => {
 
   it('property: equals a full sort for any doubles, small and large (radix path)', () => {
     fc.assert(
-      fc.property(fc.array(clustered, { minLength: 1, maxLength: 12_000 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), (values, picks) => {
-        const ranks = picks.map((p) => p % values.length);
-        assert.deepEqual(orderStatistics(Float64Array.from(values), ranks), bySort(values, ranks));
-      }),
+      fc.property(
+        fc.array(clustered, { minLength: 1, maxLength: 12_000 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        (values, picks) => {
+          const ranks = picks.map((p) => p % values.length);
+          assert.deepEqual(orderStatistics(Float64Array.from(values), ranks), bySort(values, ranks));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -95,7 +105,12 @@ describe('nearestRankStats / Series / StreamingOrderStats', () => {
     const s = series.stats();
     assert.equal(s.samples, 2);
     assert.ok(Object.is(s.percentiles[0], 0));
-    assert.deepEqual(nearestRankStats(new Float64Array(0), 0, -Infinity), { samples: 0, mean: null, max: null, percentiles: [null, null, null, null, null] });
+    assert.deepEqual(nearestRankStats(new Float64Array(0), 0, -Infinity), {
+      samples: 0,
+      mean: null,
+      max: null,
+      percentiles: [null, null, null, null, null],
+    });
   });
 });
 

@@ -50,16 +50,20 @@ describe('nearest-rank percentile (spec §4.2)', () => {
   it('property: the result is the rank-th smallest value, rank = max(1, ceil(q·k/100))', () => {
     const level = fc.constantFrom(50, 90, 95, 99, 99.9, 1, 33.3, 100);
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 300 }), level, (values, q) => {
-        const r = percentile(values, q);
-        assert.ok(r !== null);
-        // Independent rank: q has at most one decimal, so q·k/100 = q10·k/1000 with q10 = 10·q.
-        const q10 = Math.round(q * 10);
-        let rank = 1;
-        while (rank * 1000 < q10 * values.length) rank += 1;
-        assert.ok(values.filter((v) => v <= r).length >= rank, 'at least rank values are ≤ result');
-        assert.ok(values.filter((v) => v < r).length < rank, 'fewer than rank values are < result');
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 300 }),
+        level,
+        (values, q) => {
+          const r = percentile(values, q);
+          assert.ok(r !== null);
+          // Independent rank: q has at most one decimal, so q·k/100 = q10·k/1000 with q10 = 10·q.
+          const q10 = Math.round(q * 10);
+          let rank = 1;
+          while (rank * 1000 < q10 * values.length) rank += 1;
+          assert.ok(values.filter((v) => v <= r).length >= rank, 'at least rank values are ≤ result');
+          assert.ok(values.filter((v) => v < r).length < rank, 'fewer than rank values are < result');
+        },
+      ),
     );
   });
 

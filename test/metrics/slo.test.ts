@@ -17,16 +17,21 @@ function errorOf(text: string): string {
 
 describe('parseSlo', () => {
   it('parses every metric, percentile spelling, unit and the whitespace around them', () => {
-    const slo = parseSlo(' ttft_p95<=2000 , itl_p99.9 <= 100ms,e2e_p99<=30000,decode_p50>=20tok/s,ttfo_p90<=1.5e3,gen_p999<=800 ms');
+    const slo = parseSlo(
+      ' ttft_p95<=2000 , itl_p99.9 <= 100ms,e2e_p99<=30000,decode_p50>=20tok/s,ttfo_p90<=1.5e3,gen_p999<=800 ms',
+    );
     assert.equal(slo.text, 'ttft_p95<=2000,itl_p99.9<=100,e2e_p99<=30000,decode_p50>=20,ttfo_p90<=1500,gen_p99.9<=800');
-    assert.deepEqual(slo.clauses.map((c) => [c.metric, c.percentile, c.op, c.threshold, c.unit]), [
-      ['ttft', 95, '<=', 2000, 'ms'],
-      ['itl', 99.9, '<=', 100, 'ms'],
-      ['e2e', 99, '<=', 30000, 'ms'],
-      ['decode', 50, '>=', 20, 'tok/s'],
-      ['ttfo', 90, '<=', 1500, 'ms'],
-      ['gen', 99.9, '<=', 800, 'ms'],
-    ]);
+    assert.deepEqual(
+      slo.clauses.map((c) => [c.metric, c.percentile, c.op, c.threshold, c.unit]),
+      [
+        ['ttft', 95, '<=', 2000, 'ms'],
+        ['itl', 99.9, '<=', 100, 'ms'],
+        ['e2e', 99, '<=', 30000, 'ms'],
+        ['decode', 50, '>=', 20, 'tok/s'],
+        ['ttfo', 90, '<=', 1500, 'ms'],
+        ['gen', 99.9, '<=', 800, 'ms'],
+      ],
+    );
   });
 
   it('is case-insensitive in names and units, and accepts fractional thresholds', () => {
@@ -35,11 +40,17 @@ describe('parseSlo', () => {
 
   it('names the offending clause in one line, for each kind of mistake', () => {
     const cases: [string, string][] = [
-      ['', "--slo is empty: expected clauses such as ttft_p95<=2000,itl_p95<=100"],
-      ['ttft_p95<=2000,', "--slo clause 2 of 2: empty clause (two commas, or a comma at an end)"],
+      ['', '--slo is empty: expected clauses such as ttft_p95<=2000,itl_p95<=100'],
+      ['ttft_p95<=2000,', '--slo clause 2 of 2: empty clause (two commas, or a comma at an end)'],
       ['ttft<=2000', "--slo clause 'ttft<=2000': expected <metric>_<percentile><=<threshold>, e.g. ttft_p95<=2000"],
-      ['tpot_p95<=50', "--slo clause 'tpot_p95<=50': unknown metric 'tpot' (expected one of ttft, ttfo, e2e, itl, gen, decode)"],
-      ['ttft_p97<=2000', "--slo clause 'ttft_p97<=2000': unknown percentile 'p97' (expected p50, p90, p95, p99 or p99.9)"],
+      [
+        'tpot_p95<=50',
+        "--slo clause 'tpot_p95<=50': unknown metric 'tpot' (expected one of ttft, ttfo, e2e, itl, gen, decode)",
+      ],
+      [
+        'ttft_p97<=2000',
+        "--slo clause 'ttft_p97<=2000': unknown percentile 'p97' (expected p50, p90, p95, p99 or p99.9)",
+      ],
       ['ttft_p95 2000', "--slo clause 'ttft_p95 2000': missing comparison: expected <= after ttft_p95"],
       ['ttft_p95>=2000', "--slo clause 'ttft_p95>=2000': ttft is a latency: use <= (at most), not >="],
       ['ttft_p95<2000', "--slo clause 'ttft_p95<2000': ttft is a latency: use <= (at most), not <"],

@@ -26,29 +26,54 @@ function openThreadFiles(): string[] {
   });
 }
 
-test('a run that fails part-way closes its self-check\'s thread-times file', { skip: process.platform !== 'linux' ? 'reads /proc/self/fd' : false }, async () => {
-  const sim = await startSim({ decode_step_ms: 1, prefill_tok_s: 2e6 });
-  const dir = mkdtempSync(join(tmpdir(), 'servebench-failed-run-'));
-  try {
-    const argv = ['--requests', '20', '--concurrency', '2', '--max-tokens', '4', '--ctx-tokens', '200', '--shared-prefix-tokens', '0', '--tokenizer', 'chars:3.0', '--model', 'servebench-sim', '--max-model-len', '32768'];
-    const parsed = parseFlags(argv, RUN_FLAGS);
-    const config = resolveRunConfig(parsed.values, {}, dir, parsed.given);
-    const before = openThreadFiles();
-    let threw = false;
+test(
+  "a run that fails part-way closes its self-check's thread-times file",
+  { skip: process.platform !== 'linux' ? 'reads /proc/self/fd' : false },
+  async () => {
+    const sim = await startSim({ decode_step_ms: 1, prefill_tok_s: 2e6 });
+    const dir = mkdtempSync(join(tmpdir(), 'servebench-failed-run-'));
     try {
-      await runBenchmark(config, { baseUrl: sim.url, apiKey: null, embeddedSimulator: false }, {
-        journalPathFor: () => join(dir, 'run.journal.jsonl'),
-        // A caller whose handler breaks on the first finished request fails the run part-way.
-        onEvent: (event) => {
-          if (event.kind === 'request') throw new Error('the caller broke');
-        },
-      });
-    } catch {
-      threw = true;
+      const argv = [
+        '--requests',
+        '20',
+        '--concurrency',
+        '2',
+        '--max-tokens',
+        '4',
+        '--ctx-tokens',
+        '200',
+        '--shared-prefix-tokens',
+        '0',
+        '--tokenizer',
+        'chars:3.0',
+        '--model',
+        'servebench-sim',
+        '--max-model-len',
+        '32768',
+      ];
+      const parsed = parseFlags(argv, RUN_FLAGS);
+      const config = resolveRunConfig(parsed.values, {}, dir, parsed.given);
+      const before = openThreadFiles();
+      let threw = false;
+      try {
+        await runBenchmark(
+          config,
+          { baseUrl: sim.url, apiKey: null, embeddedSimulator: false },
+          {
+            journalPathFor: () => join(dir, 'run.journal.jsonl'),
+            // A caller whose handler breaks on the first finished request fails the run part-way.
+            onEvent: (event) => {
+              if (event.kind === 'request') throw new Error('the caller broke');
+            },
+          },
+        );
+      } catch {
+        threw = true;
+      }
+      assert.equal(threw, true, 'the run failed');
+      assert.deepEqual(openThreadFiles(), before);
+    } finally {
+      await sim.close();
     }
-    assert.equal(threw, true, 'the run failed');
-    assert.deepEqual(openThreadFiles(), before);
-  } finally {
-    await sim.close();
-  }
-});
+  },
+);

@@ -24,7 +24,14 @@ let proxy: TapProxy;
 
 before(async () => {
   const model = ensureModel({ size: 'tiny', suppress: false });
-  server = await startLlamaServer({ model, alias: 'tiny-random-bytes', ctx: 8192, parallel: 4, threads: 2, seed: 1234 });
+  server = await startLlamaServer({
+    model,
+    alias: 'tiny-random-bytes',
+    ctx: 8192,
+    parallel: 4,
+    threads: 2,
+    seed: 1234,
+  });
   proxy = await startTapProxy(server.origin);
   console.log(`llama-server (tiny, byte tokens allowed) ready in ${server.readyMs.toFixed(0)} ms, pid ${server.pid}`);
 });
@@ -34,10 +41,27 @@ after(async () => {
   await server?.stop();
 });
 
-test('mid-stream error events from the server are StreamError failures with the server\'s message, not successes', async () => {
+test("mid-stream error events from the server are StreamError failures with the server's message, not successes", async () => {
   // --tokenizer chars:3.0: no calibration probes, so the proxy sees exactly the run's 100 requests
   // (a 1-token probe could itself end in this model's error and stop the run before it starts).
-  const { result, seconds } = await bench(proxy.baseUrl, ['--requests', '100', '--concurrency', '4', '--ctx-tokens', '256', '--shared-prefix-tokens', '0', '--max-tokens', '128', '--tokenizer', 'chars:3.0'], null);
+  const { result, seconds } = await bench(
+    proxy.baseUrl,
+    [
+      '--requests',
+      '100',
+      '--concurrency',
+      '4',
+      '--ctx-tokens',
+      '256',
+      '--shared-prefix-tokens',
+      '0',
+      '--max-tokens',
+      '128',
+      '--tokenizer',
+      'chars:3.0',
+    ],
+    null,
+  );
   const streams = proxy.records.filter((r) => r.status === 200 && r.plainBody === null);
   const errored = streams.filter((r) => r.streamError !== null);
   const clean = streams.filter((r) => r.streamError === null);
@@ -66,12 +90,15 @@ test('mid-stream error events from the server are StreamError failures with the 
 
   const serverMessages = errored.map((r) => r.streamError!.message!).sort();
   const recorded = result.failures.map((f) => f.error_message).sort();
-  assert.deepEqual(recorded, serverMessages, 'each failure carries the server\'s own message');
+  assert.deepEqual(recorded, serverMessages, "each failure carries the server's own message");
   for (const f of result.failures) {
     assert.equal(f.error_type, 'StreamError');
     assert.equal(f.http_status, 200, 'the error came inside a 200 stream');
     const excerpt = JSON.parse(f.error_body_excerpt!) as { error: { code: number; type: string; message: string } };
-    assert.deepEqual([excerpt.error.code, excerpt.error.type, excerpt.error.message], [500, 'server_error', f.error_message]);
+    assert.deepEqual(
+      [excerpt.error.code, excerpt.error.type, excerpt.error.message],
+      [500, 'server_error', f.error_message],
+    );
     assert.ok((f['error_at_ms'] as number) > 0);
   }
 
@@ -82,7 +109,11 @@ test('mid-stream error events from the server are StreamError failures with the 
   for (const row of result.request_timings) {
     const record = byId.get(row.response_id);
     assert.ok(record !== undefined, `row ${row.request_index} matches a stream the server sent`);
-    assert.equal(row.output_tokens, record.usage?.['completion_tokens'], 'output_tokens is the server\'s completion_tokens');
+    assert.equal(
+      row.output_tokens,
+      record.usage?.['completion_tokens'],
+      "output_tokens is the server's completion_tokens",
+    );
     assert.equal(row.prompt_tokens, record.usage?.['prompt_tokens']);
     assert.equal(row.content_chunks, record.contentDeltas);
     if (row.content_chunks !== row.output_tokens) merged++;

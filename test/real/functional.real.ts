@@ -26,23 +26,45 @@ let server: LlamaServer;
 before(async () => {
   const model = ensureModel({ size: 'tiny' });
   server = await startLlamaServer({ model, alias: 'tiny-random', ctx: 4 * SLOT_CTX, parallel: 4, threads: 2 });
-  console.log(`llama-server (tiny) ready in ${server.readyMs.toFixed(0)} ms at ${server.origin}, pid ${server.pid}, log ${server.logPath}`);
+  console.log(
+    `llama-server (tiny) ready in ${server.readyMs.toFixed(0)} ms at ${server.origin}, pid ${server.pid}, log ${server.logPath}`,
+  );
 });
 
 after(async () => {
   await server?.stop();
 });
 
-test('usage token counts equal the server\'s /metrics counters for the run', async () => {
+test("usage token counts equal the server's /metrics counters for the run", async () => {
   // --tokenizer chars:3.0: the run sends exactly its own requests. (The default `server` sizing also
   // sends calibration probes, chat completions of max_tokens 1, before the run; they are counted by
   // the server but are not rows of the result.)
   const m0 = await scrapeMetrics(server.origin);
-  const { result, seconds } = await bench(server.baseUrl, ['--requests', '40', '--concurrency', '4', '--ctx-tokens', '600', '--shared-prefix-tokens', '300', '--max-tokens', '24', '--tokenizer', 'chars:3.0'], null);
+  const { result, seconds } = await bench(
+    server.baseUrl,
+    [
+      '--requests',
+      '40',
+      '--concurrency',
+      '4',
+      '--ctx-tokens',
+      '600',
+      '--shared-prefix-tokens',
+      '300',
+      '--max-tokens',
+      '24',
+      '--tokenizer',
+      'chars:3.0',
+    ],
+    null,
+  );
   const m1 = await scrapeMetrics(server.origin);
   const delta = (name: string): number => (m1.get(`llamacpp:${name}`) ?? NaN) - (m0.get(`llamacpp:${name}`) ?? NaN);
   const rows = result.request_timings;
-  assert.ok(rows.length >= 30, `at least 30 of 40 requests completed (${rows.length}); failures: ${JSON.stringify(result.failures.slice(0, 3))}`);
+  assert.ok(
+    rows.length >= 30,
+    `at least 30 of 40 requests completed (${rows.length}); failures: ${JSON.stringify(result.failures.slice(0, 3))}`,
+  );
 
   const prompt = sum(rows.map((r) => r.prompt_tokens!));
   const cached = sum(rows.map((r) => r.cached_tokens ?? 0));
@@ -64,16 +86,37 @@ test('usage token counts equal the server\'s /metrics counters for the run', asy
     assert.ok(row.cached_tokens !== null && row.cached_tokens >= 0 && row.cached_tokens < row.prompt_tokens!);
   }
   // llama-server counts processed prompt tokens without the cached ones, and the cached ones apart.
-  assert.equal(prompt - cached, delta('prompt_tokens_total'), 'Σ(prompt_tokens − cached_tokens) = Δ llamacpp:prompt_tokens_total');
+  assert.equal(
+    prompt - cached,
+    delta('prompt_tokens_total'),
+    'Σ(prompt_tokens − cached_tokens) = Δ llamacpp:prompt_tokens_total',
+  );
   assert.equal(cached, delta('prompt_tokens_cached_total'), 'Σ cached_tokens = Δ llamacpp:prompt_tokens_cached_total');
   assert.equal(completion, delta('tokens_predicted_total'), 'Σ completion tokens = Δ llamacpp:tokens_predicted_total');
   assert.ok(cached > 0, 'the shared prefix was served from the prefix cache at least once');
   assert.equal(m1.get('llamacpp:requests_processing'), 0, 'nothing left running on the server');
 });
 
-test('a prompt beyond the server\'s context gets its HTTP 400, recorded as a failure with the server\'s message', async () => {
+test("a prompt beyond the server's context gets its HTTP 400, recorded as a failure with the server's message", async () => {
   // --max-model-len 16384 overrides the real per-slot window (2048), so 4000-token prompts are sent.
-  const { run, result } = await bench(server.baseUrl, ['--max-model-len', '16384', '--ctx-tokens', '4000', '--requests', '4', '--concurrency', '2', '--max-tokens', '8', '--shared-prefix-tokens', '0'], 1);
+  const { run, result } = await bench(
+    server.baseUrl,
+    [
+      '--max-model-len',
+      '16384',
+      '--ctx-tokens',
+      '4000',
+      '--requests',
+      '4',
+      '--concurrency',
+      '2',
+      '--max-tokens',
+      '8',
+      '--shared-prefix-tokens',
+      '0',
+    ],
+    1,
+  );
   assert.equal(result.completed, 0);
   assert.equal(result.failed, 4);
   assert.equal(result.max_context_tokens, 16384);
@@ -82,32 +125,65 @@ test('a prompt beyond the server\'s context gets its HTTP 400, recorded as a fai
     assert.equal(f.error_type, 'HTTPError');
     assert.equal(f.http_status, 400);
     assert.match(f.error_message, /400/);
-    const body = JSON.parse(f.error_body_excerpt!) as { error: { code: number; message: string; type: string; n_prompt_tokens: number; n_ctx: number } };
+    const body = JSON.parse(f.error_body_excerpt!) as {
+      error: { code: number; message: string; type: string; n_prompt_tokens: number; n_ctx: number };
+    };
     assert.equal(body.error.code, 400);
     assert.equal(body.error.type, 'exceed_context_size_error');
     assert.equal(body.error.n_ctx, SLOT_CTX, 'the server reports its real per-slot context');
     assert.ok(body.error.n_prompt_tokens > SLOT_CTX);
-    assert.match(body.error.message, new RegExp(`^request \\(${body.error.n_prompt_tokens} tokens\\) exceeds the available context size \\(${SLOT_CTX} tokens\\)`));
+    assert.match(
+      body.error.message,
+      new RegExp(
+        `^request \\(${body.error.n_prompt_tokens} tokens\\) exceeds the available context size \\(${SLOT_CTX} tokens\\)`,
+      ),
+    );
     shown.push([f.request_index, f.http_status, body.error.n_prompt_tokens, body.error.message.slice(0, 70)]);
   }
-  printTable('context overflow failures (server\'s own words)', ['request', 'HTTP', 'prompt tokens', 'message'], shown);
+  printTable("context overflow failures (server's own words)", ['request', 'HTTP', 'prompt tokens', 'message'], shown);
   assert.match(run.stdout + run.stderr, /failed 4/);
 });
 
 test('a calibrated --ctx-tokens run lands within ±1% or ±8 tokens of the plan, as the server counts it', async () => {
   // --margin 256: the prompt cap is 2048 − 16 − 256 = 1776, so the plan stays at 1024 (not clamped).
-  const { result } = await bench(server.baseUrl, ['--ctx-tokens', '1024', '--max-tokens', '16', '--margin', '256', '--requests', '12', '--concurrency', '4', '--tokenizer', 'server'], null);
+  const { result } = await bench(
+    server.baseUrl,
+    [
+      '--ctx-tokens',
+      '1024',
+      '--max-tokens',
+      '16',
+      '--margin',
+      '256',
+      '--requests',
+      '12',
+      '--concurrency',
+      '4',
+      '--tokenizer',
+      'server',
+    ],
+    null,
+  );
   const rows = result.request_timings;
   assert.ok(rows.length >= 8, `at least 8 of 12 completed (${rows.length})`);
   printTable(
     'calibrated context: planned vs server-counted prompt tokens',
     ['request', 'planned', 'server prompt_tokens', 'error', 'allowed'],
-    rows.map((r) => [r.request_index, r.planned_context_tokens, r.prompt_tokens!, r.prompt_tokens! - r.planned_context_tokens, Math.max(8, 0.01 * r.planned_context_tokens)]),
+    rows.map((r) => [
+      r.request_index,
+      r.planned_context_tokens,
+      r.prompt_tokens!,
+      r.prompt_tokens! - r.planned_context_tokens,
+      Math.max(8, 0.01 * r.planned_context_tokens),
+    ]),
   );
   for (const row of rows) {
     assert.equal(row.planned_context_tokens, 1024);
     const allowed = Math.max(8, 0.01 * row.planned_context_tokens);
-    assert.ok(Math.abs(row.prompt_tokens! - row.planned_context_tokens) <= allowed, `request ${row.request_index}: server counted ${row.prompt_tokens} for a plan of ${row.planned_context_tokens} (±${allowed})`);
+    assert.ok(
+      Math.abs(row.prompt_tokens! - row.planned_context_tokens) <= allowed,
+      `request ${row.request_index}: server counted ${row.prompt_tokens} for a plan of ${row.planned_context_tokens} (±${allowed})`,
+    );
   }
 });
 
@@ -125,28 +201,62 @@ test('no request is lost when llama-server closes a connection after a streamed 
   const m0 = await scrapeMetrics(server.origin);
   let outcome;
   try {
-    outcome = await bench(counter.baseUrl, ['--requests', '20', '--concurrency', '1', '--ctx-tokens', '256', '--max-tokens', '8', '--tokenizer', 'chars:3.0'], null);
+    outcome = await bench(
+      counter.baseUrl,
+      [
+        '--requests',
+        '20',
+        '--concurrency',
+        '1',
+        '--ctx-tokens',
+        '256',
+        '--max-tokens',
+        '8',
+        '--tokenizer',
+        'chars:3.0',
+      ],
+      null,
+    );
   } finally {
     await counter.close();
   }
   const { result } = outcome;
   const m1 = await scrapeMetrics(server.origin);
-  const predicted = (m1.get('llamacpp:tokens_predicted_total') ?? NaN) - (m0.get('llamacpp:tokens_predicted_total') ?? NaN);
+  const predicted =
+    (m1.get('llamacpp:tokens_predicted_total') ?? NaN) - (m0.get('llamacpp:tokens_predicted_total') ?? NaN);
   const lost = result.failures.filter((f) => f.error_type === 'RemoteDisconnected');
-  printTable('requests lost to closed keep-alive connections (concurrency 1)', ['requests', 'completed', 'RemoteDisconnected'], [[result.requests, result.completed, lost.length]]);
-  assert.equal(result.failed, 0, `failures: ${JSON.stringify(result.failures.map((f) => [f.request_index, f.error_type, f.error_at_ms]))}`);
+  printTable(
+    'requests lost to closed keep-alive connections (concurrency 1)',
+    ['requests', 'completed', 'RemoteDisconnected'],
+    [[result.requests, result.completed, lost.length]],
+  );
+  assert.equal(
+    result.failed,
+    0,
+    `failures: ${JSON.stringify(result.failures.map((f) => [f.request_index, f.error_type, f.error_at_ms]))}`,
+  );
   const retries = (result as unknown as { servebench: { connection_retries: number } }).servebench.connection_retries;
   const written = counter.chatRequests();
-  printTable('fresh-connection resends', ['requests', 'connection_retries', 'chat requests written', 'tokens generated'], [[result.requests, retries, written, predicted]]);
+  printTable(
+    'fresh-connection resends',
+    ['requests', 'connection_retries', 'chat requests written', 'tokens generated'],
+    [[result.requests, retries, written, predicted]],
+  );
   assert.equal(written, result.requests + retries, 'every request written once, plus once per counted resend');
   // A resend is only safe for a request the server never processed: none was generated twice.
   assert.equal(predicted, result.completed * 8, 'the server generated each request exactly once (8 tokens each)');
-  const resentRows = result.request_timings.filter((row) => (row['attempts'] as { kind: string }[] | undefined)?.some((a) => a.kind === 'stale-connection') === true);
+  const resentRows = result.request_timings.filter(
+    (row) => (row['attempts'] as { kind: string }[] | undefined)?.some((a) => a.kind === 'stale-connection') === true,
+  );
   assert.equal(resentRows.length, retries, 'every resend is listed in its row');
 });
 
 test('a model without a reasoning channel is measured as capacity-v3: time to first output is the first visible token', async () => {
-  const { result } = await bench(server.baseUrl, ['--requests', '4', '--concurrency', '4', '--ctx-tokens', '300', '--max-tokens', '8'], null);
+  const { result } = await bench(
+    server.baseUrl,
+    ['--requests', '4', '--concurrency', '4', '--ctx-tokens', '300', '--max-tokens', '8'],
+    null,
+  );
   assert.equal(result['measurement_protocol'], 'capacity-v3');
   assert.ok(result.request_timings.length > 0);
   for (const row of result.request_timings) {

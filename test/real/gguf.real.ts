@@ -10,8 +10,22 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { f16BitsToNumber, getKv, GgmlType, GgufType, parseGguf, tensorBytes, type GgufFile } from '../../scripts/real-engine/gguf.js';
-import { BANNED_TOKEN_TYPES, BANNED_WEIGHT, END_OF_GENERATION_TEXTS, makeModel, SIZES } from '../../scripts/real-engine/make-model.js';
+import {
+  f16BitsToNumber,
+  getKv,
+  GgmlType,
+  GgufType,
+  parseGguf,
+  tensorBytes,
+  type GgufFile,
+} from '../../scripts/real-engine/gguf.js';
+import {
+  BANNED_TOKEN_TYPES,
+  BANNED_WEIGHT,
+  END_OF_GENERATION_TEXTS,
+  makeModel,
+  SIZES,
+} from '../../scripts/real-engine/make-model.js';
 import { vocabPath } from '../../scripts/real-engine/paths.js';
 import { printTable } from './helpers.js';
 
@@ -31,19 +45,23 @@ test('same seed → byte-identical model; another seed or no suppression → dif
   const b = make('b.gguf', 7);
   const c = make('c.gguf', 8);
   const d = make('d.gguf', 7, false);
-  printTable('tiny model generation', ['file', 'seed', 'suppress', 'bytes', 'ms', 'sha256'], [
-    ['a', 7, 'yes', statSync(a.path).size, a.ms, a.sha256.slice(0, 16)],
-    ['b', 7, 'yes', statSync(b.path).size, b.ms, b.sha256.slice(0, 16)],
-    ['c', 8, 'yes', statSync(c.path).size, c.ms, c.sha256.slice(0, 16)],
-    ['d', 7, 'no', statSync(d.path).size, d.ms, d.sha256.slice(0, 16)],
-  ]);
+  printTable(
+    'tiny model generation',
+    ['file', 'seed', 'suppress', 'bytes', 'ms', 'sha256'],
+    [
+      ['a', 7, 'yes', statSync(a.path).size, a.ms, a.sha256.slice(0, 16)],
+      ['b', 7, 'yes', statSync(b.path).size, b.ms, b.sha256.slice(0, 16)],
+      ['c', 8, 'yes', statSync(c.path).size, c.ms, c.sha256.slice(0, 16)],
+      ['d', 7, 'no', statSync(d.path).size, d.ms, d.sha256.slice(0, 16)],
+    ],
+  );
   assert.ok(readFileSync(a.path).equals(readFileSync(b.path)), 'seed 7 twice: identical bytes');
   assert.notEqual(c.sha256, a.sha256);
   assert.notEqual(d.sha256, a.sha256);
   assert.equal(statSync(c.path).size, statSync(a.path).size, 'same shape, same size');
 });
 
-test('the file has the llama layout, the vocab\'s tokenizer verbatim, and suppression as designed', () => {
+test("the file has the llama layout, the vocab's tokenizer verbatim, and suppression as designed", () => {
   const { path } = make('layout.gguf', 3);
   const bytes = readFileSync(path);
   const file = parseGguf(bytes);
@@ -89,7 +107,10 @@ test('the file has the llama layout, the vocab\'s tokenizer verbatim, and suppre
       [`blk.${l}.ffn_down.weight`, [shape.nFf, shape.nEmbd], GgmlType.F16],
     );
   }
-  assert.deepEqual(file.tensors.map((t) => [t.name, t.dims, t.type]), expected);
+  assert.deepEqual(
+    file.tensors.map((t) => [t.name, t.dims, t.type]),
+    expected,
+  );
   let end = 0;
   for (const t of file.tensors) {
     assert.equal(Number(t.offset) % 32, 0, `${t.name} is 32-byte aligned`);
@@ -108,16 +129,24 @@ test('the file has the llama layout, the vocab\'s tokenizer verbatim, and suppre
     return Array.from({ length: t.dims[1]! }, (_, r) => f16BitsToNumber(bytes.readUInt16LE(base + 2 * r * t.dims[0]!)));
   };
   assert.ok(column0('token_embd.weight').every((v) => v === 1));
-  assert.deepEqual(column0('output.weight'), banned.map((b) => (b ? BANNED_WEIGHT : 0)));
+  assert.deepEqual(
+    column0('output.weight'),
+    banned.map((b) => (b ? BANNED_WEIGHT : 0)),
+  );
   const byteTokens = types.filter((t) => t === 6).length;
-  console.log(`  banned output rows: ${banned.filter(Boolean).length} of ${tokens.length} (${byteTokens} byte tokens; '</s>' banned: ${banned[tokens.indexOf('</s>')]})`);
+  console.log(
+    `  banned output rows: ${banned.filter(Boolean).length} of ${tokens.length} (${byteTokens} byte tokens; '</s>' banned: ${banned[tokens.indexOf('</s>')]})`,
+  );
   assert.equal(byteTokens, 256);
   for (let l = 0; l < shape.nLayer; l++) {
     for (const name of [`blk.${l}.attn_output.weight`, `blk.${l}.ffn_down.weight`]) {
       const t = tensor(file, name);
       const base = file.dataOffset + Number(t.offset);
       for (let i = 0; i < t.dims[0]!; i++) assert.equal(bytes.readUInt16LE(base + 2 * i), 0, `${name} row 0 is zero`);
-      assert.ok(bytes.readUInt16LE(base + 2 * t.dims[0]!) !== 0 || bytes.readUInt16LE(base + 2 * t.dims[0]! + 2) !== 0, `${name} row 1 is random`);
+      assert.ok(
+        bytes.readUInt16LE(base + 2 * t.dims[0]!) !== 0 || bytes.readUInt16LE(base + 2 * t.dims[0]! + 2) !== 0,
+        `${name} row 1 is random`,
+      );
     }
   }
 });

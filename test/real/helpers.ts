@@ -30,7 +30,13 @@ export type Failure = Record<string, unknown> & {
 
 export interface BenchResult {
   run: CliRun;
-  result: Record<string, unknown> & { request_timings: Row[]; failures: Failure[]; completed: number; failed: number; requests: number };
+  result: Record<string, unknown> & {
+    request_timings: Row[];
+    failures: Failure[];
+    completed: number;
+    failed: number;
+    requests: number;
+  };
   seconds: number;
 }
 
@@ -41,9 +47,12 @@ let runs = 0;
 export async function bench(baseUrl: string, args: string[], expectCode: number | null = 0): Promise<BenchResult> {
   const output = join(outDir, `run-${++runs}.json`);
   const t0 = performance.now();
-  const run = await runCli(['run', '--base-url', baseUrl, '--output', output, '--quiet', ...args], { timeoutMs: 240_000 });
+  const run = await runCli(['run', '--base-url', baseUrl, '--output', output, '--quiet', ...args], {
+    timeoutMs: 240_000,
+  });
   const seconds = (performance.now() - t0) / 1000;
-  if (expectCode !== null) assert.equal(run.code, expectCode, `servebench run exit code\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  if (expectCode !== null)
+    assert.equal(run.code, expectCode, `servebench run exit code\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   const result = JSON.parse(readFileSync(output, 'utf8')) as BenchResult['result'];
   assert.equal(result.completed + result.failed, result.requests, 'completed + failed = requests');
   return { run, result, seconds };

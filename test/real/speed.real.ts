@@ -56,11 +56,22 @@ let proxy: TapProxy;
 
 before(async () => {
   const model = ensureModel({ size: 'small' });
-  server = await startLlamaServer({ model, alias: 'small-random', ctx: 8192, parallel: 4, threads: 2, extraArgs: ['--no-cache-prompt'] });
+  server = await startLlamaServer({
+    model,
+    alias: 'small-random',
+    ctx: 8192,
+    parallel: 4,
+    threads: 2,
+    extraArgs: ['--no-cache-prompt'],
+  });
   proxy = await startTapProxy(server.origin);
   console.log(`llama-server (small) ready in ${server.readyMs.toFixed(0)} ms, pid ${server.pid}`);
   // Warm-up: the first decode on a fresh server allocates its compute graphs.
-  await bench(proxy.baseUrl, ['--requests', '1', '--concurrency', '1', '--ctx-tokens', '256', '--max-tokens', '8'], null);
+  await bench(
+    proxy.baseUrl,
+    ['--requests', '1', '--concurrency', '1', '--ctx-tokens', '256', '--max-tokens', '8'],
+    null,
+  );
 });
 
 after(async () => {
@@ -68,9 +79,22 @@ after(async () => {
   await server?.stop();
 });
 
-test('time to first output covers the server\'s prefill, and decode tok/s agrees with the server\'s', async () => {
+test("time to first output covers the server's prefill, and decode tok/s agrees with the server's", async () => {
   const before = proxy.records.length;
-  const { result, seconds } = await bench(proxy.baseUrl, ['--requests', '8', '--concurrency', '1', '--ctx-tokens', '1024', '--shared-prefix-tokens', '0', '--max-tokens', String(MAX_TOKENS), '--margin', '256']);
+  const { result, seconds } = await bench(proxy.baseUrl, [
+    '--requests',
+    '8',
+    '--concurrency',
+    '1',
+    '--ctx-tokens',
+    '1024',
+    '--shared-prefix-tokens',
+    '0',
+    '--max-tokens',
+    String(MAX_TOKENS),
+    '--margin',
+    '256',
+  ]);
   const records = new Map(proxy.records.slice(before).map((r) => [r.id, r]));
   const rows = result.request_timings;
   assert.equal(rows.length, 8);
@@ -93,24 +117,63 @@ test('time to first output covers the server\'s prefill, and decode tok/s agrees
     overheads.push(overhead);
     decodeErrors.push(decodeError);
     table.push([
-      row.request_index, row.prompt_tokens!, row.time_to_first_output_ms, t['prompt_ms']!, overhead,
-      row.effective_prefill_tok_s as number, t['prompt_per_second']!, row.decode_tok_s!, serverDecode, `${(decodeError * 100).toFixed(2)}%`,
+      row.request_index,
+      row.prompt_tokens!,
+      row.time_to_first_output_ms,
+      t['prompt_ms']!,
+      overhead,
+      row.effective_prefill_tok_s as number,
+      t['prompt_per_second']!,
+      row.decode_tok_s!,
+      serverDecode,
+      `${(decodeError * 100).toFixed(2)}%`,
     ]);
   }
   printTable(
     `small model, concurrency 1, ${MAX_TOKENS} output tokens (${seconds.toFixed(1)} s): client (servebench row) vs server (llama.cpp timings)`,
-    ['req', 'prompt', 'TTFO ms', 'prompt_ms', 'TTFO−prompt', 'prefill tok/s', 'server prefill', 'decode tok/s', 'server decode', 'decode diff'],
+    [
+      'req',
+      'prompt',
+      'TTFO ms',
+      'prompt_ms',
+      'TTFO−prompt',
+      'prefill tok/s',
+      'server prefill',
+      'decode tok/s',
+      'server decode',
+      'decode diff',
+    ],
     table,
   );
-  console.log(`  median TTFO − prompt_ms ${median(overheads).toFixed(1)} ms; median |decode diff| ${(median(decodeErrors.map(Math.abs)) * 100).toFixed(2)}%`);
+  console.log(
+    `  median TTFO − prompt_ms ${median(overheads).toFixed(1)} ms; median |decode diff| ${(median(decodeErrors.map(Math.abs)) * 100).toFixed(2)}%`,
+  );
 
   rows.forEach((row, i) => {
     const overhead = overheads[i]!;
-    assert.ok(overhead >= 0, `request ${row.request_index}: TTFO ${row.time_to_first_output_ms.toFixed(1)} ms is before the server finished prefill (${(row.time_to_first_output_ms - overhead).toFixed(1)} ms)`);
-    assert.ok(overhead <= TTFO_OVERHEAD_MAX_MS, `request ${row.request_index}: TTFO exceeds prompt_ms by ${overhead.toFixed(1)} ms`);
-    assert.ok(Math.abs(decodeErrors[i]!) <= DECODE_TOLERANCE, `request ${row.request_index}: decode ${row.decode_tok_s} vs server ${table[i]![8]} tok/s`);
-    assert.ok((row.effective_prefill_tok_s as number) <= (table[i]![6] as number), 'effective prefill includes more than the server\'s prefill, so it cannot be faster');
+    assert.ok(
+      overhead >= 0,
+      `request ${row.request_index}: TTFO ${row.time_to_first_output_ms.toFixed(1)} ms is before the server finished prefill (${(row.time_to_first_output_ms - overhead).toFixed(1)} ms)`,
+    );
+    assert.ok(
+      overhead <= TTFO_OVERHEAD_MAX_MS,
+      `request ${row.request_index}: TTFO exceeds prompt_ms by ${overhead.toFixed(1)} ms`,
+    );
+    assert.ok(
+      Math.abs(decodeErrors[i]!) <= DECODE_TOLERANCE,
+      `request ${row.request_index}: decode ${row.decode_tok_s} vs server ${table[i]![8]} tok/s`,
+    );
+    assert.ok(
+      (row.effective_prefill_tok_s as number) <= (table[i]![6] as number),
+      "effective prefill includes more than the server's prefill, so it cannot be faster",
+    );
   });
-  assert.ok(median(overheads) <= TTFO_OVERHEAD_MEDIAN_MAX_MS, `median TTFO − prompt_ms ${median(overheads).toFixed(1)} ms`);
-  assert.ok(median(decodeErrors.map(Math.abs)) <= DECODE_MEDIAN_TOLERANCE, `median decode difference ${(median(decodeErrors.map(Math.abs)) * 100).toFixed(2)}%`);
+  assert.ok(
+    median(overheads) <= TTFO_OVERHEAD_MEDIAN_MAX_MS,
+    `median TTFO − prompt_ms ${median(overheads).toFixed(1)} ms`,
+  );
+  assert.ok(
+    median(decodeErrors.map(Math.abs)) <= DECODE_MEDIAN_TOLERANCE,
+    `median decode difference ${(median(decodeErrors.map(Math.abs)) * 100).toFixed(2)}%`,
+  );
 });

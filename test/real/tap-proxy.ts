@@ -47,7 +47,16 @@ export interface TapProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'proxy-connection', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 function forwardHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -93,7 +102,13 @@ export async function startTapProxy(upstreamOrigin: string): Promise<TapProxy> {
             // A server that drops the connection mid-body is passed on as such: the client sees the same break.
             if (!ended) res.destroy();
             if (req.method === 'POST' && (req.url ?? '').includes('/chat/completions')) {
-              const record = parseBody(req.method, req.url ?? '', upRes.statusCode ?? 0, String(upRes.headers['content-type'] ?? ''), Buffer.concat(copy).toString('utf8'));
+              const record = parseBody(
+                req.method,
+                req.url ?? '',
+                upRes.statusCode ?? 0,
+                String(upRes.headers['content-type'] ?? ''),
+                Buffer.concat(copy).toString('utf8'),
+              );
               record.requestBody = payload.toString('utf8');
               record.complete = ended;
               records.push(record);
@@ -122,7 +137,20 @@ export async function startTapProxy(upstreamOrigin: string): Promise<TapProxy> {
 }
 
 function parseBody(method: string, path: string, status: number, contentType: string, text: string): TapRecord {
-  const record: TapRecord = { method, path, status, id: null, timings: null, usage: null, contentDeltas: 0, streamError: null, done: false, plainBody: null, requestBody: '', complete: false };
+  const record: TapRecord = {
+    method,
+    path,
+    status,
+    id: null,
+    timings: null,
+    usage: null,
+    contentDeltas: 0,
+    streamError: null,
+    done: false,
+    plainBody: null,
+    requestBody: '',
+    complete: false,
+  };
   if (!contentType.includes('text/event-stream')) {
     record.plainBody = text.slice(0, 64 * 1024);
     return record;
@@ -141,8 +169,10 @@ function parseBody(method: string, path: string, status: number, contentType: st
       continue;
     }
     if (record.id === null && typeof event['id'] === 'string') record.id = event['id'];
-    if (typeof event['timings'] === 'object' && event['timings'] !== null) record.timings = event['timings'] as Record<string, number>;
-    if (typeof event['usage'] === 'object' && event['usage'] !== null) record.usage = event['usage'] as Record<string, unknown>;
+    if (typeof event['timings'] === 'object' && event['timings'] !== null)
+      record.timings = event['timings'] as Record<string, number>;
+    if (typeof event['usage'] === 'object' && event['usage'] !== null)
+      record.usage = event['usage'] as Record<string, unknown>;
     if (typeof event['error'] === 'object' && event['error'] !== null) {
       record.streamError = event['error'];
       continue;
@@ -150,7 +180,8 @@ function parseBody(method: string, path: string, status: number, contentType: st
     const choices = Array.isArray(event['choices']) ? (event['choices'] as Record<string, unknown>[]) : [];
     for (const choice of choices) {
       const delta = (choice['delta'] ?? {}) as Record<string, unknown>;
-      if (typeof delta['content'] === 'string' && delta['content'] !== '' && record.streamError === null) record.contentDeltas++;
+      if (typeof delta['content'] === 'string' && delta['content'] !== '' && record.streamError === null)
+        record.contentDeltas++;
     }
   }
   return record;

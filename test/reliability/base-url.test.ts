@@ -33,12 +33,15 @@ const refused: Array<[string, RegExp]> = [
 
 for (const [url, problem] of refused) {
   test(`refuses ${url.replace(SECRET, 'SECRET')}`, () => {
-    assert.throws(() => checkBaseUrl(url), (e: unknown) => {
-      assert.ok(e instanceof UsageError);
-      assert.match(e.message, problem);
-      assert.ok(!e.message.includes(SECRET), `the message repeats the secret: ${e.message}`);
-      return true;
-    });
+    assert.throws(
+      () => checkBaseUrl(url),
+      (e: unknown) => {
+        assert.ok(e instanceof UsageError);
+        assert.match(e.message, problem);
+        assert.ok(!e.message.includes(SECRET), `the message repeats the secret: ${e.message}`);
+        return true;
+      },
+    );
   });
 }
 
@@ -46,9 +49,18 @@ test('a manifest tier with credentials in its base_url is refused the same way',
   const dir = mkdtempSync(join(tmpdir(), 'servebench-url-'));
   writeFileSync(join(dir, 'm.toml'), `[tiers.x]\nbase_url = "http://u:${SECRET}@127.0.0.1:9/v1"\nmodel = "m"\n`);
   const parsed = parseFlags(['--manifest', 'm.toml', '--tier', 'x'], RUN_FLAGS);
-  assert.throws(() => resolveRunConfig(parsed.values, {}, dir, parsed.given), (e: unknown) => e instanceof UsageError && /credentials/.test(e.message) && !e.message.includes(SECRET));
+  assert.throws(
+    () => resolveRunConfig(parsed.values, {}, dir, parsed.given),
+    (e: unknown) => e instanceof UsageError && /credentials/.test(e.message) && !e.message.includes(SECRET),
+  );
 });
 
 test('plain http(s) URLs with a path and port are accepted as given', () => {
-  for (const url of ['http://127.0.0.1:8000/v1', 'https://api.example.com/v1', 'http://[::1]:8000/v1/', 'http://10.0.0.5/openai/v1']) assert.equal(checkBaseUrl(url), url);
+  for (const url of [
+    'http://127.0.0.1:8000/v1',
+    'https://api.example.com/v1',
+    'http://[::1]:8000/v1/',
+    'http://10.0.0.5/openai/v1',
+  ])
+    assert.equal(checkBaseUrl(url), url);
 });

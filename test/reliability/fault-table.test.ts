@@ -28,7 +28,13 @@ after(async () => {
   await sim.close();
 });
 
-const BODY = JSON.stringify({ model: 'servebench-sim', messages: [{ role: 'user', content: 'tell me about faults' }], max_tokens: 6, stream: true, stream_options: { include_usage: true } });
+const BODY = JSON.stringify({
+  model: 'servebench-sim',
+  messages: [{ role: 'user', content: 'tell me about faults' }],
+  max_tokens: 6,
+  stream: true,
+  stream_options: { include_usage: true },
+});
 
 /**
  * Sends a case on a connection of its own: a keep-alive socket that first carried one plain
@@ -38,7 +44,16 @@ async function send(c: FaultCase) {
   const dispatcher = createDispatcher({ connections: 1, idleTimeoutS: 30 });
   try {
     if (c.client.newConnection !== true) {
-      const plain = await streamChatCompletion({ dispatcher, url: `${sim.url}/chat/completions`, headers: { 'content-type': 'application/json' }, body: BODY, requestIndex: 0, plannedContextTokens: 100, runStartNs: process.hrtime.bigint(), idleTimeoutS: 30 });
+      const plain = await streamChatCompletion({
+        dispatcher,
+        url: `${sim.url}/chat/completions`,
+        headers: { 'content-type': 'application/json' },
+        body: BODY,
+        requestIndex: 0,
+        plannedContextTokens: 100,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 30,
+      });
       assert.equal(plain.ok, true, 'the request that opens the keep-alive socket');
     }
     return await sendOn(dispatcher, c);
@@ -48,7 +63,10 @@ async function send(c: FaultCase) {
 }
 
 async function sendOn(dispatcher: Dispatcher, c: FaultCase) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${PLANTED_KEY}` };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${PLANTED_KEY}`,
+  };
   if (c.fault !== 'refused') headers['x-sim-fault'] = c.fault;
   const started = process.hrtime.bigint();
   const result = await streamChatCompletion({
@@ -71,7 +89,9 @@ async function sendOn(dispatcher: Dispatcher, c: FaultCase) {
 describe('fault table: every row is what the client records', () => {
   for (const c of FAULT_CASES) {
     const e = c.expect;
-    const flags = [caseFlags(c.client), c.client.newConnection === true ? 'new connection' : ''].filter((f) => f !== '').join(', ');
+    const flags = [caseFlags(c.client), c.client.newConnection === true ? 'new connection' : '']
+      .filter((f) => f !== '')
+      .join(', ');
     it(`${c.fault}${flags === '' ? '' : ` (${flags})`} → ${e.errorType ?? 'completed'}`, async () => {
       const { result, elapsedS } = await send(c);
       const text = JSON.stringify(result);
@@ -91,7 +111,10 @@ describe('fault table: every row is what the client records', () => {
       assert.equal(error.httpStatus, e.httpStatus, text);
       assert.equal(error.bodyExcerpt !== null, e.excerpt, text);
       if (error.bodyExcerpt !== null) assert.ok(error.bodyExcerpt.length <= 2048);
-      assert.ok(error.atS >= 0 && error.atS <= elapsedS + 1e-6, `error_at ${error.atS} within the request's ${elapsedS} s`);
+      assert.ok(
+        error.atS >= 0 && error.atS <= elapsedS + 1e-6,
+        `error_at ${error.atS} within the request's ${elapsedS} s`,
+      );
       assert.equal(result.connectionRetries ?? 0, e.connectionRetries ?? 0, text);
       const resent = (result.attempts ?? []).filter((a) => a.kind === 'stale-connection');
       const retried = (result.attempts ?? []).filter((a) => a.kind === 'retry');
@@ -114,8 +137,10 @@ describe('fault table: every row is what the client records', () => {
         assert.deepEqual(retried, [], 'no retries unless asked');
       }
       // Deadlines and idle timeouts fire near their setting (undici's idle timers are coarse: up to ~1 s late).
-      if (e.errorType === 'DeadlineExceeded') assert.ok(error.atS >= 0.99 && error.atS < 1.5, `deadline at ${error.atS}`);
-      if (e.errorType === 'TimeoutError') assert.ok(error.atS >= 0.99 && error.atS < 2.5, `idle timeout at ${error.atS}`);
+      if (e.errorType === 'DeadlineExceeded')
+        assert.ok(error.atS >= 0.99 && error.atS < 1.5, `deadline at ${error.atS}`);
+      if (e.errorType === 'TimeoutError')
+        assert.ok(error.atS >= 0.99 && error.atS < 2.5, `idle timeout at ${error.atS}`);
     });
   }
 });

@@ -63,7 +63,13 @@ async function refused(read: () => unknown, where: string, problem: RegExp): Pro
 /** Runs `servebench rebuild FILE` in process; returns exit code and stderr. */
 async function rebuild(path: string): Promise<{ code: number; stderr: string }> {
   let stderr = '';
-  const code = await main(['rebuild', path, '--output', join(dir, `rebuilt${n++}.json`)], { stdout: () => {}, stderr: (t) => (stderr += t), env: {}, cwd: dir, isTTY: false });
+  const code = await main(['rebuild', path, '--output', join(dir, `rebuilt${n++}.json`)], {
+    stdout: () => {},
+    stderr: (t) => (stderr += t),
+    env: {},
+    cwd: dir,
+    isTTY: false,
+  });
   return { code, stderr };
 }
 
@@ -75,15 +81,93 @@ interface Reader {
 }
 
 const READERS: Reader[] = [
-  { name: 'result file', cap: MAX_RESULT_BYTES, read: (p) => readResultFile(p), malformed: { content: '{"schema": "anvil-serving.benchmark/v1",\n "requests": }', where: (p) => p, problem: /not valid JSON/ } },
-  { name: 'dataset (JSONL)', cap: MAX_DATASET_BYTES, read: (p) => loadDataset(p), malformed: { content: '{"prompt": "a"}\n{"prompt": 3}\n', where: (p) => `${p}:2`, problem: /field 'prompt' must be a string/ } },
-  { name: 'dataset (ShareGPT)', cap: MAX_DATASET_BYTES, read: (p) => loadDataset(p), malformed: { content: '[{"conversations": [{"from": "alien", "value": "x"}]}]', where: (p) => `${p}[0]`, problem: /conversations\[0\]\.from': unknown speaker 'alien'/ } },
-  { name: 'trace', cap: MAX_TRACE_BYTES, read: (p) => loadTrace(p), malformed: { content: '{"timestamp": 0, "input_length": 100, "output_length": 5}\n{"timestamp": 5, "input_length": -1, "output_length": 5}\n', where: (p) => `${p}:2`, problem: /field 'input_length' must be an integer ≥ 32/ } },
-  { name: 'manifest', cap: MAX_MANIFEST_BYTES, read: (p) => loadManifestTier(p, 'fast'), malformed: { content: '[tiers.fast]\nport = "eight"\n', where: (p) => p, problem: /tier 'fast': port: / } },
-  { name: 'sim config', cap: MAX_SIM_CONFIG_BYTES, read: (p) => loadSimConfigFile(p), malformed: { content: '{"prefix_cache": {"block_tokens": 0}}', where: (p) => p, problem: /^prefix_cache\.block_tokens: / } },
-  { name: 'context-bucket file', cap: MAX_BUCKET_FILE_BYTES, read: (p) => parseContextBuckets(p, (x) => x), malformed: { content: '[{"tokens": 4096, "up_to": 0.5}, {"tokens": "many", "up_to": 1}]', where: (p) => p, problem: /^\[1\]: needs numeric "tokens" and "up_to"/ } },
-  { name: 'tokenizer.json', cap: MAX_TOKENIZER_BYTES, read: (p) => loadHfTokenizer(p), malformed: { content: '{"version": "1.0", "model": ', where: (p) => p, problem: /line 1 column \d+: not valid JSON/ } },
-  { name: 'API key file', cap: MAX_API_KEY_FILE_BYTES, read: (p) => readApiKeyFile(p), malformed: { content: 'sk-first-line\nsk-second-line\n', where: (p) => p, problem: /must hold the key on one line/ } },
+  {
+    name: 'result file',
+    cap: MAX_RESULT_BYTES,
+    read: (p) => readResultFile(p),
+    malformed: {
+      content: '{"schema": "anvil-serving.benchmark/v1",\n "requests": }',
+      where: (p) => p,
+      problem: /not valid JSON/,
+    },
+  },
+  {
+    name: 'dataset (JSONL)',
+    cap: MAX_DATASET_BYTES,
+    read: (p) => loadDataset(p),
+    malformed: {
+      content: '{"prompt": "a"}\n{"prompt": 3}\n',
+      where: (p) => `${p}:2`,
+      problem: /field 'prompt' must be a string/,
+    },
+  },
+  {
+    name: 'dataset (ShareGPT)',
+    cap: MAX_DATASET_BYTES,
+    read: (p) => loadDataset(p),
+    malformed: {
+      content: '[{"conversations": [{"from": "alien", "value": "x"}]}]',
+      where: (p) => `${p}[0]`,
+      problem: /conversations\[0\]\.from': unknown speaker 'alien'/,
+    },
+  },
+  {
+    name: 'trace',
+    cap: MAX_TRACE_BYTES,
+    read: (p) => loadTrace(p),
+    malformed: {
+      content:
+        '{"timestamp": 0, "input_length": 100, "output_length": 5}\n{"timestamp": 5, "input_length": -1, "output_length": 5}\n',
+      where: (p) => `${p}:2`,
+      problem: /field 'input_length' must be an integer ≥ 32/,
+    },
+  },
+  {
+    name: 'manifest',
+    cap: MAX_MANIFEST_BYTES,
+    read: (p) => loadManifestTier(p, 'fast'),
+    malformed: { content: '[tiers.fast]\nport = "eight"\n', where: (p) => p, problem: /tier 'fast': port: / },
+  },
+  {
+    name: 'sim config',
+    cap: MAX_SIM_CONFIG_BYTES,
+    read: (p) => loadSimConfigFile(p),
+    malformed: {
+      content: '{"prefix_cache": {"block_tokens": 0}}',
+      where: (p) => p,
+      problem: /^prefix_cache\.block_tokens: /,
+    },
+  },
+  {
+    name: 'context-bucket file',
+    cap: MAX_BUCKET_FILE_BYTES,
+    read: (p) => parseContextBuckets(p, (x) => x),
+    malformed: {
+      content: '[{"tokens": 4096, "up_to": 0.5}, {"tokens": "many", "up_to": 1}]',
+      where: (p) => p,
+      problem: /^\[1\]: needs numeric "tokens" and "up_to"/,
+    },
+  },
+  {
+    name: 'tokenizer.json',
+    cap: MAX_TOKENIZER_BYTES,
+    read: (p) => loadHfTokenizer(p),
+    malformed: {
+      content: '{"version": "1.0", "model": ',
+      where: (p) => p,
+      problem: /line 1 column \d+: not valid JSON/,
+    },
+  },
+  {
+    name: 'API key file',
+    cap: MAX_API_KEY_FILE_BYTES,
+    read: (p) => readApiKeyFile(p),
+    malformed: {
+      content: 'sk-first-line\nsk-second-line\n',
+      where: (p) => p,
+      problem: /must hold the key on one line/,
+    },
+  },
 ];
 
 describe('every reader: oversized, malformed, FIFO, bad UTF-8', () => {
@@ -103,7 +187,11 @@ describe('every reader: oversized, malformed, FIFO, bad UTF-8', () => {
   }
 
   it('bad UTF-8 names its line (readers that decode text)', async () => {
-    const bytes = Buffer.concat([Buffer.from('{"prompt": "ok"}\n{"prompt": "ok"}\n{"prompt": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"prompt": "ok"}\n{"prompt": "ok"}\n{"prompt": "'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}\n'),
+    ]);
     const path = file(bytes);
     await refused(() => loadDataset(path), path, /^line 3: not valid UTF-8$/);
     await refused(() => loadTrace(path), path, /^line 3: not valid UTF-8$/);
@@ -114,15 +202,52 @@ describe('every reader: oversized, malformed, FIFO, bad UTF-8', () => {
     const big = file({ size: MAX_JOURNAL_BYTES + 1 });
     let out = await rebuild(big);
     assert.equal(out.code, 2);
-    assert.match(out.stderr, new RegExp(`${big}: is ${MAX_JOURNAL_BYTES + 1} bytes, over the 500 MiB limit for journal files`));
-    const header = JSON.stringify({ type: 'header', schema: 'servebench.journal/v1', run: { meta: { runId: 'r', startedAt: '2026-01-01T00:00:00Z', baseUrl: 'http://127.0.0.1:1/v1', model: 'm', cachePolicy: 'warm' }, servebench: {}, shape: { mode: 'closed' } } });
-    const badRequest = JSON.stringify({ type: 'request', result: { requestIndex: 0, plannedContextTokens: 10, startOffsetMs: 0, ok: true, timeToFirstOutputS: 0.1, ttftS: 'soon', e2eS: 1, reasoningChunks: 0, contentChunks: 1, usage: null, finishReason: null, responseId: null, httpStatus: 200, error: null } });
+    assert.match(
+      out.stderr,
+      new RegExp(`${big}: is ${MAX_JOURNAL_BYTES + 1} bytes, over the 500 MiB limit for journal files`),
+    );
+    const header = JSON.stringify({
+      type: 'header',
+      schema: 'servebench.journal/v1',
+      run: {
+        meta: {
+          runId: 'r',
+          startedAt: '2026-01-01T00:00:00Z',
+          baseUrl: 'http://127.0.0.1:1/v1',
+          model: 'm',
+          cachePolicy: 'warm',
+        },
+        servebench: {},
+        shape: { mode: 'closed' },
+      },
+    });
+    const badRequest = JSON.stringify({
+      type: 'request',
+      result: {
+        requestIndex: 0,
+        plannedContextTokens: 10,
+        startOffsetMs: 0,
+        ok: true,
+        timeToFirstOutputS: 0.1,
+        ttftS: 'soon',
+        e2eS: 1,
+        reasoningChunks: 0,
+        contentChunks: 1,
+        usage: null,
+        finishReason: null,
+        responseId: null,
+        httpStatus: 200,
+        error: null,
+      },
+    });
     const journal = file(`${header}\n${badRequest}\n{"type":"end","wall_s":1,"finished_at":"x","interrupted":false}\n`);
     out = await rebuild(journal);
     assert.equal(out.code, 2);
     assert.match(out.stderr, /: line 2: result\.ttftS: /);
     assert.equal(out.stderr.trim().split('\n').length, 1);
-    const noMeta = file(`${JSON.stringify({ type: 'header', schema: 'servebench.journal/v1', run: { meta: { runId: 'r' } } })}\n`);
+    const noMeta = file(
+      `${JSON.stringify({ type: 'header', schema: 'servebench.journal/v1', run: { meta: { runId: 'r' } } })}\n`,
+    );
     out = await rebuild(noMeta);
     assert.equal(out.code, 2);
     assert.match(out.stderr, /line 1: /);
@@ -133,10 +258,16 @@ describe('every reader: oversized, malformed, FIFO, bad UTF-8', () => {
   });
 
   it('readInputFile: missing file and directory', () => {
-    assert.throws(() => readInputFile(join(dir, 'nope'), 10, 'x'), (e: unknown) => e instanceof InputFileError && /no such file/.test(e.problem));
+    assert.throws(
+      () => readInputFile(join(dir, 'nope'), 10, 'x'),
+      (e: unknown) => e instanceof InputFileError && /no such file/.test(e.problem),
+    );
     const sub = join(dir, `d${n++}`);
     mkdirSync(sub);
-    assert.throws(() => readInputFile(sub, 10, 'x'), (e: unknown) => e instanceof InputFileError && /is a directory/.test(e.problem));
+    assert.throws(
+      () => readInputFile(sub, 10, 'x'),
+      (e: unknown) => e instanceof InputFileError && /is a directory/.test(e.problem),
+    );
   });
 });
 
@@ -162,10 +293,19 @@ describe('--api-key-file', () => {
 
   it('an empty file, a directory, a missing file are refused; the error never holds the key', () => {
     const empty = file(' \n');
-    assert.throws(() => readApiKeyFile(empty), (e: unknown) => e instanceof InputFileError && /is empty/.test(e.problem));
-    assert.throws(() => readApiKeyFile(dir), (e: unknown) => e instanceof InputFileError && /is a directory/.test(e.problem));
+    assert.throws(
+      () => readApiKeyFile(empty),
+      (e: unknown) => e instanceof InputFileError && /is empty/.test(e.problem),
+    );
+    assert.throws(
+      () => readApiKeyFile(dir),
+      (e: unknown) => e instanceof InputFileError && /is a directory/.test(e.problem),
+    );
     const twoLines = file('sk-line-one-secret\nsk-line-two-secret');
-    assert.throws(() => readApiKeyFile(twoLines), (e: unknown) => e instanceof InputFileError && !e.message.includes('sk-line'));
+    assert.throws(
+      () => readApiKeyFile(twoLines),
+      (e: unknown) => e instanceof InputFileError && !e.message.includes('sk-line'),
+    );
   });
 
   it('the run configuration checks it before any request, refuses both sources at once, and never holds the key', () => {
@@ -179,8 +319,17 @@ describe('--api-key-file', () => {
     assert.equal(config.target.apiKeyFile, path);
     assert.ok(!JSON.stringify(config).includes('sk-config-check'));
     assert.equal(resolveApiKey(config.target, {}).key, 'sk-config-check-0123456789');
-    assert.throws(() => resolve(['--api-key-file', path, '--api-key-env', 'K'], { K: 'x' }), (e: unknown) => e instanceof UsageError && /choose one/.test(e.message));
-    assert.throws(() => resolve(['--api-key-file', join(dir, 'absent')]), (e: unknown) => e instanceof InputFileError && /no such file/.test(e.message));
-    assert.throws(() => resolve(['--api-key-env', 'K'], { K: 'sk-a\nsk-b' }), (e: unknown) => e instanceof UsageError && /one line/.test(e.message) && !e.message.includes('sk-a'));
+    assert.throws(
+      () => resolve(['--api-key-file', path, '--api-key-env', 'K'], { K: 'x' }),
+      (e: unknown) => e instanceof UsageError && /choose one/.test(e.message),
+    );
+    assert.throws(
+      () => resolve(['--api-key-file', join(dir, 'absent')]),
+      (e: unknown) => e instanceof InputFileError && /no such file/.test(e.message),
+    );
+    assert.throws(
+      () => resolve(['--api-key-env', 'K'], { K: 'sk-a\nsk-b' }),
+      (e: unknown) => e instanceof UsageError && /one line/.test(e.message) && !e.message.includes('sk-a'),
+    );
   });
 });

@@ -7,10 +7,26 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JournalWriter, JOURNAL_SCHEMA, formatIndexRanges, journalGapWarning, parseJournal, type JournalWrite } from '../../src/record/journal.js';
+import {
+  JournalWriter,
+  JOURNAL_SCHEMA,
+  formatIndexRanges,
+  journalGapWarning,
+  parseJournal,
+  type JournalWrite,
+} from '../../src/record/journal.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { writeJsonFile } from '../../src/result/io.js';
 import { UsageError } from '../../src/util/errors.js';
@@ -18,7 +34,8 @@ import { UsageError } from '../../src/util/errors.js';
 const dir = mkdtempSync(join(tmpdir(), 'servebench-outputs-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const exists = (e: unknown): boolean => e instanceof UsageError && /already exists; a journal is never overwritten/.test(e.message);
+const exists = (e: unknown): boolean =>
+  e instanceof UsageError && /already exists; a journal is never overwritten/.test(e.message);
 
 test('the journal refuses a symlink (its target untouched), a FIFO (without blocking) and a directory', () => {
   const target = join(dir, 'precious.txt');
@@ -85,7 +102,10 @@ test('a journal whose disk fills up stops being written, does not throw, and nam
   assert.equal(writer.append({ type: 'header', schema: JOURNAL_SCHEMA, run: { a: 1 } }), true);
   const written = [5, 2, 7, 0, 3].map((i) => writer.append({ type: 'request', result: request(i) }));
   assert.deepEqual(written, [true, true, false, false, false]);
-  assert.equal(writer.append({ type: 'end', wall_s: 1, finished_at: '2026-01-01T00:00:00Z', interrupted: false }), false);
+  assert.equal(
+    writer.append({ type: 'end', wall_s: 1, finished_at: '2026-01-01T00:00:00Z', interrupted: false }),
+    false,
+  );
   writer.close();
   const status = writer.status();
   assert.deepEqual(status, {
@@ -99,7 +119,10 @@ test('a journal whose disk fills up stops being written, does not throw, and nam
   });
   // What reached the file is still a journal: the half-written line is the ignored last line.
   const journal = parseJournal(readFileSync(path, 'utf8'));
-  assert.deepEqual(journal.results.map((r) => r.requestIndex), [5, 2]);
+  assert.deepEqual(
+    journal.results.map((r) => r.requestIndex),
+    [5, 2],
+  );
   assert.equal(journal.truncatedLine, 4);
   assert.equal(
     journalGapWarning(status),
@@ -112,13 +135,32 @@ test('a journal that fails at its header lacks everything; a complete one says s
   broken.append({ type: 'header', schema: JOURNAL_SCHEMA, run: {} });
   broken.append({ type: 'request', result: request(0) });
   broken.close();
-  assert.deepEqual({ ...broken.status(), path: undefined }, { path: undefined, complete: false, error: 'ENOSPC: no space left on device, write', header_written: false, requests_written: 0, missing_requests: [0], end_written: false });
+  assert.deepEqual(
+    { ...broken.status(), path: undefined },
+    {
+      path: undefined,
+      complete: false,
+      error: 'ENOSPC: no space left on device, write',
+      header_written: false,
+      requests_written: 0,
+      missing_requests: [0],
+      end_written: false,
+    },
+  );
   const whole = new JournalWriter(join(dir, 'whole.journal.jsonl'));
   whole.append({ type: 'header', schema: JOURNAL_SCHEMA, run: {} });
   whole.append({ type: 'request', result: request(0) });
   whole.append({ type: 'end', wall_s: 1, finished_at: '2026-01-01T00:00:00Z', interrupted: false });
   whole.close();
-  assert.deepEqual(whole.status(), { path: join(dir, 'whole.journal.jsonl'), complete: true, error: null, header_written: true, requests_written: 1, missing_requests: [], end_written: true });
+  assert.deepEqual(whole.status(), {
+    path: join(dir, 'whole.journal.jsonl'),
+    complete: true,
+    error: null,
+    header_written: true,
+    requests_written: 1,
+    missing_requests: [],
+    end_written: true,
+  });
   assert.equal(journalGapWarning(whole.status()), null);
 });
 
@@ -131,13 +173,19 @@ test('missing request indices are shown as ranges, bounded', () => {
 test('the result refuses a FIFO and a symlink, leaving both as they were', async () => {
   const fifo = join(dir, 'fifo.json');
   execFileSync('mkfifo', [fifo]);
-  await assert.rejects(writeJsonFile(fifo, { a: 1 }), (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message));
+  await assert.rejects(
+    writeJsonFile(fifo, { a: 1 }),
+    (e: unknown) => e instanceof UsageError && /not a regular file/.test(e.message),
+  );
   assert.ok(lstatSync(fifo).isFIFO());
   const target = join(dir, 'elsewhere.json');
   writeFileSync(target, 'original');
   const link = join(dir, 'result-link.json');
   symlinkSync(target, link);
-  await assert.rejects(writeJsonFile(link, { a: 1 }), (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message));
+  await assert.rejects(
+    writeJsonFile(link, { a: 1 }),
+    (e: unknown) => e instanceof UsageError && /symbolic link/.test(e.message),
+  );
   assert.equal(readFileSync(target, 'utf8'), 'original');
   assert.ok(lstatSync(link).isSymbolicLink());
 });

@@ -50,7 +50,9 @@ const garbageLine = fc
 /** A chat-completion chunk event carrying `content`. */
 const contentEvent = fc.string({ minLength: 1, maxLength: 20 }).map((content) => ({
   content,
-  bytes: enc.encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`),
+  bytes: enc.encode(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`,
+  ),
 }));
 
 const cuts = fc.array(fc.nat(), { maxLength: 16 });
@@ -58,23 +60,29 @@ const cuts = fc.array(fc.nat(), { maxLength: 16 });
 describe('SSE parser and payload handling, arbitrary input (fast-check)', () => {
   it('garbage lines between events change nothing: the same events and the same content count, however the bytes are split', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(contentEvent, fc.array(garbageLine, { maxLength: 4 })), { minLength: 1, maxLength: 8 }), cuts, (parts, points) => {
-        const pieces: Uint8Array[] = [];
-        for (const [event, garbage] of parts) {
-          pieces.push(event.bytes);
-          for (const line of garbage) pieces.push(line, Uint8Array.of(LF));
-        }
-        const bytes = Uint8Array.from(Buffer.concat(pieces));
-        const events = parseSplit(new SseParser({ flagInvalidUtf8: true }), bytes, points);
-        assert.deepEqual(
-          events.map((e) => e.data),
-          parts.map(([event]) => JSON.stringify({ choices: [{ index: 0, delta: { content: event.content }, finish_reason: null }] })),
-        );
-        assert.ok(events.every((e) => e.invalidUtf8 === undefined && e.type === 'message'));
-        const state = newChunkState();
-        for (const event of events) assert.deepEqual(applyDataEvent(state, event.data, 1n), { kind: 'continue' });
-        assert.equal(state.contentChunks, parts.filter(([event]) => event.content !== '').length);
-      }),
+      fc.property(
+        fc.array(fc.tuple(contentEvent, fc.array(garbageLine, { maxLength: 4 })), { minLength: 1, maxLength: 8 }),
+        cuts,
+        (parts, points) => {
+          const pieces: Uint8Array[] = [];
+          for (const [event, garbage] of parts) {
+            pieces.push(event.bytes);
+            for (const line of garbage) pieces.push(line, Uint8Array.of(LF));
+          }
+          const bytes = Uint8Array.from(Buffer.concat(pieces));
+          const events = parseSplit(new SseParser({ flagInvalidUtf8: true }), bytes, points);
+          assert.deepEqual(
+            events.map((e) => e.data),
+            parts.map(([event]) =>
+              JSON.stringify({ choices: [{ index: 0, delta: { content: event.content }, finish_reason: null }] }),
+            ),
+          );
+          assert.ok(events.every((e) => e.invalidUtf8 === undefined && e.type === 'message'));
+          const state = newChunkState();
+          for (const event of events) assert.deepEqual(applyDataEvent(state, event.data, 1n), { kind: 'continue' });
+          assert.equal(state.contentChunks, parts.filter(([event]) => event.content !== '').length);
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -94,9 +102,13 @@ describe('SSE parser and payload handling, arbitrary input (fast-check)', () => 
         }
         for (const event of events) {
           // Replacement characters can only shrink or keep the byte count of what was read.
-          assert.ok(Buffer.byteLength(event.data.replace(/\uFFFD/g, '?')) <= limit, `event data of ${event.data.length} chars`);
+          assert.ok(
+            Buffer.byteLength(event.data.replace(/\uFFFD/g, '?')) <= limit,
+            `event data of ${event.data.length} chars`,
+          );
           const state = newChunkState();
-          const verdict = event.invalidUtf8 === true ? invalidUtf8Verdict(state, event.data) : applyDataEvent(state, event.data, 1n);
+          const verdict =
+            event.invalidUtf8 === true ? invalidUtf8Verdict(state, event.data) : applyDataEvent(state, event.data, 1n);
           assert.ok(['continue', 'done', 'failed'].includes(verdict.kind));
         }
       }),
@@ -141,7 +153,9 @@ describe('result reader, arbitrary and broken files (fast-check)', () => {
 
   it('any JSON value', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), (value) => onlyInputFileError(() => parseResultText('r.json', JSON.stringify(value)))),
+      fc.property(fc.jsonValue(), (value) =>
+        onlyInputFileError(() => parseResultText('r.json', JSON.stringify(value))),
+      ),
       { numRuns: 2000 },
     );
   });
@@ -149,7 +163,10 @@ describe('result reader, arbitrary and broken files (fast-check)', () => {
   it('the seed cut short anywhere is refused', () => {
     fc.assert(
       fc.property(fc.nat({ max: seedText.trimEnd().length - 1 }), (cut) => {
-        assert.throws(() => parseResultText('r.json', seedText.slice(0, cut)), (e: unknown) => e instanceof InputFileError && !e.message.includes('\n'));
+        assert.throws(
+          () => parseResultText('r.json', seedText.slice(0, cut)),
+          (e: unknown) => e instanceof InputFileError && !e.message.includes('\n'),
+        );
       }),
       { numRuns: 500 },
     );
@@ -167,14 +184,21 @@ describe('result reader, arbitrary and broken files (fast-check)', () => {
     const keys = Object.keys(doc);
     if (keys.length === 0) return replacement;
     const key = keys[choice % keys.length] as string;
-    return { ...(doc as Record<string, unknown>), [key]: mutate((doc as Record<string, unknown>)[key], rest, replacement) };
+    return {
+      ...(doc as Record<string, unknown>),
+      [key]: mutate((doc as Record<string, unknown>)[key], rest, replacement),
+    };
   }
 
   it('the seed with any part replaced by any JSON: read, or refused with an InputFileError', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 5 }), fc.jsonValue({ maxDepth: 3 }), (path, replacement) => {
-        onlyInputFileError(() => parseResultText('r.json', JSON.stringify(mutate(seed, path, replacement))));
-      }),
+      fc.property(
+        fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+        fc.jsonValue({ maxDepth: 3 }),
+        (path, replacement) => {
+          onlyInputFileError(() => parseResultText('r.json', JSON.stringify(mutate(seed, path, replacement))));
+        },
+      ),
       { numRuns: 1500 },
     );
   });

@@ -4,7 +4,15 @@ import fc from 'fast-check';
 import { planArrivals, operationalToSeconds, plannedRate, gammaDraw } from '../../src/schedule/arrivals.js';
 import { PythonRandom } from '../../src/workload/mt19937.js';
 
-const base = { rate: 10, process: 'constant' as const, burstiness: 1, seed: 0, rampS: 0, maxRequests: 5, durationS: null };
+const base = {
+  rate: 10,
+  process: 'constant' as const,
+  burstiness: 1,
+  seed: 0,
+  rampS: 0,
+  maxRequests: 5,
+  durationS: null,
+};
 
 test('constant arrivals are evenly spaced from time 0', () => {
   assert.deepEqual(planArrivals(base), [0, 100, 200, 300, 400]);
@@ -54,9 +62,15 @@ test('a linear ramp: Λ(t) = R t²/(2T) inside the ramp, by hand', () => {
 
 test('operational time maps monotonically for any rate and ramp', () => {
   fc.assert(
-    fc.property(fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.double({ min: 0, max: 100, noNaN: true }), fc.double({ min: 0, max: 1e5, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), (rate, ramp, s, ds) => {
-      assert.ok(operationalToSeconds(s + ds, rate, ramp) >= operationalToSeconds(s, rate, ramp));
-    }),
+    fc.property(
+      fc.double({ min: 0.01, max: 1000, noNaN: true }),
+      fc.double({ min: 0, max: 100, noNaN: true }),
+      fc.double({ min: 0, max: 1e5, noNaN: true }),
+      fc.double({ min: 0, max: 10, noNaN: true }),
+      (rate, ramp, s, ds) => {
+        assert.ok(operationalToSeconds(s + ds, rate, ramp) >= operationalToSeconds(s, rate, ramp));
+      },
+    ),
   );
 });
 

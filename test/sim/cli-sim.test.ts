@@ -18,11 +18,22 @@ const modulePath = fileURLToPath(new URL('../../src/cli/commands/sim.js', import
 function io(): CliIO & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: (s) => out.push(s), stderr: (s) => err.push(s), env: {}, cwd: process.cwd(), isTTY: false };
+  return {
+    out,
+    err,
+    stdout: (s) => out.push(s),
+    stderr: (s) => err.push(s),
+    env: {},
+    cwd: process.cwd(),
+    isTTY: false,
+  };
 }
 
 /** Run the command in a child process; resolve with its first stdout line, then signal it. */
-function runChild(args: string[], signal: NodeJS.Signals): Promise<{ line: string; code: number | null; stderr: string; health: number }> {
+function runChild(
+  args: string[],
+  signal: NodeJS.Signals,
+): Promise<{ line: string; code: number | null; stderr: string; health: number }> {
   const script = `
     const { simCommand } = await import(${JSON.stringify(modulePath)});
     const code = await simCommand(JSON.parse(process.argv[1]), {
@@ -30,7 +41,9 @@ function runChild(args: string[], signal: NodeJS.Signals): Promise<{ line: strin
       env: process.env, cwd: process.cwd(), isTTY: false,
     });
     process.exitCode = code;`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(args)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -47,7 +47,10 @@ describe('sim config', () => {
     await writeFile(json, JSON.stringify({ seed: 5, output_tokens: { kind: 'geometric', mean_tokens: 40 } }));
     assert.equal((await loadSimConfigFile(json)).seed, 5);
     const toml = join(dir, 'sim.toml');
-    await writeFile(toml, 'max_num_seqs = 4\ndecode_step_ms = 2.5\n[output_tokens]\nkind = "lognormal"\nmean_tokens = 100\n[prefix_cache]\nenabled = false\n');
+    await writeFile(
+      toml,
+      'max_num_seqs = 4\ndecode_step_ms = 2.5\n[output_tokens]\nkind = "lognormal"\nmean_tokens = 100\n[prefix_cache]\nenabled = false\n',
+    );
     const c = await loadSimConfigFile(toml);
     assert.equal(c.max_num_seqs, 4);
     assert.deepEqual(c.output_tokens, { kind: 'lognormal', mean_tokens: 100, sigma: 0.5 });
@@ -57,10 +60,22 @@ describe('sim config', () => {
 
   it('names the file, the JSON path and the reason in one line', async () => {
     const cases: Array<[string, string, RegExp]> = [
-      ['bad-value.json', JSON.stringify({ output_tokens: { kind: 'uniform', min_tokens: 9, max_tokens: 3 } }), /bad-value\.json: output_tokens\.min_tokens: min_tokens must be <= max_tokens/],
-      ['bad-kind.json', JSON.stringify({ output_tokens: { kind: 'poisson' } }), /bad-kind\.json: output_tokens(\.kind)?: /],
+      [
+        'bad-value.json',
+        JSON.stringify({ output_tokens: { kind: 'uniform', min_tokens: 9, max_tokens: 3 } }),
+        /bad-value\.json: output_tokens\.min_tokens: min_tokens must be <= max_tokens/,
+      ],
+      [
+        'bad-kind.json',
+        JSON.stringify({ output_tokens: { kind: 'poisson' } }),
+        /bad-kind\.json: output_tokens(\.kind)?: /,
+      ],
       ['bad.json', '{"seed": ', /bad\.json: line 1 column 10: not valid JSON \(Unexpected end of JSON input\)/],
-      ['bad-faults.json', JSON.stringify({ faults: 'rate=2:mix=429' }), /bad-faults\.json: faults: rate= must be a probability from 0 to 1, got '2'/],
+      [
+        'bad-faults.json',
+        JSON.stringify({ faults: 'rate=2:mix=429' }),
+        /bad-faults\.json: faults: rate= must be a probability from 0 to 1, got '2'/,
+      ],
       ['bad.toml', 'seed = = 3', /bad\.toml: Invalid TOML document.*line 1/],
       ['types.toml', 'max_num_seqs = "many"', /types\.toml: max_num_seqs: /],
     ];

@@ -13,7 +13,10 @@ describe('engine timing formulas (virtual clock, exact)', () => {
     const { events } = runScript(base, [{ atMs: 0, promptTokens: 200, limits: { maxTokens: 5 } }]);
     const t = timesOf(events, 0);
     assert.equal(t.admittedMs, 0);
-    assert.deepEqual(t.chunks.map((c) => c.atNs / 1e6), [210, 220, 230, 240, 250]);
+    assert.deepEqual(
+      t.chunks.map((c) => c.atNs / 1e6),
+      [210, 220, 230, 240, 250],
+    );
     assert.deepEqual(t.chunkTokens, [1, 1, 1, 1, 1]);
     assert.deepEqual(t.chunks.at(-1)?.finish, {
       finishReason: 'length',
@@ -42,9 +45,17 @@ describe('engine timing formulas (virtual clock, exact)', () => {
       assert.equal(t.firstMs, donePair + firstPair); // 444
       assert.equal(t.lastMs, donePair + firstPair + 2 * d2); // 466
     }
-    assert.deepEqual(steps.map((s) => [s.admitted, s.decodeBatch, s.prefillTokens]), [
-      [[0, 1], 2, 200], [[], 2, 0], [[], 2, 0], [[2, 3], 2, 200], [[], 2, 0], [[], 2, 0],
-    ]);
+    assert.deepEqual(
+      steps.map((s) => [s.admitted, s.decodeBatch, s.prefillTokens]),
+      [
+        [[0, 1], 2, 200],
+        [[], 2, 0],
+        [[], 2, 0],
+        [[2, 3], 2, 200],
+        [[], 2, 0],
+        [[], 2, 0],
+      ],
+    );
   });
 
   it('a request arriving mid-step waits for the step end, and its prefill stalls running decoders', () => {
@@ -56,8 +67,14 @@ describe('engine timing formulas (virtual clock, exact)', () => {
     const r1 = timesOf(events, 1);
     assert.equal(r1.admittedMs, 110); // end of r0's prefill step
     // Step 2 (110→220): r1's 100-token prefill (100 ms) + decode of 2 sequences (10 ms).
-    assert.deepEqual(r0.chunks.map((c) => c.atNs / 1e6), [110, 220, 230, 240]);
-    assert.deepEqual(r1.chunks.map((c) => c.atNs / 1e6), [220, 230]);
+    assert.deepEqual(
+      r0.chunks.map((c) => c.atNs / 1e6),
+      [110, 220, 230, 240],
+    );
+    assert.deepEqual(
+      r1.chunks.map((c) => c.atNs / 1e6),
+      [220, 230],
+    );
   });
 
   it('prefill_chunk_tokens bounds the stall: prefill is spread over steps', () => {
@@ -71,26 +88,48 @@ describe('engine timing formulas (virtual clock, exact)', () => {
     assert.equal(r0.firstMs, 4 * 20 + (20 + 10)); // 110
     // r1 from 110: five steps of 20 prefill tokens + r0's decode = 30 ms each; first token at the 5th.
     assert.equal(r1.firstMs, 110 + 5 * 30); // 260
-    assert.deepEqual(r0.chunks.slice(0, 6).map((c) => c.atNs / 1e6), [110, 140, 170, 200, 230, 260]);
-    assert.deepEqual(steps.slice(0, 5).map((s) => s.decodeBatch), [0, 0, 0, 0, 1]);
+    assert.deepEqual(
+      r0.chunks.slice(0, 6).map((c) => c.atNs / 1e6),
+      [110, 140, 170, 200, 230, 260],
+    );
+    assert.deepEqual(
+      steps.slice(0, 5).map((s) => s.decodeBatch),
+      [0, 0, 0, 0, 1],
+    );
   });
 
   it('tokens_per_chunk=k: first chunk 1 token, then k per step; 1 + ⌈(N−1)/k⌉ steps', () => {
-    const { events } = runScript({ ...base, tokens_per_chunk: 3 }, [{ atMs: 0, promptTokens: 100, limits: { maxTokens: 10 } }]);
+    const { events } = runScript({ ...base, tokens_per_chunk: 3 }, [
+      { atMs: 0, promptTokens: 100, limits: { maxTokens: 10 } },
+    ]);
     const t = timesOf(events, 0);
     assert.deepEqual(t.chunkTokens, [1, 3, 3, 3]);
-    assert.deepEqual(t.chunks.map((c) => c.atNs / 1e6), [110, 120, 130, 140]);
+    assert.deepEqual(
+      t.chunks.map((c) => c.atNs / 1e6),
+      [110, 120, 130, 140],
+    );
   });
 
   it('decode_batch_slowdown: step = D × (1 + s × (b − 1))', () => {
-    const { steps } = runScript({ ...base, decode_batch_slowdown: 0.5 }, [0, 1, 2].map(() => ({ atMs: 0, promptTokens: 10, limits: { maxTokens: 2 } })));
+    const { steps } = runScript(
+      { ...base, decode_batch_slowdown: 0.5 },
+      [0, 1, 2].map(() => ({ atMs: 0, promptTokens: 10, limits: { maxTokens: 2 } })),
+    );
     // Step 1: 30 prefill tokens (30 ms) + 10 × (1 + 0.5 × 2) = 20 ms; step 2: 20 ms.
-    assert.deepEqual(steps.map((s) => (s.endNs - s.startNs) / 1e6), [50, 20]);
+    assert.deepEqual(
+      steps.map((s) => (s.endNs - s.startNs) / 1e6),
+      [50, 20],
+    );
   });
 
   it('time_scale multiplies every duration', () => {
-    const { events } = runScript({ ...base, time_scale: 0.5 }, [{ atMs: 0, promptTokens: 200, limits: { maxTokens: 2 } }]);
-    assert.deepEqual(timesOf(events, 0).chunks.map((c) => c.atNs / 1e6), [105, 110]);
+    const { events } = runScript({ ...base, time_scale: 0.5 }, [
+      { atMs: 0, promptTokens: 200, limits: { maxTokens: 2 } },
+    ]);
+    assert.deepEqual(
+      timesOf(events, 0).chunks.map((c) => c.atNs / 1e6),
+      [105, 110],
+    );
   });
 
   it('reasoning tokens stream first; a chunk may straddle into content', () => {
@@ -98,7 +137,12 @@ describe('engine timing formulas (virtual clock, exact)', () => {
       { atMs: 0, promptTokens: 10, limits: { maxTokens: 10, reasoningTokens: 5 } },
     ]);
     const split = timesOf(events, 0).chunks.map((c) => [c.reasoningTokens, c.contentTokens]);
-    assert.deepEqual(split, [[1, 0], [3, 0], [1, 2], [0, 3]]);
+    assert.deepEqual(split, [
+      [1, 0],
+      [3, 0],
+      [1, 2],
+      [0, 3],
+    ]);
     assert.equal(timesOf(events, 0).chunks.at(-1)?.finish?.usage.reasoningTokens, 5);
   });
 });
@@ -161,14 +205,27 @@ describe('cancellation (virtual clock)', () => {
       { atMs: 0, promptTokens: 100, limits: { maxTokens: 2 } },
     ]);
     const r0 = timesOf(events, 0);
-    assert.deepEqual(r0.chunks.map((c) => c.atNs / 1e6), [110, 120], 'the chunk of the step in flight at cancel is dropped');
+    assert.deepEqual(
+      r0.chunks.map((c) => c.atNs / 1e6),
+      [110, 120],
+      'the chunk of the step in flight at cancel is dropped',
+    );
     assert.equal(events.filter((e) => e.index === 1).length, 0);
     const r2 = timesOf(events, 2);
     assert.equal(r2.admittedMs, 130); // end of the step during which r0 was cancelled
     assert.equal(r2.firstMs, 240);
-    assert.deepEqual({ ...engine.stats(), prefixCacheBlocks: 0 }, {
-      running: 0, waiting: 0, submitted: 3, completed: 1, cancelled: 2, steps: 5, prefixCacheBlocks: 0,
-    });
+    assert.deepEqual(
+      { ...engine.stats(), prefixCacheBlocks: 0 },
+      {
+        running: 0,
+        waiting: 0,
+        submitted: 3,
+        completed: 1,
+        cancelled: 2,
+        steps: 5,
+        prefixCacheBlocks: 0,
+      },
+    );
   });
 });
 

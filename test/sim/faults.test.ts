@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAULTS, FaultSchedule, FaultSpecError, formatFault, parseFault, parseFaultSpec } from '../../src/sim/faults.js';
+import {
+  FAULTS,
+  FaultSchedule,
+  FaultSpecError,
+  formatFault,
+  parseFault,
+  parseFaultSpec,
+} from '../../src/sim/faults.js';
 import { hugeLineEvent } from '../../src/sim/faults-stream.js';
 import { resolveSimConfig, loadSimConfigFile } from '../../src/sim/config.js';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
@@ -47,7 +54,11 @@ describe('fault SPEC', () => {
       ['mix=huge_line:10', /bytes must be a number from 64/],
     ];
     for (const [spec, pattern] of bad) {
-      assert.throws(() => parseFaultSpec(spec), (e: unknown) => e instanceof FaultSpecError && pattern.test(e.message) && !e.message.includes('\n'), spec);
+      assert.throws(
+        () => parseFaultSpec(spec),
+        (e: unknown) => e instanceof FaultSpecError && pattern.test(e.message) && !e.message.includes('\n'),
+        spec,
+      );
     }
   });
 
@@ -64,15 +75,32 @@ describe('fault SPEC', () => {
     const a = new FaultSchedule(plan, 3);
     const b = new FaultSchedule(plan, 3);
     const picks = Array.from({ length: 5000 }, (_, i) => a.faultFor(i));
-    assert.deepEqual(picks, Array.from({ length: 5000 }, (_, i) => b.faultFor(i)));
+    assert.deepEqual(
+      picks,
+      Array.from({ length: 5000 }, (_, i) => b.faultFor(i)),
+    );
     const faulted = picks.filter((f) => f !== null);
     assert.ok(faulted.length > 400 && faulted.length < 600, `${faulted.length} of 5000 at rate 0.1`);
-    for (const name of ['http_429', 'reset_mid', 'stall_first']) assert.ok(faulted.some((f) => f?.name === name), name);
-    assert.notDeepEqual(picks, Array.from({ length: 5000 }, (_, i) => new FaultSchedule(plan, 4).faultFor(i)), 'another seed, another schedule');
+    for (const name of ['http_429', 'reset_mid', 'stall_first'])
+      assert.ok(
+        faulted.some((f) => f?.name === name),
+        name,
+      );
+    assert.notDeepEqual(
+      picks,
+      Array.from({ length: 5000 }, (_, i) => new FaultSchedule(plan, 4).faultFor(i)),
+      'another seed, another schedule',
+    );
     const every = new FaultSchedule(parseFaultSpec('every=3:mix=500,503'), 0);
-    assert.deepEqual(Array.from({ length: 9 }, (_, i) => every.faultFor(i)?.name ?? null), [null, null, 'http_500', null, null, 'http_503', null, null, 'http_500']);
+    assert.deepEqual(
+      Array.from({ length: 9 }, (_, i) => every.faultFor(i)?.name ?? null),
+      [null, null, 'http_500', null, null, 'http_503', null, null, 'http_500'],
+    );
     const at = new FaultSchedule(parseFaultSpec('at=1,4:mix=gzip,missing_done'), 0);
-    assert.deepEqual(Array.from({ length: 6 }, (_, i) => at.faultFor(i)?.name ?? null), [null, 'gzip', null, null, 'missing_done', null]);
+    assert.deepEqual(
+      Array.from({ length: 6 }, (_, i) => at.faultFor(i)?.name ?? null),
+      [null, 'gzip', null, null, 'missing_done', null],
+    );
     assert.equal(new FaultSchedule(null, 0).faultFor(0), null);
   });
 
@@ -85,7 +113,10 @@ describe('fault SPEC', () => {
   });
 
   it('sim config: a bad faults value is a one-line usage error; a file may carry faults', async () => {
-    assert.throws(() => resolveSimConfig({ faults: 'mix=nope' }), (e: unknown) => e instanceof UsageError && /faults: unknown fault 'nope'/.test(e.message));
+    assert.throws(
+      () => resolveSimConfig({ faults: 'mix=nope' }),
+      (e: unknown) => e instanceof UsageError && /faults: unknown fault 'nope'/.test(e.message),
+    );
     const dir = mkdtempSync(join(tmpdir(), 'servebench-faultcfg-'));
     const file = join(dir, 'sim.toml');
     writeFileSync(file, 'faults = "every=2:mix=http_503"\n');
@@ -101,7 +132,11 @@ describe('the simulator applies faults', () => {
   after(() => sim.close());
 
   const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }], max_tokens: 2, ...body }) });
+    fetch(`${sim.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }], max_tokens: 2, ...body }),
+    });
 
   it('streaming requests count as arrivals; non-streaming ones and probes are never faulted', async () => {
     const statuses: number[] = [];
@@ -134,7 +169,8 @@ describe('the simulator applies faults', () => {
   });
 
   it('missing_usage and missing_done remove exactly their event; stream_error ends without [DONE]', async () => {
-    const text = async (fault: string) => (await (await post({ stream: true, stream_options: { include_usage: true } }, { 'x-sim-fault': fault })).text());
+    const text = async (fault: string) =>
+      await (await post({ stream: true, stream_options: { include_usage: true } }, { 'x-sim-fault': fault })).text();
     const normal = await text('none');
     assert.match(normal, /"usage":\{"prompt_tokens"/);
     assert.match(normal, /data: \[DONE\]\n\n$/);
@@ -151,7 +187,10 @@ describe('the simulator applies faults', () => {
 it('servebench sim --faults: a bad SPEC exits 2 with one line; --help documents it', async () => {
   const bad = await runCli(['sim', '--port', '0', '--faults', 'rate=3:mix=500']);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^servebench sim: invalid sim config: faults: rate= must be a probability from 0 to 1, got '3'\n$/);
+  assert.match(
+    bad.stderr,
+    /^servebench sim: invalid sim config: faults: rate= must be a probability from 0 to 1, got '3'\n$/,
+  );
   const help = await runCli(['sim', '--help']);
   assert.match(help.stdout, /--faults SPEC/);
 });

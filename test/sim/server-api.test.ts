@@ -12,7 +12,13 @@ import { post, streamRequest, waitFor } from '../helpers/sim-http-client.js';
 describe('simulator HTTP API', () => {
   let sim: SimHandle;
   before(async () => {
-    sim = await startSim({ decode_step_ms: 2, prefill_tok_s: 50_000, max_model_len: 4096, reasoning_tokens: 3, seed: 3 });
+    sim = await startSim({
+      decode_step_ms: 2,
+      prefill_tok_s: 50_000,
+      max_model_len: 4096,
+      reasoning_tokens: 3,
+      seed: 3,
+    });
   });
   after(() => sim.close());
 
@@ -25,7 +31,12 @@ describe('simulator HTTP API', () => {
     const models = (await (await fetch(`${sim.url}/models`)).json()) as Record<string, any>;
     assert.equal(models['object'], 'list');
     assert.deepEqual(
-      { id: models['data'][0].id, object: models['data'][0].object, max_model_len: models['data'][0].max_model_len, owned_by: models['data'][0].owned_by },
+      {
+        id: models['data'][0].id,
+        object: models['data'][0].object,
+        max_model_len: models['data'][0].max_model_len,
+        owned_by: models['data'][0].owned_by,
+      },
       { id: 'servebench-sim', object: 'model', max_model_len: 4096, owned_by: 'servebench-sim' },
     );
     const health = await fetch(`${sim.url.replace(/\/v1$/, '')}/health`);
@@ -35,8 +46,14 @@ describe('simulator HTTP API', () => {
 
   it('POST /tokenize uses the same counter as usage.prompt_tokens', async () => {
     const content = 'Calibrate me: 12345 tokens, please — naïve café!';
-    const messages = [{ role: 'system', content: 'be terse' }, { role: 'user', content }];
-    const plain = (await (await post(`${sim.url.replace(/\/v1$/, '')}/tokenize`, { content })).json()) as Record<string, any>;
+    const messages = [
+      { role: 'system', content: 'be terse' },
+      { role: 'user', content },
+    ];
+    const plain = (await (await post(`${sim.url.replace(/\/v1$/, '')}/tokenize`, { content })).json()) as Record<
+      string,
+      any
+    >;
     assert.equal(plain['count'], countTokens(content));
     assert.equal(plain['tokens'].length, plain['count']);
     assert.ok(plain['tokens'].every((id: unknown) => Number.isInteger(id)));
@@ -46,13 +63,21 @@ describe('simulator HTTP API', () => {
     const r = await streamRequest(`${sim.url}/chat/completions`, { messages, max_tokens: 2 });
     assert.equal(templated['count'], r.usage?.['prompt_tokens']);
     assert.equal(r.usage?.['prompt_tokens'], countChatTokens(messages));
-    const pieces = (await (await post(`${sim.url}/tokenize`, { content: 'ab cd', with_pieces: true })).json()) as Record<string, any>;
-    assert.deepEqual(pieces['tokens'].map((t: { piece: string }) => t.piece), ['ab', ' cd']);
+    const pieces = (await (
+      await post(`${sim.url}/tokenize`, { content: 'ab cd', with_pieces: true })
+    ).json()) as Record<string, any>;
+    assert.deepEqual(
+      pieces['tokens'].map((t: { piece: string }) => t.piece),
+      ['ab', ' cd'],
+    );
     assert.equal((await post(`${sim.url}/tokenize`, { nope: 1 })).status, 400);
   });
 
   it('non-streaming chat returns a chat.completion with reasoning_content and usage', async () => {
-    const res = await post(`${sim.url}/chat/completions`, { messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 });
+    const res = await post(`${sim.url}/chat/completions`, {
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 8,
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/json/);
     const body = (await res.json()) as Record<string, any>;
@@ -76,7 +101,10 @@ describe('simulator HTTP API', () => {
     assert.equal(countTokens(r.content), 4);
     assert.equal(r.usage?.['prompt_tokens'], countTokens('Once upon a time'));
     assert.equal(r.usage?.['completion_tokens_details']['reasoning_tokens'], 0);
-    const plain = (await (await post(`${sim.url}/completions`, { prompt: ['hi'], max_tokens: 2 })).json()) as Record<string, any>;
+    const plain = (await (await post(`${sim.url}/completions`, { prompt: ['hi'], max_tokens: 2 })).json()) as Record<
+      string,
+      any
+    >;
     assert.equal(plain['object'], 'text_completion');
     assert.equal(plain['usage']['completion_tokens'], 2);
   });
@@ -93,10 +121,20 @@ describe('simulator HTTP API', () => {
       [{ messages: msg, n: 2 }, 400, 'invalid_request', /n=1/],
       [{ messages: msg, max_tokens: 4, min_tokens: 5 }, 400, 'invalid_request', /min_tokens/],
       [{ messages: msg, reasoning_effort: 'extreme' }, 400, 'invalid_request', /reasoning_effort/],
-      [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 400, 'unsupported_content', /text content/],
+      [
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
+        400,
+        'unsupported_content',
+        /text content/,
+      ],
       [{ messages: msg, model: 'gpt-9' }, 404, 'model_not_found', /gpt-9/],
       [{ messages: msg, max_tokens: 4096 }, 400, 'context_length_exceeded', /maximum context length is 4096 tokens/],
-      [{ messages: [{ role: 'user', content: 'word '.repeat(5000) }] }, 400, 'context_length_exceeded', /prompt has \d+ tokens/],
+      [
+        { messages: [{ role: 'user', content: 'word '.repeat(5000) }] },
+        400,
+        'context_length_exceeded',
+        /prompt has \d+ tokens/,
+      ],
     ];
     for (const [body, status, code, message] of cases) {
       const res = await post(url, body);
@@ -116,7 +154,9 @@ describe('simulator HTTP API', () => {
   it('rejects a body larger than max_request_bytes with 413', async () => {
     const small = await startSim({ max_request_bytes: 1024 });
     try {
-      const res = await post(`${small.url}/chat/completions`, { messages: [{ role: 'user', content: 'x'.repeat(5000) }] });
+      const res = await post(`${small.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x'.repeat(5000) }],
+      });
       assert.equal(res.status, 413);
     } finally {
       await small.close();
@@ -124,7 +164,10 @@ describe('simulator HTTP API', () => {
   });
 
   it('an invalid in-process config throws a one-line UsageError', async () => {
-    await assert.rejects(startSim({ max_num_seqs: 0 }), (err: unknown) => err instanceof UsageError && /max_num_seqs/.test(err.message));
+    await assert.rejects(
+      startSim({ max_num_seqs: 0 }),
+      (err: unknown) => err instanceof UsageError && /max_num_seqs/.test(err.message),
+    );
   });
 });
 
@@ -134,10 +177,14 @@ describe('client disconnect', () => {
     try {
       const url = `${sim.url}/chat/completions`;
       let chunks = 0;
-      const abandoned = await streamRequest(url, { messages: [{ role: 'user', content: 'long' }], max_tokens: 5000 }, (e) => {
-        if (e.json?.['choices']?.[0]?.delta?.content) chunks++;
-        return chunks >= 3; // disconnect after 3 tokens of a 50-second answer
-      });
+      const abandoned = await streamRequest(
+        url,
+        { messages: [{ role: 'user', content: 'long' }], max_tokens: 5000 },
+        (e) => {
+          if (e.json?.['choices']?.[0]?.delta?.content) chunks++;
+          return chunks >= 3; // disconnect after 3 tokens of a 50-second answer
+        },
+      );
       assert.ok(await waitFor(() => sim.stats().running === 0, 1000), 'slot freed');
       const gt = sim.groundTruth(abandoned.id ?? '');
       assert.equal(gt?.status, 'cancelled');
@@ -157,7 +204,11 @@ describe('client disconnect', () => {
       const url = `${sim.url}/chat/completions`;
       const busy = streamRequest(url, { messages: [{ role: 'user', content: 'a' }], max_tokens: 30 });
       const controller = new AbortController();
-      const queued = post(url, { messages: [{ role: 'user', content: 'b' }], max_tokens: 3, stream: true }, { signal: controller.signal });
+      const queued = post(
+        url,
+        { messages: [{ role: 'user', content: 'b' }], max_tokens: 3, stream: true },
+        { signal: controller.signal },
+      );
       await queued; // headers arrive at once, before admission
       assert.ok(await waitFor(() => sim.stats().waiting === 1));
       controller.abort();
@@ -172,7 +223,10 @@ describe('client disconnect', () => {
 
   it('close() ends in-flight streams and releases the port', async () => {
     const sim = await startSim({ decode_step_ms: 10 });
-    const pending = streamRequest(`${sim.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 1000 }).catch((e: unknown) => e);
+    const pending = streamRequest(`${sim.url}/chat/completions`, {
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 1000,
+    }).catch((e: unknown) => e);
     await waitFor(() => sim.stats().running === 1);
     await sim.close();
     const outcome = await pending;

@@ -20,7 +20,10 @@ const SINGLE = { absMs: 100, rel: 0.05 };
 
 function assertNear(measured: number, predicted: number, what: string, tol = SINGLE): void {
   const bound = tol.absMs + tol.rel * predicted;
-  assert.ok(Math.abs(measured - predicted) <= bound, `${what}: measured ${measured.toFixed(2)} ms, predicted ${predicted.toFixed(2)} ms (±${bound.toFixed(1)})`);
+  assert.ok(
+    Math.abs(measured - predicted) <= bound,
+    `${what}: measured ${measured.toFixed(2)} ms, predicted ${predicted.toFixed(2)} ms (±${bound.toFixed(1)})`,
+  );
 }
 
 /** A prompt of distinct words (so nothing repeats inside it). */
@@ -80,8 +83,11 @@ describe('streaming timing matches the model', () => {
       if (Math.abs(c) > 0.5) return `median inter-token gap error ${c.toFixed(3)} ms`;
       return null;
     });
-    const fmt = (v: number[]): string => `p50 ${quantile(v, 0.5).toFixed(2)} p90 ${quantile(v, 0.9).toFixed(2)} max ${quantile(v, 1).toFixed(2)} ms`;
-    t.diagnostic(`K=${K} predicted first ${firstPred.toFixed(1)} ms, last ${lastPred.toFixed(1)} ms; retried: ${failures.join(' | ') || 'no'}`);
+    const fmt = (v: number[]): string =>
+      `p50 ${quantile(v, 0.5).toFixed(2)} p90 ${quantile(v, 0.9).toFixed(2)} max ${quantile(v, 1).toFixed(2)} ms`;
+    t.diagnostic(
+      `K=${K} predicted first ${firstPred.toFixed(1)} ms, last ${lastPred.toFixed(1)} ms; retried: ${failures.join(' | ') || 'no'}`,
+    );
     t.diagnostic(`client TTFT − predicted: ${fmt(value.ttftErr)}`);
     t.diagnostic(`client E2E − predicted: ${fmt(value.e2eErr)}`);
     t.diagnostic(`client mean gap − D: ${fmt(value.gapErr)}`);
@@ -96,8 +102,14 @@ describe('streaming timing matches the model', () => {
     assert.equal(gt['id'], r.id);
     assert.equal(gt['status'], 'done');
     assert.equal(gt['completionTokens'], 5);
-    const order = ['receivedNs', 'submittedNs', 'admittedNs', 'firstOutputNs', 'firstContentNs', 'lastChunkNs'].map((k) => gt[k] as number);
-    assert.deepEqual([...order].sort((a, b) => a - b), order, 'times are ordered');
+    const order = ['receivedNs', 'submittedNs', 'admittedNs', 'firstOutputNs', 'firstContentNs', 'lastChunkNs'].map(
+      (k) => gt[k] as number,
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      'times are ordered',
+    );
     // Server-side first output → last chunk equals the client's first-token → end span (± tolerance).
     const serverSpanMs = (gt['lastChunkNs'] - gt['firstContentNs']) / 1e6;
     assertNear(r.e2eMs - (r.ttftMs ?? 0), serverSpanMs, 'first→last span');
@@ -117,7 +129,11 @@ describe('stream shape', () => {
   after(() => sim.close());
 
   it('role-only first chunk, content chunks, finish_reason, usage chunk with choices: [], [DONE]', async () => {
-    const r = await streamRequest(chatUrl(sim), { model: 'servebench-sim', messages: [{ role: 'user', content: 'hi there' }], max_tokens: 6 });
+    const r = await streamRequest(chatUrl(sim), {
+      model: 'servebench-sim',
+      messages: [{ role: 'user', content: 'hi there' }],
+      max_tokens: 6,
+    });
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
     const data = r.events.map((e) => e.json);
@@ -127,7 +143,9 @@ describe('stream shape', () => {
     assert.equal(first['object'], 'chat.completion.chunk');
     assert.equal(first['model'], 'servebench-sim');
     assert.ok(Number.isInteger(first['created']));
-    assert.deepEqual(first['choices'], [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+    assert.deepEqual(first['choices'], [
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]);
     const tokens = data.slice(1, -2);
     assert.equal(tokens.length, 6);
     tokens.forEach((c, i) => {
@@ -150,7 +168,11 @@ describe('stream shape', () => {
   it('no usage chunk without include_usage; ids are seeded (same seed → same ids)', async () => {
     const other = await startSim({ decode_step_ms: 1, seed: 11 });
     try {
-      const body = { messages: [{ role: 'user', content: 'x' }], max_tokens: 2, stream_options: { include_usage: false } };
+      const body = {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 2,
+        stream_options: { include_usage: false },
+      };
       const a = await streamRequest(`${other.url}/chat/completions`, body);
       assert.ok(a.events.every((e) => e.json === null || e.json['usage'] === undefined));
       const fresh = await startSim({ decode_step_ms: 1, seed: 11 });
@@ -165,17 +187,23 @@ describe('stream shape', () => {
 
   it('continuous_usage_stats puts running usage on every chunk', async () => {
     const r = await streamRequest(chatUrl(sim), {
-      messages: [{ role: 'user', content: 'x' }], max_tokens: 4,
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 4,
       stream_options: { include_usage: true, continuous_usage_stats: true },
     });
-    const counts = r.events.filter((e) => e.json !== null && e.json['choices'].length > 0).map((e) => e.json?.['usage']?.['completion_tokens']);
+    const counts = r.events
+      .filter((e) => e.json !== null && e.json['choices'].length > 0)
+      .map((e) => e.json?.['usage']?.['completion_tokens']);
     assert.deepEqual(counts, [0, 1, 2, 3, 4]);
   });
 
   it('finish_chunk "separate" sends an empty-delta finish chunk (llama.cpp style)', async () => {
     const llama = await startSim({ decode_step_ms: 1, finish_chunk: 'separate' });
     try {
-      const r = await streamRequest(`${llama.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+      const r = await streamRequest(`${llama.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 2,
+      });
       const choices = r.events.filter((e) => e.json !== null).map((e) => e.json?.['choices']);
       assert.deepEqual(choices.at(-2), [{ index: 0, delta: {}, logprobs: null, finish_reason: 'length' }]);
       assert.equal(choices.at(-3)[0].finish_reason, null);
@@ -187,14 +215,28 @@ describe('stream shape', () => {
   it('a natural stop reports finish_reason "stop" with fewer tokens than max_tokens', async () => {
     const s = await startSim({ decode_step_ms: 1, output_tokens: { kind: 'fixed', tokens: 3 } });
     try {
-      const r = await streamRequest(`${s.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 10 });
+      const r = await streamRequest(`${s.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 10,
+      });
       assert.equal(r.finishReason, 'stop');
       assert.equal(r.usage?.['completion_tokens'], 3);
-      const capped = await streamRequest(`${s.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 2 });
+      const capped = await streamRequest(`${s.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 2,
+      });
       assert.equal(capped.finishReason, 'length');
-      const ignored = await streamRequest(`${s.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 10, ignore_eos: true });
+      const ignored = await streamRequest(`${s.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 10,
+        ignore_eos: true,
+      });
       assert.equal(ignored.usage?.['completion_tokens'], 10);
-      const floor = await streamRequest(`${s.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 10, min_tokens: 7 });
+      const floor = await streamRequest(`${s.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 10,
+        min_tokens: 7,
+      });
       assert.equal(floor.usage?.['completion_tokens'], 7);
     } finally {
       await s.close();
@@ -242,7 +284,10 @@ describe('reasoning phase', () => {
   it('reasoning_field "reasoning" uses the newer vLLM field name', async () => {
     const s = await startSim({ decode_step_ms: 1, reasoning_tokens: 2, reasoning_field: 'reasoning' });
     try {
-      const r = await streamRequest(`${s.url}/chat/completions`, { messages: [{ role: 'user', content: 'x' }], max_tokens: 3 });
+      const r = await streamRequest(`${s.url}/chat/completions`, {
+        messages: [{ role: 'user', content: 'x' }],
+        max_tokens: 3,
+      });
       assert.ok(r.events.some((e) => e.json?.['choices']?.[0]?.delta?.reasoning));
       assert.ok(r.events.every((e) => e.json?.['choices']?.[0]?.delta?.reasoning_content === undefined));
     } finally {
@@ -267,9 +312,16 @@ describe('prefix cache over HTTP', () => {
       assert.equal(cached, Math.floor((K - 1) / 16) * 16);
       assert.ok((cold.ttftMs ?? 0) >= (1000 * K) / 8000 + 5, 'never early');
       assertNear(cold.ttftMs ?? NaN, (1000 * K) / 8000 + 5, 'cold first token');
-      assert.ok((warm.ttftMs ?? Infinity) < (1000 * (K - cached)) / 8000 + 5 + 50, `warm first token ${warm.ttftMs} ms`);
+      assert.ok(
+        (warm.ttftMs ?? Infinity) < (1000 * (K - cached)) / 8000 + 5 + 50,
+        `warm first token ${warm.ttftMs} ms`,
+      );
       const gt = sim.groundTruth(warm.id ?? '');
-      assert.equal(((gt?.model.firstOutputNs ?? 0) - (gt?.model.arrivalNs ?? 0)) / 1e6, (1000 * (K - cached)) / 8000 + 5, 'model time is exact');
+      assert.equal(
+        ((gt?.model.firstOutputNs ?? 0) - (gt?.model.arrivalNs ?? 0)) / 1e6,
+        (1000 * (K - cached)) / 8000 + 5,
+        'model time is exact',
+      );
       assert.ok((warm.ttftMs ?? Infinity) < (cold.ttftMs ?? 0) / 3);
     } finally {
       await sim.close();
@@ -279,11 +331,20 @@ describe('prefix cache over HTTP', () => {
 
 describe('queueing over HTTP', () => {
   it('max_num_seqs=2, 4 concurrent requests: the last two are admitted exactly when slots free up', async () => {
-    const sim = await startSim({ max_num_seqs: 2, prefill_tok_s: 2000, decode_step_ms: 10, decode_batch_slowdown: 0, prefix_cache: { enabled: false } });
+    const sim = await startSim({
+      max_num_seqs: 2,
+      prefill_tok_s: 2000,
+      decode_step_ms: 10,
+      decode_batch_slowdown: 0,
+      prefix_cache: { enabled: false },
+    });
     try {
       const M = 10;
-      const results = await Promise.all([0, 1, 2, 3].map((i) =>
-        streamRequest(chatUrl(sim), { messages: [{ role: 'user', content: prose(150, `q${i}`) }], max_tokens: M })));
+      const results = await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          streamRequest(chatUrl(sim), { messages: [{ role: 'user', content: prose(150, `q${i}`) }], max_tokens: M }),
+        ),
+      );
       const truths = results.map((r) => sim.groundTruth(r.id ?? ''));
       assert.ok(truths.every((g) => g !== undefined && g.status === 'done'));
       const byAdmission = [...truths].sort((a, b) => (a?.model.admittedNs ?? 0) - (b?.model.admittedNs ?? 0));

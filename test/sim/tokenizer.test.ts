@@ -38,13 +38,18 @@ describe('tokenizer', () => {
   });
 
   it('English prose costs roughly 1.1–1.5 tokens per word (real BPE: ~1.3)', () => {
-    const text = 'The quick brown fox jumps over the lazy dog while the benchmark measures latency under load. '.repeat(20);
+    const text = 'The quick brown fox jumps over the lazy dog while the benchmark measures latency under load. '.repeat(
+      20,
+    );
     const ratio = countTokens(text) / text.trim().split(/\s+/).length;
     assert.ok(ratio > 1.1 && ratio < 1.5, `ratio ${ratio}`);
   });
 
   it('chat template: 4 tokens per message + 2 for the generation prompt', () => {
-    const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there' }];
+    const messages = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello there' },
+    ];
     const pieces = chatPromptPieces(messages);
     assert.equal(pieces.length, countChatTokens(messages));
     assert.equal(countChatTokens(messages), 4 * 2 + 2 + countTokens('Be brief.') + countTokens('Hello there'));
@@ -55,29 +60,36 @@ describe('tokenizer', () => {
   it('ids are stable, in range, and fixed for special tokens', () => {
     assert.equal(pieceId('<|user|>'), 3);
     assert.equal(pieceId(' cat'), pieceId(' cat'));
-    fc.assert(fc.property(fc.string({ maxLength: 8 }), (p) => {
-      const id = pieceId(p);
-      return Number.isInteger(id) && id >= 1 && id < VOCAB_SIZE;
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 8 }), (p) => {
+        const id = pieceId(p);
+        return Number.isInteger(id) && id >= 1 && id < VOCAB_SIZE;
+      }),
+    );
   });
 });
 
 describe('filler text', () => {
   it('is deterministic per (seed, index) and re-tokenizes to exactly the emitted token count', () => {
     fc.assert(
-      fc.property(fc.nat(), fc.nat(1000), fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 40 }), (seed, index, sizes) => {
-        const a = new FillerText(seed, index);
-        const b = new FillerText(seed, index);
-        let text = '';
-        let n = 0;
-        for (const k of sizes) {
-          const piece = a.next('content', k);
-          assert.equal(piece, b.next('content', k));
-          text += piece;
-          n += k;
-        }
-        return countTokens(text) === n;
-      }),
+      fc.property(
+        fc.nat(),
+        fc.nat(1000),
+        fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 40 }),
+        (seed, index, sizes) => {
+          const a = new FillerText(seed, index);
+          const b = new FillerText(seed, index);
+          let text = '';
+          let n = 0;
+          for (const k of sizes) {
+            const piece = a.next('content', k);
+            assert.equal(piece, b.next('content', k));
+            text += piece;
+            n += k;
+          }
+          return countTokens(text) === n;
+        },
+      ),
       { numRuns: 200 },
     );
   });

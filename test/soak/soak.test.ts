@@ -38,7 +38,13 @@ interface SoakReport {
   journalCompleted: number;
   rowsInJournalCompleted: boolean;
   journalEnded: boolean;
-  samples: { done: number; heapUsedBytes: number; rssBytes: number; externalBytes: number; arrayBuffersBytes: number }[];
+  samples: {
+    done: number;
+    heapUsedBytes: number;
+    rssBytes: number;
+    externalBytes: number;
+    arrayBuffersBytes: number;
+  }[];
   problems: string[];
 }
 
@@ -75,20 +81,39 @@ test(`soak: ${SOAK_REQUESTS} requests at concurrency ${SOAK_CONCURRENCY}, 10% ra
     assert.equal(report.requests, SOAK_REQUESTS);
     assert.equal(report.completed + report.failed, SOAK_REQUESTS);
     assert.ok(report.failed >= 100 && report.failed <= 300, `${report.failed} failures for ~200 faults`);
-    assert.ok(Object.keys(report.failureTypes).length >= 8, `a variety of failures: ${JSON.stringify(report.failureTypes)}`);
+    assert.ok(
+      Object.keys(report.failureTypes).length >= 8,
+      `a variety of failures: ${JSON.stringify(report.failureTypes)}`,
+    );
     assert.equal(report.journalRequests, SOAK_REQUESTS);
     assert.equal(report.journalIndicesUnique, SOAK_REQUESTS);
-    assert.equal(report.journalFailuresEqual, true, 'the journal has exactly the failures of the result (index and type)');
+    assert.equal(
+      report.journalFailuresEqual,
+      true,
+      'the journal has exactly the failures of the result (index and type)',
+    );
     assert.equal(report.journalCompleted, report.completed);
     assert.equal(report.rowsInJournalCompleted, true);
     assert.equal(report.journalEnded, true);
-    assert.deepEqual(report.samples.map((s) => s.done), SAMPLE_AT);
+    assert.deepEqual(
+      report.samples.map((s) => s.done),
+      SAMPLE_AT,
+    );
     const early = at(500);
     const late = at(SOAK_REQUESTS);
-    assert.ok(late.heapUsedBytes - early.heapUsedBytes <= 8 * MiB, `heap grew ${((late.heapUsedBytes - early.heapUsedBytes) / MiB).toFixed(2)} MiB from request 500 to ${SOAK_REQUESTS}`);
+    assert.ok(
+      late.heapUsedBytes - early.heapUsedBytes <= 8 * MiB,
+      `heap grew ${((late.heapUsedBytes - early.heapUsedBytes) / MiB).toFixed(2)} MiB from request 500 to ${SOAK_REQUESTS}`,
+    );
     const outside = (s: typeof early) => s.externalBytes + s.arrayBuffersBytes;
-    assert.ok(outside(late) - outside(early) <= 4 * MiB, `external buffers grew ${((outside(late) - outside(early)) / MiB).toFixed(2)} MiB`);
-    assert.ok(late.rssBytes - early.rssBytes <= 64 * MiB, `rss grew ${((late.rssBytes - early.rssBytes) / MiB).toFixed(1)} MiB`);
+    assert.ok(
+      outside(late) - outside(early) <= 4 * MiB,
+      `external buffers grew ${((outside(late) - outside(early)) / MiB).toFixed(2)} MiB`,
+    );
+    assert.ok(
+      late.rssBytes - early.rssBytes <= 64 * MiB,
+      `rss grew ${((late.rssBytes - early.rssBytes) / MiB).toFixed(1)} MiB`,
+    );
     assert.ok(report.durationS < 90, `${report.durationS} s`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

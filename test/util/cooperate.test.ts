@@ -8,27 +8,35 @@ import assert from 'node:assert/strict';
 import { createCheckpoint, unlessAborted } from '../../src/util/cooperate.js';
 import { InterruptedError } from '../../src/util/errors.js';
 
-test('a loop of checkpoints gives the event loop a turn: a timer set before it runs while it loops', { timeout: 30_000 }, async () => {
-  const checkpoint = createCheckpoint(undefined);
-  let fired = false;
-  setTimeout(() => (fired = true), 0);
-  let iterations = 0;
-  while (!fired) {
-    await checkpoint();
-    iterations++;
-  }
-  assert.ok(iterations > 0);
-});
+test(
+  'a loop of checkpoints gives the event loop a turn: a timer set before it runs while it loops',
+  { timeout: 30_000 },
+  async () => {
+    const checkpoint = createCheckpoint(undefined);
+    let fired = false;
+    setTimeout(() => (fired = true), 0);
+    let iterations = 0;
+    while (!fired) {
+      await checkpoint();
+      iterations++;
+    }
+    assert.ok(iterations > 0);
+  },
+);
 
-test('a checkpoint rejects with InterruptedError once its signal has aborted, also when the abort comes from a timer during the loop', { timeout: 30_000 }, async () => {
-  const controller = new AbortController();
-  const checkpoint = createCheckpoint(controller.signal);
-  setTimeout(() => controller.abort(), 0);
-  await assert.rejects(async () => {
-    for (;;) await checkpoint();
-  }, InterruptedError);
-  await assert.rejects(checkpoint(), InterruptedError);
-});
+test(
+  'a checkpoint rejects with InterruptedError once its signal has aborted, also when the abort comes from a timer during the loop',
+  { timeout: 30_000 },
+  async () => {
+    const controller = new AbortController();
+    const checkpoint = createCheckpoint(controller.signal);
+    setTimeout(() => controller.abort(), 0);
+    await assert.rejects(async () => {
+      for (;;) await checkpoint();
+    }, InterruptedError);
+    await assert.rejects(checkpoint(), InterruptedError);
+  },
+);
 
 test('a checkpoint does not hold up a caller the event loop already turns between calls (sizing during a run)', async () => {
   const checkpoint = createCheckpoint(undefined, 50);
@@ -43,7 +51,10 @@ test('a checkpoint does not hold up a caller the event loop already turns betwee
 
 test('unlessAborted: the work’s value, or InterruptedError (and onAbort) as soon as the signal aborts', async () => {
   assert.equal(await unlessAborted(Promise.resolve(7), new AbortController().signal), 7);
-  await assert.rejects(unlessAborted(Promise.reject(new Error('own failure')), new AbortController().signal), /own failure/);
+  await assert.rejects(
+    unlessAborted(Promise.reject(new Error('own failure')), new AbortController().signal),
+    /own failure/,
+  );
   const controller = new AbortController();
   let released = 0;
   const never = new Promise<number>(() => undefined);
@@ -51,6 +62,9 @@ test('unlessAborted: the work’s value, or InterruptedError (and onAbort) as so
   controller.abort();
   await assert.rejects(waiting, InterruptedError);
   assert.equal(released, 1);
-  await assert.rejects(unlessAborted(never, controller.signal, () => released++), InterruptedError);
+  await assert.rejects(
+    unlessAborted(never, controller.signal, () => released++),
+    InterruptedError,
+  );
   assert.equal(released, 2, 'an already aborted signal releases at once');
 });

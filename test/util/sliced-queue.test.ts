@@ -82,7 +82,7 @@ test('a slice stops on the real clock too: work longer than a slice runs alone i
   assert.deepEqual(written, [0, 1, 2]);
 });
 
-test('workStartNs is the clock reading after the previous work in the slice, or the slice\'s start, by hand', async () => {
+test("workStartNs is the clock reading after the previous work in the slice, or the slice's start, by hand", async () => {
   const clock = manualClock();
   const queue = new SlicedQueue(clock.now);
   assert.equal(queue.workStartNs, 0n, 'before any work ran');
@@ -119,7 +119,10 @@ test('workStartNs on the real clock: after the work was queued, after the work b
   for (let turn = 0; turn < works; turn++) await nextImmediate();
   assert.equal(seen.length, works);
   seen.forEach(({ startNs, insideNs }, i) => {
-    assert.ok(startNs >= queuedNs && startNs <= insideNs, `work ${i}: started ${startNs}, queued ${queuedNs}, first read ${insideNs}`);
+    assert.ok(
+      startNs >= queuedNs && startNs <= insideNs,
+      `work ${i}: started ${startNs}, queued ${queuedNs}, first read ${insideNs}`,
+    );
     if (i > 0) assert.ok(startNs >= seen[i - 1]!.endNs, `work ${i} started before work ${i - 1} ended`);
   });
 });

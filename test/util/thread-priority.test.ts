@@ -22,13 +22,19 @@ function inChild(body: string): Record<string, unknown> {
       return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
     }));
     ${body}`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', cwd: fileURLToPath(new URL('.', import.meta.url)) });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    encoding: 'utf8',
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+  });
   assert.equal(child.status, 0, child.stderr);
   return JSON.parse(child.stdout) as Record<string, unknown>;
 }
 
-test('every thread but the main one is lowered to nice 19; the main thread and later threads keep their priority', { skip: !LINUX && 'needs /proc/self/task (Linux)' }, () => {
-  const out = inChild(`
+test(
+  'every thread but the main one is lowered to nice 19; the main thread and later threads keep their priority',
+  { skip: !LINUX && 'needs /proc/self/task (Linux)' },
+  () => {
+    const out = inChild(`
     const before = niceByThread();
     const count = lower();
     const after = niceByThread();
@@ -38,23 +44,30 @@ test('every thread but the main one is lowered to nice 19; the main thread and l
     await worker.terminate();
     console.log(JSON.stringify({ pid: process.pid, before, count, after, withWorker, record: helperThreadPriority() }));
   `);
-  const pid = String(out['pid']);
-  const before = out['before'] as Record<string, number>;
-  const after = out['after'] as Record<string, number>;
-  const withWorker = out['withWorker'] as Record<string, number>;
-  const helpers = Object.keys(before).filter((tid) => tid !== pid);
-  assert.ok(helpers.length >= 4, `a Node process has V8's helper threads, found ${helpers.length}`);
-  assert.equal(out['count'], helpers.length);
-  assert.equal(after[pid], before[pid], 'the main thread keeps its priority');
-  for (const tid of helpers) assert.equal(after[tid], 19, `helper thread ${tid}`);
-  const started = Object.keys(withWorker).filter((tid) => !(tid in before));
-  assert.ok(started.length >= 1, 'the worker added a thread');
-  assert.ok(started.some((tid) => withWorker[tid] === before[pid]), 'a worker started afterwards runs at the main thread\u2019s priority');
-  assert.deepEqual(out['record'], { lowered: helpers.length, nice: 19 });
-});
+    const pid = String(out['pid']);
+    const before = out['before'] as Record<string, number>;
+    const after = out['after'] as Record<string, number>;
+    const withWorker = out['withWorker'] as Record<string, number>;
+    const helpers = Object.keys(before).filter((tid) => tid !== pid);
+    assert.ok(helpers.length >= 4, `a Node process has V8's helper threads, found ${helpers.length}`);
+    assert.equal(out['count'], helpers.length);
+    assert.equal(after[pid], before[pid], 'the main thread keeps its priority');
+    for (const tid of helpers) assert.equal(after[tid], 19, `helper thread ${tid}`);
+    const started = Object.keys(withWorker).filter((tid) => !(tid in before));
+    assert.ok(started.length >= 1, 'the worker added a thread');
+    assert.ok(
+      started.some((tid) => withWorker[tid] === before[pid]),
+      'a worker started afterwards runs at the main thread\u2019s priority',
+    );
+    assert.deepEqual(out['record'], { lowered: helpers.length, nice: 19 });
+  },
+);
 
-test('nothing changes when it is called off the main thread, or never', { skip: !LINUX && 'needs /proc/self/task (Linux)' }, () => {
-  const out = inChild(`
+test(
+  'nothing changes when it is called off the main thread, or never',
+  { skip: !LINUX && 'needs /proc/self/task (Linux)' },
+  () => {
+    const out = inChild(`
     const untouched = helperThreadPriority();
     const before = niceByThread();
     const worker = new Worker(
@@ -68,7 +81,8 @@ test('nothing changes when it is called off the main thread, or never', { skip: 
     const after = niceByThread();
     console.log(JSON.stringify({ untouched, count, changed: Object.keys(before).filter((tid) => tid in after && after[tid] !== before[tid]) }));
   `);
-  assert.equal(out['untouched'], null, 'no record until it is called');
-  assert.equal(out['count'], 0);
-  assert.deepEqual(out['changed'], []);
-});
+    assert.equal(out['untouched'], null, 'no record until it is called');
+    assert.equal(out['count'], 0);
+    assert.deepEqual(out['changed'], []);
+  },
+);

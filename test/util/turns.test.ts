@@ -30,8 +30,20 @@ test('a turn asked for after the queue ran dry is still served', async () => {
 
 function finished(index: number): RequestResult {
   return {
-    requestIndex: index, plannedContextTokens: 10, startOffsetMs: 0, ok: true, timeToFirstOutputS: 0.001, ttftS: 0.001, e2eS: 0.002,
-    reasoningChunks: 0, contentChunks: 1, usage: null, finishReason: 'stop', responseId: `r${index}`, httpStatus: 200, error: null,
+    requestIndex: index,
+    plannedContextTokens: 10,
+    startOffsetMs: 0,
+    ok: true,
+    timeToFirstOutputS: 0.001,
+    ttftS: 0.001,
+    e2eS: 0.002,
+    reasoningChunks: 0,
+    contentChunks: 1,
+    usage: null,
+    finishReason: 'stop',
+    responseId: `r${index}`,
+    httpStatus: 200,
+    error: null,
   };
 }
 
@@ -55,6 +67,9 @@ test('a closed loop records requests that finish together in separate turns', as
   });
   ticking = false;
   assert.equal(results.length, 8);
-  assert.deepEqual(results.map((r) => r.requestIndex), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
   assert.equal(new Set(recordedAt).size, 8, `results recorded in turns ${recordedAt.join(',')}`);
 });

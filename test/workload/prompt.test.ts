@@ -38,7 +38,7 @@ test('every prompt is exactly floor(3 × budget) characters', () => {
   );
 });
 
-test('below the prefix size prompts differ only in the tail (the reference\'s shared-prefix effect)', () => {
+test("below the prefix size prompts differ only in the tail (the reference's shared-prefix effect)", () => {
   const prefix = sharedPrefix(8000);
   const a = referencePrompt(prefix, 1, 4096);
   const b = referencePrompt(prefix, 2, 4096);
@@ -54,7 +54,11 @@ test('above the prefix size the suffix starts with the request-specific helper l
 test('the skeleton with a shared prefix and no salt reproduces the reference prompt bytes exactly', async () => {
   const { PromptSkeleton } = await import('../../src/workload/skeleton.js');
   for (const tokens of [0, 100, 8000]) {
-    const skeleton = new PromptSkeleton({ prefix: tokens === 0 ? 'none' : 'shared', sharedPrefixTokens: tokens, salt: null });
+    const skeleton = new PromptSkeleton({
+      prefix: tokens === 0 ? 'none' : 'shared',
+      sharedPrefixTokens: tokens,
+      salt: null,
+    });
     const prefix = sharedPrefix(tokens);
     fc.assert(
       fc.property(fc.integer({ min: 16, max: 12000 }), fc.integer({ min: 0, max: 300 }), (budget, index) => {
@@ -67,7 +71,8 @@ test('the skeleton with a shared prefix and no salt reproduces the reference pro
     // The edges around the prefix length, where the reference switches layout.
     for (let budget = Math.floor(prefix.length / 3) - 2; budget < prefix.length / 3 + 20; budget++) {
       const chars = skeleton.referenceBodyChars(7, budget);
-      if (chars !== null && budget > 15) assert.equal(skeleton.render(7, chars), referencePrompt(prefix, 7, budget), `budget ${budget}`);
+      if (chars !== null && budget > 15)
+        assert.equal(skeleton.render(7, chars), referencePrompt(prefix, 7, budget), `budget ${budget}`);
     }
   }
 });

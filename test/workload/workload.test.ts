@@ -21,7 +21,8 @@ const base: WorkloadInput = {
 test('chars:3.0 sends the reference prompt bytes', async () => {
   const workload = await buildWorkload(base);
   assert.equal(workload.promptMethod, 'chars:3.0');
-  for (let i = 0; i < 4; i++) assert.equal((await workload.prepare(i))[0]!.content, referencePrompt(sharedPrefix(8000), i, 4096));
+  for (let i = 0; i < 4; i++)
+    assert.equal((await workload.prepare(i))[0]!.content, referencePrompt(sharedPrefix(8000), i, 4096));
   assert.equal(workload.cachePolicy, 'prefix=shared:8000;cache-bust=off');
 });
 
@@ -33,7 +34,11 @@ test('prompt_set_id depends on the prompt bytes only, not on the cache-bust salt
   assert.equal(a.promptSetId(), b.promptSetId());
   assert.equal(salted1.promptSetId(), salted2.promptSetId());
   assert.notEqual(a.promptSetId(), salted1.promptSetId());
-  assert.notEqual((await salted1.prepare(0))[0]!.content, (await salted2.prepare(0))[0]!.content, 'two cache-busted runs send different bytes');
+  assert.notEqual(
+    (await salted1.prepare(0))[0]!.content,
+    (await salted2.prepare(0))[0]!.content,
+    'two cache-busted runs send different bytes',
+  );
   assert.equal(salted1.cachePolicy, 'prefix=shared:8000;cache-bust=on');
   const unique = await buildWorkload({ ...base, prefix: 'unique' });
   assert.notEqual(unique.promptSetId(), a.promptSetId());

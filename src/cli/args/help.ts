@@ -12,7 +12,8 @@ function flagValueText(flag: FlagSpec): string {
 export function formatFlagHelp(flags: readonly FlagSpec[]): string {
   const rows = flags.map((flag) => {
     const left = `--${flag.name}${flagValueText(flag)}${flag.short === undefined ? '' : `, -${flag.short}`}`;
-    const shown = flag.defaultText ?? (flag.default !== undefined && flag.type !== 'boolean' ? String(flag.default) : undefined);
+    const shown =
+      flag.defaultText ?? (flag.default !== undefined && flag.type !== 'boolean' ? String(flag.default) : undefined);
     const extra = shown === undefined ? '' : ` [${shown}]`;
     return [left, `${flag.help}${extra}`] as const;
   });
@@ -27,8 +28,13 @@ export function commandHelp(spec: CommandSpec): string {
   parts.push(formatFlagHelp(spec.flags));
   const inherited = inheritedFlags(spec);
   if (spec.inherits !== undefined && inherited.length > 0) {
-    const except = refusedFlags(spec).map((f) => `--${f}`).join(', ');
-    parts.push(`Every other flag is a 'servebench ${spec.inherits.from}' flag and applies too; ${except} are refused (${spec.inherits.exceptWhy}):`, formatFlagHelp(inherited));
+    const except = refusedFlags(spec)
+      .map((f) => `--${f}`)
+      .join(', ');
+    parts.push(
+      `Every other flag is a 'servebench ${spec.inherits.from}' flag and applies too; ${except} are refused (${spec.inherits.exceptWhy}):`,
+      formatFlagHelp(inherited),
+    );
   }
   if (spec.notes !== undefined) parts.push(spec.notes);
   parts.push(`Exit status: ${spec.exit}`);

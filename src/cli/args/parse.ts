@@ -5,7 +5,15 @@
  * flag (or the arguments), which main.ts prints with exit status 2.
  */
 import { UsageError } from '../../util/errors.js';
-import { acceptedFlags, isListType, refusedFlags, type CommandSpec, type FlagSpec, type PositionalSpec, type Wording } from './spec.js';
+import {
+  acceptedFlags,
+  isListType,
+  refusedFlags,
+  type CommandSpec,
+  type FlagSpec,
+  type PositionalSpec,
+  type Wording,
+} from './spec.js';
 import { tokenize, type FlagLookup } from './tokens.js';
 import { convertValue, type ArgValue } from './values.js';
 
@@ -26,7 +34,8 @@ export function parseCommand(argv: readonly string[], spec: CommandSpec): Parsed
   const flags = acceptedFlags(spec);
   const refused = refusedFlags(spec);
   const refuse = (name: string): void => {
-    if (refused.includes(name)) throw new UsageError(`--${name} does not apply to ${spec.inherits!.noun} (${spec.inherits!.exceptWhy})`);
+    if (refused.includes(name))
+      throw new UsageError(`--${name} does not apply to ${spec.inherits!.noun} (${spec.inherits!.exceptWhy})`);
   };
   const parsed = parseTable(argv, flags, { wording: spec.wording ?? 'range', refuse });
   if (!parsed.help) checkPositionals(spec, parsed.positionals);
@@ -43,7 +52,11 @@ export interface TableOptions {
 }
 
 /** Parses `argv` against one flag table. */
-export function parseTable(argv: readonly string[], flags: readonly FlagSpec[], options: TableOptions = {}): ParsedArgs {
+export function parseTable(
+  argv: readonly string[],
+  flags: readonly FlagSpec[],
+  options: TableOptions = {},
+): ParsedArgs {
   const { wording = 'range', refuse = () => {}, allowPositionals = true } = options;
   const byName = new Map(flags.map((f) => [f.name, f]));
   const byShort = new Map(flags.filter((f) => f.short !== undefined).map((f) => [f.short!, f]));
@@ -87,10 +100,16 @@ function checkPositionals(spec: CommandSpec, positionals: readonly string[]): vo
   const n = positionals.length;
   const usage = `usage: ${spec.usage}`;
   if (n < expected.min) {
-    throw new UsageError(n === 0 && expected.min === 1 ? `no ${expected.noun} given (${usage})` : `${spec.name} needs at least ${count(expected.min)} ${expected.noun}s, got ${n} (${usage})`);
+    throw new UsageError(
+      n === 0 && expected.min === 1
+        ? `no ${expected.noun} given (${usage})`
+        : `${spec.name} needs at least ${count(expected.min)} ${expected.noun}s, got ${n} (${usage})`,
+    );
   }
   if (expected.max !== undefined && n > expected.max) {
-    throw new UsageError(`${spec.name} takes ${expected.max === 1 ? 'one' : `at most ${count(expected.max)}`} ${expected.noun}${expected.max === 1 ? '' : 's'}, got ${n} (${usage})`);
+    throw new UsageError(
+      `${spec.name} takes ${expected.max === 1 ? 'one' : `at most ${count(expected.max)}`} ${expected.noun}${expected.max === 1 ? '' : 's'}, got ${n} (${usage})`,
+    );
   }
 }
 

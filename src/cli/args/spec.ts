@@ -122,7 +122,10 @@ export function isListType(type: FlagType): type is 'int-list' | 'float-list' | 
 }
 
 /** A number flag's bounds as an interval, `[1, 60]` or `(0, 3600]`, or null when it has none. */
-export function formatRange(flag: { readonly min?: number | undefined; readonly max?: number | undefined }): string | null {
+export function formatRange(flag: {
+  readonly min?: number | undefined;
+  readonly max?: number | undefined;
+}): string | null {
   if (flag.min === undefined && flag.max === undefined) return null;
   const low = flag.min === undefined ? '(−∞' : flag.min === Number.MIN_VALUE ? '(0' : `[${flag.min}`;
   const high = flag.max === undefined ? '∞)' : `${flag.max}]`;

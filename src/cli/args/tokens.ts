@@ -66,7 +66,9 @@ export function tokenize(argv: readonly string[], lookup: FlagLookup, wording: W
     }
     if (next === undefined) throw new UsageError(`Option '--${flag.name} <value>' argument missing`);
     if (looksLikeFlag(next)) {
-      throw new UsageError(`Option '--${flag.name}' argument is ambiguous: '${next}' looks like a flag (a value starting with a dash is written --${flag.name}=${next})`);
+      throw new UsageError(
+        `Option '--${flag.name}' argument is ambiguous: '${next}' looks like a flag (a value starting with a dash is written --${flag.name}=${next})`,
+      );
     }
     occurrences.push({ flag, text: next });
     i++;

@@ -10,11 +10,13 @@ export type ArgValue = string | number | boolean | undefined | readonly number[]
 
 /** `text` as the value of `flag`; throws UsageError when it is not one. */
 export function convertValue(flag: FlagSpec, text: string, wording: Wording): Exclude<ArgValue, undefined | boolean> {
-  const say = (problem: string): UsageError => new UsageError(wording === 'must-be' ? `--${flag.name} ${problem}` : `--${flag.name}: ${problem}`);
+  const say = (problem: string): UsageError =>
+    new UsageError(wording === 'must-be' ? `--${flag.name} ${problem}` : `--${flag.name}: ${problem}`);
   if (flag.nonEmpty === true && text.trim() === '') throw say('must not be empty');
   if (isListType(flag.type)) return convertList(flag, text, say);
   if (flag.type === 'string') {
-    if (flag.choices !== undefined && !flag.choices.includes(text)) throw say(`expected one of ${flag.choices.join(', ')}, got '${text}'`);
+    if (flag.choices !== undefined && !flag.choices.includes(text))
+      throw say(`expected one of ${flag.choices.join(', ')}, got '${text}'`);
     return text;
   }
   if (flag.type === 'date') {
@@ -34,18 +36,30 @@ function numberProblem(flag: FlagSpec, text: string, problem: NumberProblem, wor
   const range = rangeText(flag);
   if (wording === 'must-be') {
     const { min, max } = limits(flag);
-    const span = Number.isFinite(min) && Number.isFinite(max) && min !== Number.MIN_VALUE ? `from ${min} to ${max}` : `in ${range}`;
+    const span =
+      Number.isFinite(min) && Number.isFinite(max) && min !== Number.MIN_VALUE
+        ? `from ${min} to ${max}`
+        : `in ${range}`;
     return `must be ${kind} ${span}, got '${text}'`;
   }
   if (wording === 'interval') return `expected ${kind}${range === '' ? '' : ` in ${range}`}, got '${text}'`;
   return problem === 'range' ? `${text} is out of range ${range}` : `expected ${kind}, got '${text}'`;
 }
 
-function convertList(flag: FlagSpec, text: string, say: (problem: string) => UsageError): readonly number[] | readonly string[] {
+function convertList(
+  flag: FlagSpec,
+  text: string,
+  say: (problem: string) => UsageError,
+): readonly number[] | readonly string[] {
   const items = text.split(',').map((item) => item.trim());
   if (flag.type === 'string-list') {
     const bad = items.find((item) => item === '' || (flag.choices !== undefined && !flag.choices.includes(item)));
-    if (bad !== undefined) throw say(flag.choices === undefined ? `expected a comma-separated list, got '${text}'` : `expected one of ${flag.choices.join(', ')}, got '${bad}'`);
+    if (bad !== undefined)
+      throw say(
+        flag.choices === undefined
+          ? `expected a comma-separated list, got '${text}'`
+          : `expected one of ${flag.choices.join(', ')}, got '${bad}'`,
+      );
     return distinct(flag, items, say);
   }
   const integers = flag.type === 'int-list';
@@ -53,7 +67,9 @@ function convertList(flag: FlagSpec, text: string, say: (problem: string) => Usa
   const numbers = items.map((item) => readNumber(integers, item, bounds));
   if (numbers.some((n) => typeof n !== 'number')) {
     const range = rangeText(flag);
-    throw say(`expected a comma-separated list of ${integers ? 'integers' : 'numbers'}${range === '' ? '' : ` in ${range}`}, got '${text}'`);
+    throw say(
+      `expected a comma-separated list of ${integers ? 'integers' : 'numbers'}${range === '' ? '' : ` in ${range}`}, got '${text}'`,
+    );
   }
   return distinct(flag, numbers as number[], say);
 }
@@ -80,7 +96,10 @@ function readNumber(integer: boolean, text: string, bounds: { min: number; max: 
   const trimmed = text.trim();
   if (!NUMBER_SYNTAX.test(trimmed)) return 'syntax';
   const value = Number(trimmed);
-  if (integer && !/^[+-]?\d+$/.test(trimmed)) return Number.isFinite(value) && Number.isInteger(value) && (value < bounds.min || value > bounds.max) ? 'range' : 'syntax';
+  if (integer && !/^[+-]?\d+$/.test(trimmed))
+    return Number.isFinite(value) && Number.isInteger(value) && (value < bounds.min || value > bounds.max)
+      ? 'range'
+      : 'syntax';
   if (!Number.isFinite(value) || value < bounds.min || value > bounds.max) return 'range';
   return value;
 }
@@ -90,11 +109,15 @@ function limits(flag: FlagSpec): { min: number; max: number } {
   const min = flag.min ?? -Infinity;
   const max = flag.max ?? Infinity;
   const integer = flag.type === 'int' || flag.type === 'int-list';
-  return integer ? { min: Math.max(min, -Number.MAX_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) } : { min, max };
+  return integer
+    ? { min: Math.max(min, -Number.MAX_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) }
+    : { min, max };
 }
 
 /** The interval a value must lie in, as the docs write it, or '' for an unbounded float. */
 function rangeText(flag: FlagSpec): string {
   const { min, max } = limits(flag);
-  return formatRange({ min: Number.isFinite(min) ? min : undefined, max: Number.isFinite(max) ? max : undefined }) ?? '';
+  return (
+    formatRange({ min: Number.isFinite(min) ? min : undefined, max: Number.isFinite(max) ? max : undefined }) ?? ''
+  );
 }

@@ -44,7 +44,13 @@ export const compareCommand: Command = async (argv, io) => {
   const views: RunView[] = [];
   for (const file of positionals) views.push(await load(file, io));
   const [baseline, ...candidates] = views as [RunView, ...RunView[]];
-  const report = compareRuns(baseline, candidates, { resamples: values['bootstrap'] as number, seed: values['seed'] as number, level: 0.95, allow, failOn });
+  const report = compareRuns(baseline, candidates, {
+    resamples: values['bootstrap'] as number,
+    seed: values['seed'] as number,
+    level: 0.95,
+    allow,
+    failOn,
+  });
   io.stdout(values['json'] === true ? sortedJson(report) : formatCompare(report));
   return report.comparisons.some((c) => c.failed) ? EXIT.failed : EXIT.ok;
 };

@@ -35,8 +35,14 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const numeric = new Set([5, 6, 7]);
-  const line = (cells: string[]): string => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const skipped = Object.entries(inv.skipped).filter(([, n]) => n > 0).map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`);
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const skipped = Object.entries(inv.skipped)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`);
   const foot = `${runs.length} of ${inv.runs.length} results shown (${inv.json_files} JSON files scanned${inv.truncated ? ', scan TRUNCATED at the entry limit' : ''}); skipped: ${skipped.length === 0 ? 'none' : skipped.join(', ')}`;
   return `${[line(header), ...rows.map(line), foot].join('\n')}\n`;
 }
@@ -54,13 +60,16 @@ export const listCommand: Command = async (argv, io) => {
   const dir = positionals[0]!;
   const root = path.resolve(io.cwd, dir);
   const info = await stat(root).catch(() => null);
-  if (info === null || !info.isDirectory()) throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
+  if (info === null || !info.isDirectory())
+    throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
   const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth });
   const model = (values['model'] as string | undefined)?.toLowerCase();
-  const runs = inv.runs.filter((r) =>
-    (model === undefined || r.model.toLowerCase().includes(model)) &&
-    (protocol === undefined || (r.protocol ?? 'none') === protocol) &&
-    (since === undefined || (r.run_date !== null && r.run_date.slice(0, 10) >= since)));
+  const runs = inv.runs.filter(
+    (r) =>
+      (model === undefined || r.model.toLowerCase().includes(model)) &&
+      (protocol === undefined || (r.protocol ?? 'none') === protocol) &&
+      (since === undefined || (r.run_date !== null && r.run_date.slice(0, 10) >= since)),
+  );
   if (values['json'] === true) io.stdout(sortedJson({ ...inv, root: dir, matched: runs.length, runs }));
   else io.stdout(textInventory(inv, runs));
   return EXIT.ok;

@@ -122,7 +122,8 @@ export const rebuildCommand: Command = async (argv, io) => {
 function fromEarlierHeader(header: RunHeader): RunHeader {
   const shape = header.shape as Partial<Omit<RunHeader['shape'], 'slo'>> & { slo?: unknown };
   const slo = typeof shape.slo === 'string' ? parseSlo(shape.slo) : header.shape.slo;
-  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number') return { ...header, shape: { ...header.shape, slo } };
+  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number')
+    return { ...header, shape: { ...header.shape, slo } };
   const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
   return {
     ...header,

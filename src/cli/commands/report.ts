@@ -42,7 +42,10 @@ async function readJson(file: string, shown: string): Promise<{ text: string; ra
   try {
     return { text, raw: JSON.parse(text) as unknown };
   } catch (err) {
-    throw new InputFileError(shown, `not valid JSON: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`);
+    throw new InputFileError(
+      shown,
+      `not valid JSON: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`,
+    );
   }
 }
 
@@ -57,7 +60,10 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
       if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
       out.sweep = checkSweepSummary(file, raw);
       for (const point of out.sweep.points) {
-        const candidates = [path.resolve(path.dirname(full), point.file), path.join(path.dirname(full), path.basename(point.file))];
+        const candidates = [
+          path.resolve(path.dirname(full), point.file),
+          path.join(path.dirname(full), path.basename(point.file)),
+        ];
         let loaded = false;
         for (const candidate of candidates) {
           const got = await readJson(candidate, candidate).catch(() => null);
@@ -74,7 +80,10 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
             // try the next location
           }
         }
-        if (!loaded) out.warnings.push(`sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`);
+        if (!loaded)
+          out.warnings.push(
+            `sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`,
+          );
       }
       continue;
     }
@@ -93,7 +102,12 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
 
 /** Writes the HTML report of loaded sources to `out` (atomically). */
 export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 'runs' | 'sweep'>): Promise<void> {
-  const html = renderHtmlReport({ runs: sources.runs, sweep: sources.sweep, generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), toolVersion: TOOL_VERSION });
+  const html = renderHtmlReport({
+    runs: sources.runs,
+    sweep: sources.sweep,
+    generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    toolVersion: TOOL_VERSION,
+  });
   await writeFileAtomic(out, html);
 }
 
@@ -109,7 +123,8 @@ export const reportCommand: Command = async (argv, io: CliIO) => {
   const targets: WriteTarget[] = [];
   if (html !== undefined) targets.push({ flag: '--html', path: path.resolve(io.cwd, html), mode: 'replace' });
   if (csv !== undefined) targets.push({ flag: '--csv', path: path.resolve(io.cwd, csv), mode: 'replace' });
-  const asInputs = (files: readonly string[]): ReadInput[] => files.map((file) => ({ flag: 'result', path: path.resolve(io.cwd, file) }));
+  const asInputs = (files: readonly string[]): ReadInput[] =>
+    files.map((file) => ({ flag: 'result', path: path.resolve(io.cwd, file) }));
   checkWriteTargets(targets, asInputs(positionals)); // before reading anything
   const sources = await loadReportSources(positionals, io.cwd);
   checkWriteTargets(targets, asInputs(sources.inputs)); // a sweep's point results are inputs too

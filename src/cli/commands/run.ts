@@ -53,10 +53,15 @@ export const runCommand: Command = async (argv, io) => {
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
   const simConfig = readRunSimConfig(config);
   // How this command prints: no part of the run's configuration.
-  const cli = { dryRun: parsed.values['dry-run'] === true, json: parsed.values['json'] === true, quiet: parsed.values['quiet'] === true };
+  const cli = {
+    dryRun: parsed.values['dry-run'] === true,
+    json: parsed.values['json'] === true,
+    quiet: parsed.values['quiet'] === true,
+  };
   const savedPlan = planFile === null ? null : readPlanFile(planFile);
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
-  if (reportPath !== null && cli.dryRun) throw new UsageError('--report needs a result; it does not apply to --dry-run');
+  if (reportPath !== null && cli.dryRun)
+    throw new UsageError('--report needs a result; it does not apply to --dry-run');
   if (cli.dryRun) {
     const plan = await buildDryRunPlan(config);
     io.stdout(cli.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
@@ -64,7 +69,13 @@ export const runCommand: Command = async (argv, io) => {
   }
   // Every file this run writes, checked against the others and the inputs before any request.
   const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
-  const files = checkRunFiles(config, io.cwd, reportPath, contextBuckets, planFile === null ? [] : [{ flag: '--plan', path: planFile }]);
+  const files = checkRunFiles(
+    config,
+    io.cwd,
+    reportPath,
+    contextBuckets,
+    planFile === null ? [] : [{ flag: '--plan', path: planFile }],
+  );
   const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
   for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
@@ -78,14 +89,24 @@ export const runCommand: Command = async (argv, io) => {
   try {
     sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const target = { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null };
+    const target = {
+      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
+      apiKey,
+      embeddedSimulator: sim !== null,
+    };
     let progress: Progress | null = null;
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
         interrupts.phase = 'running';
         say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
         if (!cli.quiet && !cli.json) {
-          progress = new Progress({ write: io.stdout, isTTY: io.isTTY, total: event.requests, durationS: event.durationS, nowMs: () => elapsedMs(event.runStartNs) });
+          progress = new Progress({
+            write: io.stdout,
+            isTTY: io.isTTY,
+            total: event.requests,
+            durationS: event.durationS,
+            nowMs: () => elapsedMs(event.runStartNs),
+          });
           progress.start();
         }
       } else if (event.kind === 'phase') {
@@ -96,7 +117,10 @@ export const runCommand: Command = async (argv, io) => {
         progress?.onSent();
       } else {
         const { result } = event;
-        if (!result.ok && result.error !== null) io.stderr(`${io.isTTY ? '\r\u001b[2K' : ''}  req ${result.requestIndex} error: ${result.error.type}: ${result.error.message.slice(0, 300)}\n`);
+        if (!result.ok && result.error !== null)
+          io.stderr(
+            `${io.isTTY ? '\r\u001b[2K' : ''}  req ${result.requestIndex} error: ${result.error.type}: ${result.error.message.slice(0, 300)}\n`,
+          );
         progress?.onResult(result);
       }
     };
@@ -109,7 +133,10 @@ export const runCommand: Command = async (argv, io) => {
         return files.journal ?? journalBeside(outputPath);
       },
     };
-    const outcome = savedPlan === null ? await runBenchmark(config, target, options) : await runPlannedBenchmark(savedPlan, target, options);
+    const outcome =
+      savedPlan === null
+        ? await runBenchmark(config, target, options)
+        : await runPlannedBenchmark(savedPlan, target, options);
     interrupts.phase = 'finishing';
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
@@ -121,7 +148,10 @@ export const runCommand: Command = async (argv, io) => {
     if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
     if (reportPath !== null) {
-      await writeHtmlReport(reportPath, { runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)], sweep: null });
+      await writeHtmlReport(reportPath, {
+        runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)],
+        sweep: null,
+      });
       say(`report written to ${reportPath}`);
     }
     if (outcome.interrupted) return EXIT.interrupted;
@@ -147,7 +177,9 @@ function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
   const allowed: readonly string[] = WITH_PLAN_RUN_FLAGS;
   const fixed = [...given].filter((name) => !allowed.includes(name));
   if (fixed.length === 0) return;
-  throw new UsageError(`--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`);
+  throw new UsageError(
+    `--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`,
+  );
 }
 
 function readPlanFile(file: string): RunPlan {
@@ -167,7 +199,12 @@ function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, pla
   const thinking = plan.body.thinking;
   const mode = thinking.mode !== 'default' ? ` thinking=${thinking.mode}` : '';
   const effort = thinking.reasoningEffort !== null ? ` reasoning_effort=${thinking.reasoningEffort}` : '';
-  const context = plan.prompts.kind === 'dataset' ? 'dataset' : plan.meta.context_tokens !== null ? `ctx=${plan.meta.context_tokens}` : `ctx=sampled(seed ${plan.meta.context_seed})`;
+  const context =
+    plan.prompts.kind === 'dataset'
+      ? 'dataset'
+      : plan.meta.context_tokens !== null
+        ? `ctx=${plan.meta.context_tokens}`
+        : `ctx=sampled(seed ${plan.meta.context_seed})`;
   const summary = plan.load_summary;
   const cap = (n: number | null): string => (n ? ` max_concurrency=${n}` : '');
   const load =
@@ -176,7 +213,8 @@ function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, pla
       : summary['mode'] === 'open'
         ? `rate=${String(summary['rate'])}/s ${String(summary['arrival'])}${cap(plan.load.max_concurrency)}`
         : `trace${cap(plan.load.max_concurrency)}`;
-  const n = plan.requests.time_bounded && event.durationS !== null ? `duration=${event.durationS}s` : `n=${event.requests}`;
+  const n =
+    plan.requests.time_bounded && event.durationS !== null ? `duration=${event.durationS}s` : `n=${event.requests}`;
   const workers = plan.client.workers > 1 ? ` workers=${plan.client.workers}` : '';
   return `BENCH plan model=${event.model} ${n} ${load} ${context} max_tokens=${plan.meta.max_tokens} max_model_len=${window}${mode}${effort}${workers}`;
 }
@@ -192,7 +230,10 @@ type RunPhase = 'setup' | 'running' | 'finishing';
  * InterruptedError, which the CLI reports in one line (exit 130) — nothing was measured, so no
  * result is written. After the run, a signal only hurries the simulator's stop.
  */
-function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortController; cancel: AbortController; phase: RunPhase; dispose(): void } {
+function interruptHandling(
+  config: RunConfig,
+  io: CliIO,
+): { stop: AbortController; cancel: AbortController; phase: RunPhase; dispose(): void } {
   const stop = new AbortController();
   const cancel = new AbortController();
   const onSignal = (): void => {
@@ -206,7 +247,9 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
         cancel.abort();
         io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
       } else {
-        io.stderr('\nservebench run: interrupted; no new requests, letting in-flight ones finish (interrupt again to cancel them)\n');
+        io.stderr(
+          '\nservebench run: interrupted; no new requests, letting in-flight ones finish (interrupt again to cancel them)\n',
+        );
       }
       return;
     }
@@ -232,15 +275,26 @@ function interruptHandling(config: RunConfig, io: CliIO): { stop: AbortControlle
 function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
   const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
   const thinking = config.workload.thinking.mode !== 'default' ? ` thinking=${config.workload.thinking.mode}` : '';
-  const effort = config.workload.thinking.reasoningEffort !== null ? ` reasoning_effort=${config.workload.thinking.reasoningEffort}` : '';
-  const context = config.workload.dataset !== null ? 'dataset' : config.workload.ctxTokens > 0 ? `ctx=${config.workload.ctxTokens}` : `ctx=sampled(seed ${config.workload.seed})`;
+  const effort =
+    config.workload.thinking.reasoningEffort !== null
+      ? ` reasoning_effort=${config.workload.thinking.reasoningEffort}`
+      : '';
+  const context =
+    config.workload.dataset !== null
+      ? 'dataset'
+      : config.workload.ctxTokens > 0
+        ? `ctx=${config.workload.ctxTokens}`
+        : `ctx=sampled(seed ${config.workload.seed})`;
   const load =
     config.load.kind === 'closed'
       ? `concurrency=${config.load.concurrency} ${config.load.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
       : config.load.kind === 'open'
         ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
         : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
-  const n = config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven ? `duration=${config.load.durationS}s` : `n=${event.requests}`;
+  const n =
+    config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven
+      ? `duration=${config.load.durationS}s`
+      : `n=${event.requests}`;
   const workers = config.client.workers > 1 ? ` workers=${config.client.workers}` : '';
   return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.workload.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
@@ -254,7 +308,9 @@ function defaultOutputPath(io: CliIO, runId: string, taken: readonly (string | n
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new UsageError(`the default output directory ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new UsageError(
+      `the default output directory ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const free = (path: string): boolean => !existsSync(path) && !taken.includes(path);
   let path = join(dir, `${runId}.json`);

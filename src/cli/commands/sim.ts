@@ -65,7 +65,9 @@ export const simCommand: Command = async (argv, io) => {
     const e = err as NodeJS.ErrnoException;
     throw new UsageError(`cannot listen on ${config.host}:${config.port}: ${e.code ?? e.message}`);
   }
-  io.stdout(`servebench sim listening on ${sim.url} (model ${config.model})${config.faults === null ? '' : ` with faults ${config.faults}`}\n`);
+  io.stdout(
+    `servebench sim listening on ${sim.url} (model ${config.model})${config.faults === null ? '' : ` with faults ${config.faults}`}\n`,
+  );
   const signal = await stop.signal;
   await sim.close();
   io.stderr(`servebench sim: ${signal} received, closed\n`);

@@ -26,7 +26,12 @@ import { UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
 import { freshJournalBeside, runInputs } from '../../config/run-files.js';
 import { journalGapWarning } from '../../record/journal.js';
-import { checkCreatableDirectory, checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
+import {
+  checkCreatableDirectory,
+  checkWriteTargets,
+  type ReadInput,
+  type WriteTarget,
+} from '../../util/write-targets.js';
 
 const SPEC = commandSpec('sweep');
 /** The run flags a sweep passes on to every point (run's own entries, not sweep's lists). */
@@ -36,7 +41,11 @@ const PASSED_ON: ReadonlySet<FlagSpec> = new Set(inheritedFlags(SPEC));
  * The `run` flags of one point: every run flag the sweep was given (defaults for the others),
  * with the swept flag set to the point's load, as if `run --<swept> <load>` had been typed.
  */
-function pointFlags(parsed: ParsedArgs, swept: 'concurrency' | 'rate', load: number): { values: Record<string, FlagValue>; given: Set<string> } {
+function pointFlags(
+  parsed: ParsedArgs,
+  swept: 'concurrency' | 'rate',
+  load: number,
+): { values: Record<string, FlagValue>; given: Set<string> } {
   const values: Record<string, FlagValue> = {};
   const given = new Set<string>([swept]);
   for (const flag of RUN_FLAGS) {
@@ -58,7 +67,8 @@ export const sweepCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const lists = { concurrency: parsed.values['concurrency'], rate: parsed.values['rate'] };
-  if ((lists.concurrency === undefined) === (lists.rate === undefined)) throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
+  if ((lists.concurrency === undefined) === (lists.rate === undefined))
+    throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
   const swept: 'concurrency' | 'rate' = lists.concurrency !== undefined ? 'concurrency' : 'rate';
   const loads = [...(lists[swept] as readonly number[])].sort((a, b) => a - b);
   // Resolve every point's configuration before any request, so a bad flag fails at once.
@@ -72,7 +82,10 @@ export const sweepCommand: Command = async (argv, io) => {
   if (report !== undefined && report.trim() === '') throw new UsageError('--report: expected a file name');
   const reportPath = report === undefined ? null : resolve(io.cwd, report);
   const outputDir = parsed.values['output-dir'] as string | undefined;
-  const dir = resolve(io.cwd, outputDir ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`));
+  const dir = resolve(
+    io.cwd,
+    outputDir ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`),
+  );
   const files = loads.map((load) => join(dir, `${swept === 'rate' ? 'rate' : 'c'}${load}.json`));
   const contextBuckets = (parsed.values['context-buckets'] as string | undefined) ?? null;
   const journals = checkSweepFiles(dir, files, reportPath, runInputs(configs[0]!, io.cwd, contextBuckets));
@@ -108,13 +121,20 @@ export const sweepCommand: Command = async (argv, io) => {
  * Returns each point's journal path (a fresh name beside the result when an earlier one is there).
  * @throws UsageError naming the flag(s) and the path (an output directory it created is removed).
  */
-function checkSweepFiles(dir: string, files: readonly string[], reportPath: string | null, inputs: readonly ReadInput[]): string[] {
+function checkSweepFiles(
+  dir: string,
+  files: readonly string[],
+  reportPath: string | null,
+  inputs: readonly ReadInput[],
+): string[] {
   checkCreatableDirectory(`--output-dir ${dir}`, dir);
   let created: string | undefined;
   try {
     created = mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new UsageError(`--output-dir ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new UsageError(
+      `--output-dir ${dir}: cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   try {
     const targets: WriteTarget[] = [];
@@ -123,7 +143,10 @@ function checkSweepFiles(dir: string, files: readonly string[], reportPath: stri
     for (const file of files) {
       const journal = freshJournalBeside(file, taken);
       journals.push(journal);
-      targets.push({ flag: `the point result`, path: file, mode: 'replace' }, { flag: 'the point journal', path: journal, mode: 'create' });
+      targets.push(
+        { flag: `the point result`, path: file, mode: 'replace' },
+        { flag: 'the point journal', path: journal, mode: 'create' },
+      );
     }
     targets.push({ flag: 'the sweep summary', path: join(dir, 'sweep.json'), mode: 'replace' });
     if (reportPath !== null) targets.push({ flag: '--report', path: reportPath, mode: 'replace' });
@@ -142,12 +165,20 @@ function checkSweepFiles(dir: string, files: readonly string[], reportPath: stri
   }
 }
 
-async function runPoint(config: RunConfig, io: CliIO, journal: string): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
+async function runPoint(
+  config: RunConfig,
+  io: CliIO,
+  journal: string,
+): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
   const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(readRunSimConfig(config)) : null;
   try {
-    return await runBenchmark(config, { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null }, { journalPathFor: () => journal });
+    return await runBenchmark(
+      config,
+      { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
+      { journalPathFor: () => journal },
+    );
   } finally {
     await sim?.close();
   }

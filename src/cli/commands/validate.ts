@@ -24,7 +24,11 @@ const SPEC = commandSpec('validate');
 /** A stored or recomputed figure as it would appear in the file (floats in Python repr). */
 function formatFigure(figurePath: string, value: unknown): string {
   if (typeof value === 'number') {
-    const key = figurePath.replace(/\[\d+\]/g, '').split('.').pop() ?? '';
+    const key =
+      figurePath
+        .replace(/\[\d+\]/g, '')
+        .split('.')
+        .pop() ?? '';
     return Number.isFinite(value) && (isFloatKey(key) || !Number.isInteger(value)) ? pyFloatRepr(value) : String(value);
   }
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -40,11 +44,15 @@ function textReport(outcome: FileOutcome): string {
   const r = outcome.report;
   if (r === undefined) return '';
   const what = `${r.era}${r.measurementProtocol === null ? '' : `, ${r.measurementProtocol}`}; ${r.figuresChecked} figures, ${r.rowsChecked} rows`;
-  const lines = [r.consistent
-    ? `${outcome.file}: consistent (${what})`
-    : `${outcome.file}: ${r.disagreements.length} ${r.disagreements.length === 1 ? 'figure disagrees' : 'figures disagree'} (${what})`];
+  const lines = [
+    r.consistent
+      ? `${outcome.file}: consistent (${what})`
+      : `${outcome.file}: ${r.disagreements.length} ${r.disagreements.length === 1 ? 'figure disagrees' : 'figures disagree'} (${what})`,
+  ];
   for (const d of r.disagreements) {
-    lines.push(`  ${d.path}: stored ${formatFigure(d.path, d.stored)}, recomputed ${formatFigure(d.path, d.recomputed)}`);
+    lines.push(
+      `  ${d.path}: stored ${formatFigure(d.path, d.stored)}, recomputed ${formatFigure(d.path, d.recomputed)}`,
+    );
   }
   for (const note of r.notes) lines.push(`  note: ${note}`);
   return `${lines.join('\n')}\n`;
@@ -72,7 +80,8 @@ export const validateCommand: Command = async (argv, io) => {
   const outcomes: FileOutcome[] = [];
   for (const file of flags.files) {
     const outcome = await validateOne(file, io);
-    if (outcome.error !== undefined && flags.files.length === 1 && !flags.json) throw new InputFileError(file, outcome.error);
+    if (outcome.error !== undefined && flags.files.length === 1 && !flags.json)
+      throw new InputFileError(file, outcome.error);
     if (outcome.error !== undefined) io.stderr(`servebench validate: ${file}: ${outcome.error}\n`);
     else if (!flags.json) io.stdout(textReport(outcome));
     outcomes.push(outcome);
@@ -81,9 +90,17 @@ export const validateCommand: Command = async (argv, io) => {
     const files = outcomes.map((o) =>
       o.report === undefined
         ? { file: o.file, readable: false, error: o.error }
-        : { file: o.file, readable: true, era: o.report.era, measurement_protocol: o.report.measurementProtocol,
-            consistent: o.report.consistent, figures_checked: o.report.figuresChecked, rows_checked: o.report.rowsChecked,
-            disagreements: o.report.disagreements, notes: o.report.notes },
+        : {
+            file: o.file,
+            readable: true,
+            era: o.report.era,
+            measurement_protocol: o.report.measurementProtocol,
+            consistent: o.report.consistent,
+            figures_checked: o.report.figuresChecked,
+            rows_checked: o.report.rowsChecked,
+            disagreements: o.report.disagreements,
+            notes: o.report.notes,
+          },
     );
     io.stdout(`${JSON.stringify({ files }, null, 2)}\n`);
   }

@@ -19,7 +19,11 @@ export interface TextTokenizer {
  * the file reading is the caller's (src/target/tokenizer-file.ts). Throws when the library cannot
  * use it; the caller names the file. `description` is e.g. `hf:sha256:0123456789ab`.
  */
-export async function hfTokenizer(json: Record<string, unknown>, config: Record<string, unknown>, description: string): Promise<TextTokenizer> {
+export async function hfTokenizer(
+  json: Record<string, unknown>,
+  config: Record<string, unknown>,
+  description: string,
+): Promise<TextTokenizer> {
   // The package's declarations import each other without file extensions, so under NodeNext its
   // types do not resolve; this is the part of its API used here.
   const { Tokenizer } = (await import('@huggingface/tokenizers')) as unknown as { Tokenizer: HfTokenizerClass };
@@ -29,7 +33,10 @@ export async function hfTokenizer(json: Record<string, unknown>, config: Record<
 }
 
 interface HfTokenizerClass {
-  new (json: Record<string, unknown>, config: Record<string, unknown>): {
+  new (
+    json: Record<string, unknown>,
+    config: Record<string, unknown>,
+  ): {
     encode(text: string, options: { add_special_tokens: boolean }): { ids: readonly number[] };
   };
 }

@@ -150,11 +150,27 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
   const last = new Map<number, TargetState>(); // cheap counters: the previous solution per target
   const sampled = new Map<number, SampledTarget>(); // cheap counters with sampling: per target
   const fits = new Map<number, TargetState[]>(); // costly counters: probe fits per target
-  const strategy: SizerStats['strategy'] = counter.costly ? 'probe-fits' : options.verify === 'all' ? 'exact' : 'sampled';
+  const strategy: SizerStats['strategy'] = counter.costly
+    ? 'probe-fits'
+    : options.verify === 'all'
+      ? 'exact'
+      : 'sampled';
   const targets = new Set<number>();
   const stats: SizerStats = {
-    prompts: 0, counts: 0, estimated: 0, unverified: 0, outOfTolerance: 0, maxAbsError: 0, sizingMs: 0, fits: [],
-    strategy, targets: 0, promptsCounted: 0, promptsVerified: 0, promptsEstimated: 0, verifyFailures: 0,
+    prompts: 0,
+    counts: 0,
+    estimated: 0,
+    unverified: 0,
+    outOfTolerance: 0,
+    maxAbsError: 0,
+    sizingMs: 0,
+    fits: [],
+    strategy,
+    targets: 0,
+    promptsCounted: 0,
+    promptsVerified: 0,
+    promptsEstimated: 0,
+    verifyFailures: 0,
   };
   const sample = counter.sample;
   const sampleSlope = sample !== null && sample.chars > 0 ? sample.tokens / sample.chars : undefined;
@@ -164,7 +180,8 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
     let best: [number, TargetState] | null = null;
     for (const [t, value] of states) {
       const state = Array.isArray(value) ? value[0] : value;
-      if (state !== undefined && (best === null || Math.abs(t - target) < Math.abs(best[0] - target))) best = [t, state];
+      if (state !== undefined && (best === null || Math.abs(t - target) < Math.abs(best[0] - target)))
+        best = [t, state];
     }
     return best === null ? null : best[1];
   };
@@ -187,13 +204,22 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
     // No body at all already counts too many: the count of the bare envelope is a context that holds it.
     if (sized.belowMinimum && !sized.withinTolerance) {
       // (A usage probe the server refused counts +Infinity: then the envelope's size is unknown.)
-      return { bodyChars: null, expectedTokens: null, ...(Number.isFinite(sized.countedTokens) ? { envelopeTokens: sized.countedTokens } : {}) };
+      return {
+        bodyChars: null,
+        expectedTokens: null,
+        ...(Number.isFinite(sized.countedTokens) ? { envelopeTokens: sized.countedTokens } : {}),
+      };
     }
     return { bodyChars: sized.fillerChars, expectedTokens: sized.countedTokens, text: sized.text };
   };
 
   /** Costly counters: probe this request's prompt and keep the fit. */
-  const probeFit = async (index: number, target: number, render: (chars: number) => string, start: SizingHint | null): Promise<SizedPrompt> => {
+  const probeFit = async (
+    index: number,
+    target: number,
+    render: (chars: number) => string,
+    start: SizingHint | null,
+  ): Promise<SizedPrompt> => {
     const sized = await sizePrompt(counter, render, target, {
       hint: start,
       tokensPerChar: sampleSlope,
@@ -202,31 +228,70 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
     });
     stats.counts += sized.iterations;
     const slope = probeSlope(sized, start, sample) ?? sampleSlope ?? sized.tokensPerChar;
-    const fit: TargetState = { fillerChars: sized.fillerChars, countedTokens: sized.countedTokens, tokensPerChar: slope, textChars: sized.text.length, makeup: makeupOf(sized.text) };
+    const fit: TargetState = {
+      fillerChars: sized.fillerChars,
+      countedTokens: sized.countedTokens,
+      tokensPerChar: slope,
+      textChars: sized.text.length,
+      makeup: makeupOf(sized.text),
+    };
     fits.set(target, [...(fits.get(target) ?? []), fit]);
-    stats.fits.push({ target, index, probes: sized.iterations, fillerChars: sized.fillerChars, countedTokens: sized.countedTokens, tokensPerChar: slope });
+    stats.fits.push({
+      target,
+      index,
+      probes: sized.iterations,
+      fillerChars: sized.fillerChars,
+      countedTokens: sized.countedTokens,
+      tokensPerChar: slope,
+    });
     return sized;
   };
 
   /** Cheap counters: solve exactly from the previous solution of this target (or the nearest one, or `hint`). */
-  const solveExactly = async (target: number, render: (chars: number) => string, hint: SizingHint | number | null): Promise<SizedPrompt> => {
+  const solveExactly = async (
+    target: number,
+    render: (chars: number) => string,
+    hint: SizingHint | number | null,
+  ): Promise<SizedPrompt> => {
     const state = last.get(target);
     const start: SizingHint | number | null = state ?? nearest(last, target) ?? hint;
-    const sized = await sizePrompt(counter, render, target, { hint: start, tokensPerChar: sampleSlope, maxIterations: options.maxIterations });
+    const sized = await sizePrompt(counter, render, target, {
+      hint: start,
+      tokensPerChar: sampleSlope,
+      maxIterations: options.maxIterations,
+    });
     stats.counts += sized.iterations;
-    last.set(target, { fillerChars: sized.fillerChars, countedTokens: sized.countedTokens, tokensPerChar: steadySlope(state, sized), textChars: sized.text.length, makeup: ZERO_MAKEUP });
+    last.set(target, {
+      fillerChars: sized.fillerChars,
+      countedTokens: sized.countedTokens,
+      tokensPerChar: steadySlope(state, sized),
+      textChars: sized.text.length,
+      makeup: ZERO_MAKEUP,
+    });
     return sized;
   };
 
   /** Cheap counters with sampling: one request (see the module doc and sample-plan.ts). */
-  const sizeSampled = async (index: number, target: number, render: (chars: number) => string, hint: number | null, t0: number): Promise<SizedAnswer> => {
+  const sizeSampled = async (
+    index: number,
+    target: number,
+    render: (chars: number) => string,
+    hint: number | null,
+    t0: number,
+  ): Promise<SizedAnswer> => {
     let entry = sampled.get(target);
     if (entry === undefined) sampled.set(target, (entry = { seen: 0, verifyUntil: EXACT_FIRST, anchor: null }));
     const j = entry.seen++;
     const exact = async (start: SizingHint | number | null): Promise<SizedAnswer> => {
       const sized = await solveExactly(target, render, start);
       if (sized.withinTolerance && !sized.belowMinimum) {
-        entry.anchor = { fillerChars: sized.fillerChars, countedTokens: sized.countedTokens, tokensPerChar: last.get(target)!.tokensPerChar, textChars: sized.text.length, makeup: makeupOf(sized.text) };
+        entry.anchor = {
+          fillerChars: sized.fillerChars,
+          countedTokens: sized.countedTokens,
+          tokensPerChar: last.get(target)!.tokensPerChar,
+          textChars: sized.text.length,
+          makeup: makeupOf(sized.text),
+        };
       }
       return record(index, target, sized, 'counted', t0);
     };
@@ -243,13 +308,31 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
     // The prediction assumed a body of exactly fillerChars characters; anything else is counted.
     if (text.length !== envelope + prediction.fillerChars) return exact(hint);
     if (!drifted && j >= entry.verifyUntil && !inSample(j)) {
-      return record(index, target, sizedFrom(text, prediction.fillerChars, prediction.tokens, target, anchor.tokensPerChar), 'estimated', t0);
+      return record(
+        index,
+        target,
+        sizedFrom(text, prediction.fillerChars, prediction.tokens, target, anchor.tokensPerChar),
+        'estimated',
+        t0,
+      );
     }
     const counted = await counter.count(text);
     stats.counts++;
     if (withinTolerance(counted, target)) {
-      entry.anchor = { fillerChars: prediction.fillerChars, countedTokens: counted, tokensPerChar: anchor.tokensPerChar, textChars: text.length, makeup: makeupOf(text) };
-      return record(index, target, sizedFrom(text, prediction.fillerChars, counted, target, anchor.tokensPerChar), 'verified', t0);
+      entry.anchor = {
+        fillerChars: prediction.fillerChars,
+        countedTokens: counted,
+        tokensPerChar: anchor.tokensPerChar,
+        textChars: text.length,
+        makeup: makeupOf(text),
+      };
+      return record(
+        index,
+        target,
+        sizedFrom(text, prediction.fillerChars, counted, target, anchor.tokensPerChar),
+        'verified',
+        t0,
+      );
     }
     // Outside the tolerance: solve this one exactly, from the verified count, and look closer at the next ones.
     stats.verifyFailures++;
@@ -259,7 +342,12 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
 
   return {
     method: counter.info().method,
-    stats: () => ({ ...stats, targets: targets.size, fits: stats.fits.map((f) => ({ ...f })), sizingMs: Math.round(stats.sizingMs * 1000) / 1000 }),
+    stats: () => ({
+      ...stats,
+      targets: targets.size,
+      fits: stats.fits.map((f) => ({ ...f })),
+      sizingMs: Math.round(stats.sizingMs * 1000) / 1000,
+    }),
     async size(index, targetTokens, skeleton, hint) {
       const t0 = performance.now();
       const render = (chars: number): string => skeleton.render(index, chars);
@@ -268,7 +356,14 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
         return record(index, targetTokens, await solveExactly(targetTokens, render, hint), 'counted', t0);
       }
       const known = fits.get(targetTokens) ?? [];
-      if (known.length === 0) return record(index, targetTokens, await probeFit(index, targetTokens, render, nearest(fits, targetTokens)), 'counted', t0);
+      if (known.length === 0)
+        return record(
+          index,
+          targetTokens,
+          await probeFit(index, targetTokens, render, nearest(fits, targetTokens)),
+          'counted',
+          t0,
+        );
       // The fit whose make-up is closest to this request's prompt (at about the same length).
       const makeup = makeupOf(render(known[0]!.fillerChars));
       let fit = known[0]!;
@@ -277,15 +372,26 @@ export function createCountingSizer(counter: PromptCounter, options: CountingSiz
         const d = makeupDistance(candidate.makeup, makeup);
         if (d < distance) [fit, distance] = [candidate, d];
       }
-      const standIn = { count: (text: string): Promise<number> => Promise.resolve(Math.round(fit.countedTokens + fit.tokensPerChar * (text.length - fit.textChars))) };
-      const estimate = await sizePrompt(standIn, render, targetTokens, { hint: fit, maxIterations: options.maxIterations });
-      if (DENSITY_SENSITIVITY * distance <= driftBudget(targetTokens)) return record(index, targetTokens, estimate, 'estimated', t0);
+      const standIn = {
+        count: (text: string): Promise<number> =>
+          Promise.resolve(Math.round(fit.countedTokens + fit.tokensPerChar * (text.length - fit.textChars))),
+      };
+      const estimate = await sizePrompt(standIn, render, targetTokens, {
+        hint: fit,
+        maxIterations: options.maxIterations,
+      });
+      if (DENSITY_SENSITIVITY * distance <= driftBudget(targetTokens))
+        return record(index, targetTokens, estimate, 'estimated', t0);
       if (known.length >= (options.maxFitsPerTarget ?? 16)) {
         stats.unverified++;
         return record(index, targetTokens, estimate, 'estimated', t0);
       }
       // Too different from every fit: probe this one too, starting where the stand-in landed.
-      const start: SizingHint = { fillerChars: estimate.fillerChars, countedTokens: targetTokens, tokensPerChar: fit.tokensPerChar };
+      const start: SizingHint = {
+        fillerChars: estimate.fillerChars,
+        countedTokens: targetTokens,
+        tokensPerChar: fit.tokensPerChar,
+      };
       return record(index, targetTokens, await probeFit(index, targetTokens, render, start), 'counted', t0);
     },
   };
@@ -302,8 +408,13 @@ function driftBudget(target: number): number {
  * closest to `target` (ties below, then the shorter body). Null when no body length is predicted
  * within the tolerance (e.g. no body already counts more): the exact solver then decides.
  */
-function predict(anchor: TargetState, target: number, envelope: number): { fillerChars: number; tokens: number } | null {
-  const tokensAt = (c: number): number => Math.round(anchor.countedTokens + anchor.tokensPerChar * (envelope + c - anchor.textChars));
+function predict(
+  anchor: TargetState,
+  target: number,
+  envelope: number,
+): { fillerChars: number; tokens: number } | null {
+  const tokensAt = (c: number): number =>
+    Math.round(anchor.countedTokens + anchor.tokensPerChar * (envelope + c - anchor.textChars));
   const ideal = (target - anchor.countedTokens) / anchor.tokensPerChar + anchor.textChars - envelope;
   let best: { fillerChars: number; tokens: number } | null = null;
   for (const c of [Math.floor(ideal) - 1, Math.floor(ideal), Math.ceil(ideal), Math.ceil(ideal) + 1]) {
@@ -311,13 +422,24 @@ function predict(anchor: TargetState, target: number, envelope: number): { fille
     const tokens = tokensAt(c);
     const d = Math.abs(tokens - target);
     const bd = best === null ? Number.POSITIVE_INFINITY : Math.abs(best.tokens - target);
-    if (best === null || d < bd || (d === bd && (tokens < best.tokens || (tokens === best.tokens && c < best.fillerChars)))) best = { fillerChars: c, tokens };
+    if (
+      best === null ||
+      d < bd ||
+      (d === bd && (tokens < best.tokens || (tokens === best.tokens && c < best.fillerChars)))
+    )
+      best = { fillerChars: c, tokens };
   }
   return best !== null && withinTolerance(best.tokens, target) ? best : null;
 }
 
 /** A {@link SizedPrompt} for a prompt whose count is `tokens` (predicted or verified). */
-function sizedFrom(text: string, fillerChars: number, tokens: number, target: number, tokensPerChar: number): SizedPrompt {
+function sizedFrom(
+  text: string,
+  fillerChars: number,
+  tokens: number,
+  target: number,
+  tokensPerChar: number,
+): SizedPrompt {
   return {
     text,
     countedTokens: tokens,
@@ -378,7 +500,11 @@ function steadySlope(previous: TargetState | undefined, sized: SizedPrompt): num
  * else the one it started from, else the secant through the calibration sample (both are server
  * counts of the same skeleton).
  */
-function probeSlope(sized: SizedPrompt, start: SizingHint | null, sample: { chars: number; tokens: number } | null): number | null {
+function probeSlope(
+  sized: SizedPrompt,
+  start: SizingHint | null,
+  sample: { chars: number; tokens: number } | null,
+): number | null {
   if (sized.slopeSpanChars >= MIN_SLOPE_SPAN_CHARS) return sized.tokensPerChar;
   if (start?.tokensPerChar !== undefined && start.tokensPerChar > 0) return start.tokensPerChar;
   if (sized.slopeSpanChars > 0) return sized.tokensPerChar;

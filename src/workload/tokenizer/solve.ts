@@ -87,7 +87,8 @@ export async function sizePrompt(
   targetTokens: number,
   options: SizeOptions = {},
 ): Promise<SizedPrompt> {
-  if (!Number.isInteger(targetTokens) || targetTokens < 1) throw new RangeError(`target must be a positive integer number of tokens, got ${targetTokens}`);
+  if (!Number.isInteger(targetTokens) || targetTokens < 1)
+    throw new RangeError(`target must be a positive integer number of tokens, got ${targetTokens}`);
   const target = targetTokens;
   const accept = Math.max(0, options.acceptWithin ?? 0);
   const maxIterations = Math.max(1, options.maxIterations ?? 24);
@@ -111,7 +112,17 @@ export async function sizePrompt(
     const text = render(c);
     const n = await counter.count(text);
     seen.set(c, n);
-    if (kept.c < 0 || choose([{ c: kept.c, n: seen.get(kept.c)! }, { c, n }], target).c === c) [kept.c, kept.text] = [c, text];
+    if (
+      kept.c < 0 ||
+      choose(
+        [
+          { c: kept.c, n: seen.get(kept.c)! },
+          { c, n },
+        ],
+        target,
+      ).c === c
+    )
+      [kept.c, kept.text] = [c, text];
     points.push({ c, n });
     if (n < target && (lo === null || c > lo.c)) lo = { c, n };
     if (n > target && (hi === null || c < hi.c)) hi = { c, n };

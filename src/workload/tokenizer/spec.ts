@@ -35,19 +35,23 @@ export function parseTokenizerSpec(value: string): TokenizerSpec {
   const arg = colon < 0 ? null : value.slice(colon + 1);
   switch (kind) {
     case 'hf': {
-      if (arg === null || arg.trim() === '') throw bad('expected hf:PATH, a tokenizer.json file or a directory holding one');
+      if (arg === null || arg.trim() === '')
+        throw bad('expected hf:PATH, a tokenizer.json file or a directory holding one');
       return { kind: 'hf', path: arg };
     }
     case 'tiktoken': {
       const known = TIKTOKEN_ENCODINGS as readonly string[];
-      if (arg === null || !known.includes(arg)) throw bad(`unknown tiktoken encoding (expected one of ${TIKTOKEN_ENCODINGS.join(', ')})`);
+      if (arg === null || !known.includes(arg))
+        throw bad(`unknown tiktoken encoding (expected one of ${TIKTOKEN_ENCODINGS.join(', ')})`);
       return { kind: 'tiktoken', encoding: arg as TiktokenEncodingName };
     }
     case 'chars': {
       if (arg === null) return { kind: 'chars', ratio: 3.0 };
       const ratio = /^\d+(\.\d+)?$/.test(arg) ? Number(arg) : Number.NaN;
       if (!Number.isFinite(ratio) || ratio <= 0 || ratio > MAX_CHARS_RATIO) {
-        throw bad(`the ratio must be a number of characters per token above 0 and at most ${MAX_CHARS_RATIO}, e.g. chars:3.0`);
+        throw bad(
+          `the ratio must be a number of characters per token above 0 and at most ${MAX_CHARS_RATIO}, e.g. chars:3.0`,
+        );
       }
       return { kind: 'chars', ratio };
     }

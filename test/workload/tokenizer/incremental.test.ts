@@ -49,12 +49,17 @@ test('self-checks run only for the first few multi-segment texts', () => {
 
 test('commonPrefixLength', () => {
   fc.assert(
-    fc.property(fc.string({ maxLength: 9000 }), fc.string({ maxLength: 50 }), fc.string({ maxLength: 50 }), (common, a, b) => {
-      const n = commonPrefixLength(common + a, common + b);
-      assert.ok(n >= common.length);
-      assert.equal((common + a).slice(0, n), (common + b).slice(0, n));
-      if (n < Math.min((common + a).length, (common + b).length)) assert.notEqual((common + a)[n], (common + b)[n]);
-    }),
+    fc.property(
+      fc.string({ maxLength: 9000 }),
+      fc.string({ maxLength: 50 }),
+      fc.string({ maxLength: 50 }),
+      (common, a, b) => {
+        const n = commonPrefixLength(common + a, common + b);
+        assert.ok(n >= common.length);
+        assert.equal((common + a).slice(0, n), (common + b).slice(0, n));
+        if (n < Math.min((common + a).length, (common + b).length)) assert.notEqual((common + a)[n], (common + b)[n]);
+      },
+    ),
     { numRuns: 200 },
   );
 });

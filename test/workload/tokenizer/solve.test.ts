@@ -5,7 +5,10 @@ import { sizePrompt, type SizedPrompt } from '../../../src/workload/tokenizer/so
 import { toleranceTokens, withinTolerance } from '../../../src/workload/tokenizer/types.js';
 
 /** A counter over `fillerChars` alone: the render is 'x' repeated, so length = fillerChars + skeleton. */
-function synthetic(countOf: (chars: number) => number, skeletonChars = 0): { count: (text: string) => Promise<number>; render: (c: number) => string; calls: () => number } {
+function synthetic(
+  countOf: (chars: number) => number,
+  skeletonChars = 0,
+): { count: (text: string) => Promise<number>; render: (c: number) => string; calls: () => number } {
   let calls = 0;
   return {
     count: (text) => {
@@ -32,8 +35,13 @@ function bruteBest(countOf: (chars: number) => number, target: number, limit: nu
 
 function assertClosest(sized: SizedPrompt, countOf: (c: number) => number, target: number, limit: number): void {
   const best = bruteBest(countOf, target, limit);
-  assert.equal(Math.abs(sized.countedTokens - target), Math.abs(best.n - target), `target ${target}: got ${sized.countedTokens}, best possible ${best.n}`);
-  if (Math.abs(best.n - target) > 0) assert.ok(sized.countedTokens <= best.n, 'a tie goes to the count below the target');
+  assert.equal(
+    Math.abs(sized.countedTokens - target),
+    Math.abs(best.n - target),
+    `target ${target}: got ${sized.countedTokens}, best possible ${best.n}`,
+  );
+  if (Math.abs(best.n - target) > 0)
+    assert.ok(sized.countedTokens <= best.n, 'a tie goes to the count below the target');
   assert.equal(sized.countedTokens, countOf(sized.fillerChars));
   assert.equal(sized.error, sized.countedTokens - target);
 }

@@ -19,7 +19,11 @@ test('good specs parse to their canonical form', () => {
 });
 
 /** Asserts a one-line error of `type` whose message names `needle`. */
-async function oneLineError(promise: Promise<unknown>, type: new (...args: never[]) => Error, needle: string): Promise<string> {
+async function oneLineError(
+  promise: Promise<unknown>,
+  type: new (...args: never[]) => Error,
+  needle: string,
+): Promise<string> {
   let caught: unknown;
   try {
     await promise;
@@ -27,14 +31,24 @@ async function oneLineError(promise: Promise<unknown>, type: new (...args: never
     caught = error;
   }
   assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
-  const message = (caught).message;
+  const message = caught.message;
   assert.ok(!message.includes('\n'), `one line: ${message}`);
   assert.ok(message.includes(needle), `${JSON.stringify(message)} names ${needle}`);
   return message;
 }
 
 test('bad specs are one-line usage errors naming the value', async () => {
-  for (const bad of ['tiktoken:nope', 'chars:0', 'chars:-1', 'chars:abc', 'chars:1e3', 'bogus', 'hf:', 'tiktoken', '']) {
+  for (const bad of [
+    'tiktoken:nope',
+    'chars:0',
+    'chars:-1',
+    'chars:abc',
+    'chars:1e3',
+    'bogus',
+    'hf:',
+    'tiktoken',
+    '',
+  ]) {
     const message = await oneLineError(createPromptCounter(bad), UsageError, JSON.stringify(bad));
     assert.match(message, /^--tokenizer /);
   }
@@ -50,7 +64,11 @@ test('an unreadable tokenizer file is a one-line input-file error naming the pat
     await writeFile(join(dir, 'tokenizer.json'), '{"model": ');
     await oneLineError(createPromptCounter(`hf:${dir}`), InputFileError, 'not valid JSON');
     await writeFile(join(dir, 'tokenizer.json'), '{"version": "1.0"}');
-    await oneLineError(createPromptCounter(`hf:${join(dir, 'tokenizer.json')}`), InputFileError, 'not a Hugging Face tokenizer.json');
+    await oneLineError(
+      createPromptCounter(`hf:${join(dir, 'tokenizer.json')}`),
+      InputFileError,
+      'not a Hugging Face tokenizer.json',
+    );
     await writeFile(join(dir, 'tokenizer.json'), '{"model": {"type": "NoSuchModel"}}');
     await oneLineError(createPromptCounter(`hf:${dir}`), InputFileError, 'not a usable Hugging Face tokenizer');
   } finally {
