@@ -17,6 +17,8 @@ export {
 } from './pipeline/benchmark.js';
 export { parsePlan, serializePlan, RUN_PLAN_SCHEMA, type RunPlan } from './plan/run-plan.js';
 export { assembleResult, type RunHeader, type RunEnd } from './assemble/assemble.js';
+export { executePlan, type ExecuteOptions, type Execution, type ExecutionTarget } from './execute/execute-plan.js';
+export { checkSlice } from './plan/slice.js';
 export { buildDryRunPlan, type DryRunPlan } from './plan/dry-run.js';
 export { resolveRunConfig, type RunConfig } from './config/run-config.js';
 export { runConfigFrom, defaultRunValues, RUN_DEFAULTS } from './config/defaults.js';

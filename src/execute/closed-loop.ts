@@ -13,6 +13,8 @@ export type RequestExecutor = (index: number, scheduledOffsetMs: number | null) 
 
 export interface ClosedLoopOptions {
   requests: number;
+  /** The request indexes to run, in this order (a slice of a plan); default 0 … requests − 1. `requests` is then their count. */
+  indexes?: readonly number[];
   concurrency: number;
   rampS?: number;
   durationS?: number | null;
@@ -29,25 +31,26 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   const results: RequestResult[] = [];
   const stop = options.stopScheduling;
   const deadlineMs = options.durationS == null ? Infinity : options.durationS * 1000;
+  const count = options.indexes?.length ?? options.requests;
+  const indexAt = (k: number): number => options.indexes?.[k] ?? k;
   let next = 0;
   // Each finished request (its result, journal line and the next request) is handled in a turn of
   // its own (util/turns.ts): at 256 streams, completions handled back to back held first tokens
   // that arrived meanwhile up to 25 ms before they were stamped (bench/README.md).
   const turns = new TurnQueue();
-  const canStart = (): boolean =>
-    next < options.requests && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
+  const canStart = (): boolean => next < count && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
   const worker = async (k: number): Promise<void> => {
     const joinMs = options.rampS ? (options.rampS * 1000 * k) / options.concurrency : 0;
     if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
     while (canStart()) {
-      const index = next++;
+      const index = indexAt(next++);
       const result = await options.execute(index, null);
       await turns.next();
       results.push(result);
       options.onResult?.(result);
     }
   };
-  const workers = Array.from({ length: Math.min(options.concurrency, options.requests) }, (_, k) => worker(k));
+  const workers = Array.from({ length: Math.min(options.concurrency, count) }, (_, k) => worker(k));
   await Promise.all(workers);
   return results.sort((a, b) => a.requestIndex - b.requestIndex);
 }

@@ -7,6 +7,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { RunPlan } from '../plan/run-plan.js';
+import { checkSlice } from '../plan/slice.js';
 import type { RequestResult } from '../record/types.js';
 import { InterruptedError } from '../util/errors.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
@@ -46,6 +47,11 @@ export interface ExecutionStart {
 export interface ExecuteOptions {
   /** The counter of a plan sized during the run (`synthetic-lazy`); null otherwise. */
   lazySizer: PromptSizer | null;
+  /**
+   * Only these request indexes, ascending (a slice of the plan, plan/slice.ts): each keeps its
+   * planned offset, prompt and cap; a closed loop runs them at the plan's concurrency. Default: all.
+   */
+  indexes?: readonly number[];
   /** Aborting it before the clock starts ends the set-up (connection warm-up) with an `InterruptedError`. */
   setupSignal?: AbortSignal;
   /** Aborting stops scheduling: no new request starts (in-flight ones drain). */
@@ -91,6 +97,8 @@ function markWarmup(result: RequestResult, warmup: RunPlan['warmup']): void {
 
 /** Executes `plan` against `target`. */
 export async function executePlan(plan: RunPlan, target: ExecutionTarget, options: ExecuteOptions): Promise<Execution> {
+  if (options.indexes !== undefined) checkSlice(plan, options.indexes);
+  const slice = options.indexes !== undefined ? { indexes: options.indexes } : {};
   const prompts = await planPrompts(plan, options.lazySizer);
   const url = endpointUrl(target.baseUrl, '/chat/completions');
   const warmCount = plan.client.warm_connections;
@@ -160,6 +168,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
       load.kind === 'open'
         ? runOpenLoop({
             offsetsMs: load.offsets_ms,
+            ...slice,
             maxConcurrency: load.max_concurrency,
             runStartNs,
             prepare: (index) => sender.prepare(index),
@@ -173,6 +182,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
           })
         : runClosedLoop({
             requests: plan.requests.count,
+            ...slice,
             concurrency: load.concurrency,
             rampS: load.ramp_s,
             durationS: load.duration_s,

@@ -25,6 +25,8 @@ const REAL_TIME: OpenLoopClock = { elapsedMs, sleep, waitUntil };
 export interface OpenLoopOptions<P> {
   /** Scheduled offsets from run start, ms, ascending; index i is request i. */
   offsetsMs: readonly number[];
+  /** Which requests to send, ascending (a slice of a plan): each keeps its own offset; default every one. */
+  indexes?: readonly number[];
   maxConcurrency: number | null;
   runStartNs: bigint;
   /** Builds request i's body (outside its timing). */
@@ -54,8 +56,10 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
   const release = (): void => waiting.shift()?.();
   const turns = new TurnQueue();
   const clock = options.clock ?? REAL_TIME;
-  for (let index = 0; index < options.offsetsMs.length; index++) {
+  const count = options.indexes?.length ?? options.offsetsMs.length;
+  for (let k = 0; k < count; k++) {
     if (stop?.aborted) break;
+    const index = options.indexes?.[k] ?? k;
     const due = options.offsetsMs[index]!;
     await clock.sleep(due - PREPARE_LEAD_MS - clock.elapsedMs(options.runStartNs), stop);
     if (stop?.aborted) break;

@@ -324,3 +324,33 @@ test('open loop: with sendWaitsForDue a request is handed over as soon as it is 
     [0, 1],
   );
 });
+
+test('open loop, a slice: only the given requests are sent, each at its own planned offset', async () => {
+  const time = new VirtualTime(RUN_START_NS);
+  const h = harness(time, 30);
+  const offsetsMs = [0, 40, 80, 120, 160, 200];
+  const results = await time.drive(
+    runOpenLoop({
+      offsetsMs,
+      indexes: [1, 4, 5],
+      maxConcurrency: null,
+      runStartNs: BigInt(RUN_START_NS),
+      prepare: h.prepare,
+      send: h.send,
+      onResult: h.onResult,
+      clock: time,
+    }),
+  );
+  assert.deepEqual(
+    h.sends.map((s) => [s.index, s.atMs, s.scheduledOffsetMs]),
+    [
+      [1, 40, 40],
+      [4, 160, 160],
+      [5, 200, 200],
+    ],
+  );
+  assert.deepEqual(
+    results.map((r) => r.requestIndex),
+    [1, 4, 5],
+  );
+});
