@@ -7,6 +7,14 @@
 
 import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
+import { RUN_DEFAULTS } from '../config/defaults.js';
+
+/** A run flag's default, from config/'s table (the library reads the same one): stated once. */
+function runDefault(name: string): string | number | boolean {
+  const value = RUN_DEFAULTS[name];
+  if (value === undefined) throw new Error(`config/defaults.ts has no default for --${name}`);
+  return value;
+}
 
 export type { FlagSpec } from './args/spec.js';
 export { formatFlagHelp } from './args/help.js';
@@ -73,7 +81,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'requests',
     type: 'int',
-    default: 60,
+    default: runDefault('requests'),
     min: 1,
     max: 1000000,
     meta: 'N',
@@ -82,7 +90,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'concurrency',
     type: 'int',
-    default: 20,
+    default: runDefault('concurrency'),
     min: 1,
     max: 100000,
     meta: 'N',
@@ -91,7 +99,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'burst',
     type: 'int',
-    default: 0,
+    default: runDefault('burst'),
     min: 0,
     max: 256,
     meta: 'N',
@@ -108,7 +116,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'arrival',
     type: 'string',
-    default: 'poisson',
+    default: runDefault('arrival'),
     choices: ARRIVAL_PROCESSES,
     meta: 'PROCESS',
     help: 'open-loop arrivals: constant, poisson, or gamma (with --burstiness)',
@@ -116,7 +124,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'burstiness',
     type: 'float',
-    default: 1,
+    default: runDefault('burstiness'),
     min: Number.MIN_VALUE,
     max: 1000,
     meta: 'K',
@@ -147,7 +155,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'ramp',
     type: 'float',
-    default: 0,
+    default: runDefault('ramp'),
     min: 0,
     max: 86400,
     meta: 'S',
@@ -168,7 +176,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'on-interrupt',
     type: 'string',
-    default: 'drain',
+    default: runDefault('on-interrupt'),
     choices: ['drain', 'cancel'],
     meta: 'MODE',
     help: 'on SIGINT/SIGTERM: let in-flight requests finish (drain) or cancel them; a second signal cancels',
@@ -183,7 +191,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'shared-prefix-tokens',
     type: 'int',
-    default: 8000,
+    default: runDefault('shared-prefix-tokens'),
     min: 0,
     max: 262144,
     meta: 'N',
@@ -192,7 +200,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'ctx-tokens',
     type: 'int',
-    default: 0,
+    default: runDefault('ctx-tokens'),
     min: 0,
     max: 1048576,
     meta: 'N',
@@ -208,14 +216,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'tokenizer',
     type: 'string',
-    default: 'server',
+    default: runDefault('tokenizer'),
     meta: 'MODE',
     help: "how prompts are sized to their planned context: server (learn the server's tokenizer), hf:PATH (a tokenizer.json or its directory), tiktoken:o200k_base|cl100k_base, chars:3.0 (the reference's exact bytes, not calibrated); README: Prompts that really are the planned size",
   },
   {
     name: 'prefix',
     type: 'string',
-    default: 'shared',
+    default: runDefault('prefix'),
     choices: PREFIX_POLICIES,
     meta: 'POLICY',
     help: 'shared: every prompt starts with the same --shared-prefix-tokens; unique: no two prompts share a prefix; none: no prefix section',
@@ -223,7 +231,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'cache-bust',
     type: 'boolean',
-    default: false,
+    default: runDefault('cache-bust'),
     help: 'put a per-run random salt first in every prompt, so a rerun cannot hit the prefix cache',
   },
   {
@@ -235,13 +243,13 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'ignore-eos',
     type: 'boolean',
-    default: false,
+    default: runDefault('ignore-eos'),
     help: 'ask the server to ignore end-of-sequence so every output runs to --max-tokens (ignore_eos: vLLM, SGLang, llama.cpp)',
   },
   {
     name: 'min-tokens',
     type: 'int',
-    default: 0,
+    default: runDefault('min-tokens'),
     min: 0,
     max: 65536,
     meta: 'N',
@@ -250,15 +258,23 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'seed',
     type: 'int',
-    default: 0,
+    default: runDefault('seed'),
     meta: 'N',
     help: 'seed of the sampled context plan (a CPython-compatible Mersenne Twister: the same plan as the reference), of dataset sampling and of open-loop arrivals',
   },
-  { name: 'max-tokens', type: 'int', default: 64, min: 1, max: 65536, meta: 'N', help: 'completion cap per request' },
+  {
+    name: 'max-tokens',
+    type: 'int',
+    default: runDefault('max-tokens'),
+    min: 1,
+    max: 65536,
+    meta: 'N',
+    help: 'completion cap per request',
+  },
   {
     name: 'max-model-len',
     type: 'int',
-    default: 0,
+    default: runDefault('max-model-len'),
     min: 0,
     max: 1048576,
     meta: 'N',
@@ -267,7 +283,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'margin',
     type: 'int',
-    default: 1024,
+    default: runDefault('margin'),
     min: 0,
     max: 1048576,
     meta: 'N',
@@ -281,7 +297,12 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     defaultText: 'default',
     help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing (as the reference, spec §1.4, with its model-family rules)',
   },
-  { name: 'no-thinking', type: 'boolean', default: false, help: 'same as --thinking-mode disabled' },
+  {
+    name: 'no-thinking',
+    type: 'boolean',
+    default: runDefault('no-thinking'),
+    help: 'same as --thinking-mode disabled',
+  },
   {
     name: 'reasoning-effort',
     type: 'string',
@@ -292,7 +313,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'timeout',
     type: 'float',
-    default: 900,
+    default: runDefault('timeout'),
     min: Number.MIN_VALUE,
     max: 3600,
     meta: 'S',
@@ -328,7 +349,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'retries',
     type: 'int',
-    default: 0,
+    default: runDefault('retries'),
     min: 0,
     max: 10,
     meta: 'N',
@@ -337,7 +358,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'retry-max-wait',
     type: 'float',
-    default: 30,
+    default: runDefault('retry-max-wait'),
     min: 0,
     max: 3600,
     meta: 'S',
@@ -372,7 +393,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'workers',
     type: 'int',
-    default: 1,
+    default: runDefault('workers'),
     min: 1,
     max: 256,
     meta: 'N',
@@ -381,7 +402,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'cold-connections',
     type: 'boolean',
-    default: false,
+    default: runDefault('cold-connections'),
     help: "do not open the connection pool before the run, and start each request's clock when it is handed to the HTTP stack (as the reference did): connection set-up then counts in the first requests' TTFT (recorded in servebench.connections)",
   },
   {

@@ -1,8 +1,8 @@
 /**
  * The run's defaults, by flag name, for callers that build a configuration without the CLI (the
  * library entry): `runConfigFrom({ requests: 8, 'ctx-tokens': 2048 })`. The CLI's flag table
- * (cli/options.ts) states the same defaults for its parser and help; test/config/defaults.test.ts
- * fails when the two disagree. Values are not bounds-checked here as the CLI's parser checks them.
+ * (cli/options.ts) takes its defaults from here, except the two byte bounds, which it takes from
+ * the client's constants; test/config/defaults.test.ts fails when the two disagree. Values are not bounds-checked here as the CLI's parser checks them.
  */
 import type { FlagValue } from './flag-value.js';
 import { resolveRunConfig, type RunConfig } from './run-config.js';
