@@ -246,3 +246,19 @@ test('plan never writes over one of its inputs, and needs --output', async () =>
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--output.*--plan|--plan.*--output/);
 });
+
+test('run --plan on a file that is not a plan is refused in one line naming the file', async () => {
+  const broken = join(dir, 'broken.plan.json');
+  writeFileSync(broken, '{"schema": "servebench.run-plan/v1",\n  "identity": }\n');
+  const run = await runCli(['run', '--plan', broken, '--base-url', sims.fast.url]);
+  assert.equal(run.code, 2);
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0]!, /broken\.plan\.json/);
+  assert.match(lines[0]!, /not valid JSON/);
+  const other = join(dir, 'other.json');
+  writeFileSync(other, '{"schema": "anvil-serving.benchmark/v1"}\n');
+  const notPlan = await runCli(['run', '--plan', other, '--base-url', sims.fast.url]);
+  assert.equal(notPlan.code, 2);
+  assert.match(notPlan.stderr, /is not a servebench run plan/);
+});

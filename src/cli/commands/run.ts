@@ -18,7 +18,7 @@ import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
 import { parsePlan, type RunPlan } from '../../plan/run-plan.js';
 import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
-import { readInputFile } from '../../util/read-file.js';
+import { jsonProblem, readInputFile } from '../../util/read-file.js';
 import { InputFileError } from '../../util/errors.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
@@ -188,7 +188,7 @@ function readPlanFile(file: string): RunPlan {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InputFileError(file, `not JSON (${(error as Error).message})`);
+    throw new InputFileError(file, jsonProblem(text, error));
   }
   return parsePlan(value, file);
 }
