@@ -22,6 +22,7 @@ const ALL_BUT_CLI = [
   'plan',
   'execute',
   'assemble',
+  'shard',
   'pipeline',
 ];
 export const STAGE_IMPORTS = {
@@ -40,6 +41,8 @@ export const STAGE_IMPORTS = {
   plan: ['config', 'workload', 'schedule', 'metrics', 'result', 'record', 'util'],
   execute: ['plan', 'client', 'workload', 'schedule', 'record', 'util'],
   assemble: ['plan', 'metrics', 'result', 'record', 'util'],
+  // One plan from many processes: shard files, the rendezvous, the exact merge, the Kubernetes manifests.
+  shard: ['assemble', 'plan', 'metrics', 'result', 'record', 'util'],
   pipeline: ALL_BUT_CLI,
   cli: ALL_BUT_CLI,
 };
