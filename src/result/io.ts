@@ -7,11 +7,11 @@
 
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { InputFileError } from '../util/errors.js';
 import { checkWriteTargets } from '../util/write-targets.js';
-import { serializeJson } from './pyjson.js';
+import { serializeJsonChunks } from './pyjson.js';
 import type { CapacityResult } from './result-schema.js';
 import { checkResult, type ResultDocument } from './schema.js';
 import { fileProblem } from '../util/read-file.js';
@@ -141,24 +141,68 @@ async function assertWritableTarget(file: string): Promise<void> {
  * @throws UsageError for a refused target; Error with `cause` for I/O failures.
  */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await writeChunksAtomic(file, [text]);
+}
+
+/**
+ * {@link writeFileAtomic} for text that arrives in pieces (a result too large to be one string):
+ * each piece is written to the temp file as the iterator yields it, so memory holds one piece at a
+ * time. An error thrown by the iterator (a non-finite number found halfway through a result)
+ * removes the temp file and is rethrown unchanged; the target is never touched.
+ * @throws UsageError for a refused target; the iterator's own error; Error with `cause` for I/O failures.
+ */
+async function writeChunksAtomic(file: string, chunks: Iterable<string>): Promise<void> {
   await assertWritableTarget(file);
   const target = path.resolve(file);
   const dir = path.dirname(target);
   const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  let refused: { error: unknown } | null = null;
   try {
     const handle = await open(temp, 'wx', 0o666);
     try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
+      refused = await writePieces(handle, chunks);
+      if (refused === null) await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    if (refused === null) await rename(temp, target);
   } catch (err) {
     await unlink(temp).catch(() => undefined);
     throw new Error(`cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+  if (refused !== null) {
+    await unlink(temp).catch(() => undefined);
+    throw refused.error;
+  }
   await syncDirectory(dir);
+}
+
+/**
+ * Every piece, written as it comes. The producer's own error is returned, not thrown, so the
+ * caller can rethrow it as it is rather than as an I/O failure.
+ */
+async function writePieces(handle: FileHandle, chunks: Iterable<string>): Promise<{ error: unknown } | null> {
+  const iterator = chunks[Symbol.iterator]();
+  for (;;) {
+    let step: IteratorResult<string>;
+    try {
+      step = iterator.next();
+    } catch (error) {
+      return { error };
+    }
+    if (step.done === true) return null;
+    await writeAll(handle, Buffer.from(step.value, 'utf8'));
+  }
+}
+
+/** One buffer written in full: a write may take fewer bytes than asked (a full disk, a signal). */
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten === 0) throw new Error('wrote 0 bytes');
+    offset += bytesWritten;
+  }
 }
 
 async function syncDirectory(dir: string): Promise<void> {
@@ -176,12 +220,13 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /**
  * Serialize any JSON value the reference's way (serializeJson, spec §5.6: final newline included)
- * and write it atomically: a result of any era as read, written back. Serialization happens first,
- * so a non-finite number throws before the filesystem is touched.
+ * and write it atomically: a result of any era as read, written back. The text is streamed to the
+ * temp file in pieces (serializeJsonChunks), so a merged result of millions of request rows never
+ * has to be one string; a non-finite number found on the way removes the temp file and leaves
+ * the target as it was.
  */
 export async function writeJsonFile(file: string, value: unknown): Promise<void> {
-  const text = serializeJson(value);
-  await writeFileAtomic(file, text);
+  await writeChunksAtomic(file, serializeJsonChunks(value));
 }
 
 /** Write the result servebench built (the typed value) atomically, as {@link writeJsonFile} does. */

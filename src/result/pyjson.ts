@@ -50,6 +50,10 @@ export function isFloatKey(key: string): boolean {
  */
 export function pyFloatRepr(x: number): string {
   if (!Number.isFinite(x)) throw new RangeError(`cannot write non-finite number ${x} as JSON`);
+  // Where both use fixed notation (JS from 1e-7 to 1e21) JS prints the same shortest digits, laid
+  // out the same but for the `.0` of an integral value: the common case, without the string surgery.
+  const magnitude = Math.abs(x);
+  if (magnitude >= 1e-4 && magnitude < 1e16) return Number.isInteger(x) ? `${x}.0` : String(x);
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
   const sign = x < 0 ? '-' : '';
   const [mantissa = '', expText = '0'] = Math.abs(x).toExponential().split('e');
@@ -117,69 +121,185 @@ function compareCodePoints(a: string, b: string): number {
   }
 }
 
-/** Options of {@link toPyJson}. */
+/**
+ * Key order without the iterator walk of {@link compareCodePoints} when it cannot matter: UTF-16
+ * order equals code point order unless a surrogate is at the first difference (an astral character
+ * against U+E000–U+FFFF, or a lone surrogate). Keys are sorted once per object, so for a result's
+ * request rows this is the writer's hottest comparison.
+ */
+function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  const surrogate = (u: number): boolean => u >= 0xd800 && u <= 0xdfff;
+  return surrogate(x) || surrogate(y) ? compareCodePoints(a, b) : x - y;
+}
+
+/** Printable ASCII but `"` and `\`: a string made only of these is written as it is. */
+const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** {@link pyEscapeString}, skipping the per-character walk for the common plain key or value. */
+function escapeString(s: string): string {
+  return PLAIN_STRING.test(s) ? `"${s}"` : pyEscapeString(s);
+}
+
+/** Options of {@link toPyJson} and {@link pyJsonChunks}. */
 export interface PyJsonOptions {
   /** Replaces the float key rule (tests and other formats); default {@link isFloatKey}. */
   floatKey?: (key: string) => boolean;
 }
 
 /**
+ * Characters {@link pyJsonChunks} collects before it yields them: 64 KiB (the output is ASCII, so
+ * also 64 KiB of bytes) — a file write per piece costs little, and a result of any size is written
+ * in bounded memory. Not larger: a piece is built as a rope of small strings that survives every
+ * young-generation collection until it is yielded, and with 1 MiB pieces the collector's copying
+ * made the writer about three times slower (bench/README.md, "Merging shard files").
+ */
+export const CHUNK_CHARS = 64 * 1024;
+
+/** An array or object being written: its members, the next one to write, and its indentation. */
+interface Frame {
+  container: object;
+  /** The array's items, or the object's values in `keys` order. */
+  items: readonly unknown[] | null;
+  obj: Record<string, unknown> | null;
+  /** The object's member keys, sorted; null for an array. */
+  keys: readonly string[] | null;
+  length: number;
+  next: number;
+  /** The key numbers in an array take (the float key rule); unused for objects. */
+  key: string;
+  indent: string;
+  inner: string;
+}
+
+/** `$.a[3].b`: where the member being written sits, for error messages (built only on error). */
+function pathOf(stack: readonly Frame[]): string {
+  let path = '$';
+  for (const frame of stack) {
+    const i = frame.next - 1;
+    path += frame.keys === null ? `[${i}]` : `.${frame.keys[i] ?? ''}`;
+  }
+  return path;
+}
+
+/**
+ * The text of {@link toPyJson}, in pieces of about `chunkChars` characters (each at least that
+ * long but the last, and longer by at most one token: a key, a number or a string value), so a
+ * result of any size — ten million request rows are gigabytes, past V8's longest string — can be
+ * written without ever being one string. The pieces are ASCII (ensure_ascii), so no character is
+ * split between two of them, and joined they are exactly `toPyJson(value)`. The walk is iterative
+ * (an explicit stack, no generator per value) and lazy: nothing is read before the first `next()`.
+ * @throws (from `next()`) RangeError on a non-finite number, TypeError on cycles or values JSON
+ * cannot hold — possibly after earlier pieces were yielded, so a writer must discard them.
+ */
+export function* pyJsonChunks(
+  value: unknown,
+  options: PyJsonOptions & { chunkChars?: number } = {},
+): Generator<string, void, undefined> {
+  const floatKeyRule = options.floatKey ?? isFloatKey;
+  const chunkChars = options.chunkChars ?? CHUNK_CHARS;
+  // The rule is a pure function of the key, and a result has few distinct keys but millions of numbers.
+  const floatKeys = new Map<string, boolean>();
+  const floatKey = (key: string): boolean => {
+    let known = floatKeys.get(key);
+    if (known === undefined) floatKeys.set(key, (known = floatKeyRule(key)));
+    return known;
+  };
+  const stack: Frame[] = [];
+  const ancestors = new Set<object>();
+  // Pieces of the current chunk, joined when it is yielded: a flat string, so the pieces die young.
+  let parts: string[] = [];
+  let size = 0;
+  const put = (text: string): void => {
+    parts.push(text);
+    size += text.length;
+  };
+
+  /** Writes a scalar, or opens an array or object by pushing its frame. */
+  const open = (v: unknown, key: string, indent: string): void => {
+    if (v === null) put('null');
+    else if (typeof v === 'boolean') put(v ? 'true' : 'false');
+    else if (typeof v === 'string') put(escapeString(v));
+    else if (typeof v === 'bigint') put(pyIntRepr(v));
+    else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw new RangeError(`${pathOf(stack)}: cannot write non-finite number ${v}`);
+      put(floatKey(key) || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v));
+    } else if (typeof v === 'object') {
+      if (ancestors.has(v)) throw new TypeError(`${pathOf(stack)}: cyclic structure`);
+      const inner = `${indent}  `;
+      if (Array.isArray(v)) {
+        if (v.length === 0) return void put('[]');
+        put('[');
+        stack.push({ container: v, items: v, obj: null, keys: null, length: v.length, next: 0, key, indent, inner });
+      } else {
+        const obj = v as Record<string, unknown>;
+        const keys = Object.keys(obj)
+          .filter((k) => obj[k] !== undefined)
+          .sort(compareKeys);
+        if (keys.length === 0) return void put('{}');
+        put('{');
+        stack.push({ container: v, items: null, obj, keys, length: keys.length, next: 0, key, indent, inner });
+      }
+      ancestors.add(v);
+    } else throw new TypeError(`${pathOf(stack)}: cannot write a ${typeof v} as JSON`);
+  };
+
+  open(value, '', '');
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next < frame.length) {
+      const i = frame.next++;
+      if (frame.keys === null) {
+        const item = frame.items![i];
+        if (item === undefined) throw new TypeError(`${pathOf(stack)}: undefined in an array`);
+        put(i === 0 ? `\n${frame.inner}` : `,\n${frame.inner}`);
+        open(item, frame.key, frame.inner);
+      } else {
+        const k = frame.keys[i]!;
+        put(`${i === 0 ? '\n' : ',\n'}${frame.inner}${escapeString(k)}: `);
+        open(frame.obj![k], k, frame.inner);
+      }
+    } else {
+      put(frame.keys === null ? `\n${frame.indent}]` : `\n${frame.indent}}`);
+      stack.pop();
+      ancestors.delete(frame.container);
+    }
+    if (size >= chunkChars) {
+      yield parts.join('');
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield parts.join('');
+}
+
+/**
  * Serialize like Python `json.dumps(v, indent=2, sort_keys=True, ensure_ascii=True,
  * allow_nan=False)` — no trailing newline (the file writer adds it). Object members whose value
- * is `undefined` are skipped, as JSON.stringify does.
+ * is `undefined` are skipped, as JSON.stringify does. One string: {@link pyJsonChunks} for a
+ * value whose text may not fit in one.
  * @throws RangeError on a non-finite number, TypeError on cycles or values JSON cannot hold.
  * @example toPyJson({ b: 1, a: { x_ms: 2 } }) === '{\n  "a": {\n    "x_ms": 2.0\n  },\n  "b": 1\n}'
  */
 export function toPyJson(value: unknown, options: PyJsonOptions = {}): string {
-  const floatKey = options.floatKey ?? isFloatKey;
-  const ancestors = new Set<object>();
-  const parts: string[] = [];
+  return [...pyJsonChunks(value, options)].join('');
+}
 
-  const write = (v: unknown, key: string, indent: string, path: string): void => {
-    if (v === null) parts.push('null');
-    else if (typeof v === 'boolean') parts.push(v ? 'true' : 'false');
-    else if (typeof v === 'string') parts.push(pyEscapeString(v));
-    else if (typeof v === 'bigint') parts.push(pyIntRepr(v));
-    else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw new RangeError(`${path}: cannot write non-finite number ${v}`);
-      parts.push(floatKey(key) || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v));
-    } else if (typeof v === 'object') {
-      if (ancestors.has(v)) throw new TypeError(`${path}: cyclic structure`);
-      ancestors.add(v);
-      if (Array.isArray(v)) writeArray(v, key, indent, path);
-      else writeObject(v as Record<string, unknown>, indent, path);
-      ancestors.delete(v);
-    } else throw new TypeError(`${path}: cannot write a ${typeof v} as JSON`);
-  };
-
-  const writeArray = (items: readonly unknown[], key: string, indent: string, path: string): void => {
-    if (items.length === 0) return void parts.push('[]');
-    const inner = `${indent}  `;
-    parts.push('[');
-    items.forEach((item, i) => {
-      if (item === undefined) throw new TypeError(`${path}[${i}]: undefined in an array`);
-      parts.push(i === 0 ? `\n${inner}` : `,\n${inner}`);
-      write(item, key, inner, `${path}[${i}]`);
-    });
-    parts.push(`\n${indent}]`);
-  };
-
-  const writeObject = (obj: Record<string, unknown>, indent: string, path: string): void => {
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort(compareCodePoints);
-    if (keys.length === 0) return void parts.push('{}');
-    const inner = `${indent}  `;
-    parts.push('{');
-    keys.forEach((k, i) => {
-      parts.push(`${i === 0 ? '\n' : ',\n'}${inner}${pyEscapeString(k)}: `);
-      write(obj[k], k, inner, `${path}.${k}`);
-    });
-    parts.push(`\n${indent}}`);
-  };
-
-  write(value, '', '', '$');
-  return parts.join('');
+/**
+ * A file's text in the result format, in pieces ({@link pyJsonChunks} plus the final newline the
+ * reference writes, spec §5.6): what {@link serializeJson} returns, never as one string.
+ */
+export function* serializeJsonChunks(
+  value: unknown,
+  chunkChars: number = CHUNK_CHARS,
+): Generator<string, void, undefined> {
+  yield* pyJsonChunks(value, { chunkChars });
+  yield '\n';
 }
 
 /**
@@ -190,7 +310,7 @@ export function serializeJson(value: unknown): string {
   return `${toPyJson(value)}\n`;
 }
 
-/** The text of the result servebench writes (the typed value): what `writeResultFile` puts on disk, and what `--json` prints. */
+/** The text of the result servebench built (the typed value): what `writeResultFile` puts on disk, and what `--json` prints. */
 export function serializeResult(result: CapacityResult): string {
   return serializeJson(result);
 }

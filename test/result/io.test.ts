@@ -136,7 +136,7 @@ describe('atomic writes', () => {
     );
   });
 
-  it('a non-finite number aborts before the filesystem is touched', async () => {
+  it('a non-finite number is refused and leaves the target and no temp file', async () => {
     mkdirSync(at('nan'));
     writeFileSync(at('nan/r.json'), 'previous');
     await assert.rejects(writeJsonFile(at('nan/r.json'), { wall_clock_ms: Number.NaN }), RangeError);
