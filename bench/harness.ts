@@ -150,8 +150,16 @@ export interface ClientRun {
 /** Runs the servebench CLI (pinned to `core` when given, at `nice` when given), sampling its peak RSS while it runs. */
 export function runClient(args: string[], core: number | null, nice: number | null = null): Promise<ClientRun> {
   const [cmd, full] = command(core, args, nice);
+  return runMeasured(cmd, full);
+}
+
+/**
+ * Runs `cmd args`, sampling its peak RSS while it runs; with `timeoutMs`, kills it (SIGKILL) when
+ * it takes longer (`code` is then null).
+ */
+export function runMeasured(cmd: string, args: string[], timeoutMs: number | null = null): Promise<ClientRun> {
   const started = process.hrtime.bigint();
-  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let peakKiB: number | null = null;
@@ -167,10 +175,12 @@ export function runClient(args: string[], core: number | null, nice: number | nu
     }
   };
   const timer = setInterval(sample, 200);
+  const deadline = timeoutMs === null ? null : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(timer);
+      if (deadline !== null) clearTimeout(deadline);
       resolve({
         code,
         stdout,
