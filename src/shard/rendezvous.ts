@@ -120,6 +120,7 @@ const DEFAULT_LEAD_RTT_MULTIPLE = 40;
 /** Taking an entry back on the way out is best effort, and must not hold the exit up. */
 const LEAVE_BOUND_MS = 2000;
 const REASON_LIMIT = 160;
+const COMMAND_BOUND_MS = 10_000;
 
 /**
  * Connects to the Redis server of `address` and checks it answers (AUTH when the address has a
@@ -152,7 +153,8 @@ export async function connectRendezvous(
     enableOfflineQueue: false,
     enableReadyCheck: false,
     connectTimeout: boundMs,
-    commandTimeout: boundMs,
+    // Each command is tiny: one that hangs this long means a server that stopped answering.
+    commandTimeout: Math.min(boundMs, COMMAND_BOUND_MS),
   });
   // Without a listener the library prints errors itself; they are kept for the one message.
   redis.on('error', (error: Error) => (lastError = error.message));

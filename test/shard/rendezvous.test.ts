@@ -205,6 +205,25 @@ test(
   },
 );
 
+test('Redis lost while a shard waits: one line, the connection closed', { timeout: 30_000 }, async () => {
+  const doomed = await startRedisServer();
+  const connection = await connectRendezvous(doomed.url('n3'), { timeoutS: 5 });
+  const waiting = connection.join(options(0, 2));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await doomed.stop();
+  await assert.rejects(waiting, (error: unknown) => {
+    assert.ok(error instanceof RendezvousError, String(error));
+    assert.match(
+      error.message,
+      new RegExp(
+        `^--rendezvous redis://127\\.0\\.0\\.1:${doomed.port}/n3: Redis failed during the rendezvous \\(.+\\)$`,
+      ),
+    );
+    return true;
+  });
+  await connection.close();
+});
+
 test('an unreachable Redis fails fast with one line, and never shows the password', { timeout: 30_000 }, async () => {
   const port = await freePort();
   const url = `redis://bench:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}/n1`;
