@@ -45,17 +45,10 @@ import {
   type RendezvousKeys,
 } from './rendezvous-script.js';
 import { localWallMs, waitUntilWallMs } from './wait-until.js';
+import type { ClockAlignment } from './shard-file.js';
 
-/** How this process's wall clock maps to the reference clock: reference ≈ local + offset_ms. */
-export interface ClockAlignment {
-  source: 'redis-time' | 'local-clock';
-  offset_ms: number;
-  /** The true offset lies within offset_ms ± uncertainty_ms; null when nothing was measured. */
-  uncertainty_ms: number | null;
-  /** The RTT of the round trip the offset came from; null when nothing was measured. */
-  rtt_ms: number | null;
-  samples: number;
-}
+/** How this process's wall clock maps to the reference clock (the shard file records it). */
+export type { ClockAlignment };
 
 export interface StartGate {
   /** How this process's wall clock maps to the reference clock. */
