@@ -7,7 +7,13 @@
 import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
-import type { ClientBlock, ServebenchBlock, ServebenchStart, WorkersBlock } from '../result/servebench-schema.js';
+import type {
+  ClientBlock,
+  ServebenchBlock,
+  ServebenchStart,
+  ShardsBlock,
+  WorkersBlock,
+} from '../result/servebench-schema.js';
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
@@ -52,6 +58,10 @@ export interface RunEnd {
   journal?: JournalStatus;
   /** Set by `rebuild` when the journal had no end line. */
   rebuiltFromJournal?: { wallEstimated: boolean };
+  /** A result merged from shard files (shard/merge.ts): `servebench.shards`. */
+  shards?: ShardsBlock;
+  /** Warnings known before assembly (a merge's: a missing shard, a shard's client that flagged itself), first in `servebench.warnings`. */
+  warnings?: readonly string[];
 }
 
 const connectionRetries = (results: readonly RequestResult[]): number =>
@@ -80,6 +90,7 @@ export function assembleResult(
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
   const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
   const checks = runChecks(reference.request_timings, measured, header.promptMethod, header.enforceCalibration);
+  if (end.warnings !== undefined) checks.warnings.unshift(...end.warnings);
   if (end.client !== undefined) {
     const warning = clientWarning(end.client);
     if (warning !== null) checks.warnings.push(warning);
@@ -103,6 +114,7 @@ export function assembleResult(
     ...(end.rebuiltFromJournal
       ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } }
       : {}),
+    ...(end.shards !== undefined ? { shards: end.shards } : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
       targetConcurrency: header.shape.targetConcurrency,

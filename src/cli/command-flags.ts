@@ -23,11 +23,38 @@ const JSON_OUT: FlagSpec = {
   help: 'print JSON on stdout instead of text (sorted keys)',
 };
 
+/** The run flags of a sharded run (docs/sharding.md): about how a plan is executed, never part of it. */
+const SHARD_RUN_FLAGS = [
+  'shard',
+  'shards',
+  'rendezvous',
+  'rendezvous-timeout',
+  'start-at',
+  'max-clock-uncertainty',
+] as const;
+
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
-const SWEEP_EXCLUDED_RUN_FLAGS = ['concurrency', 'rate', 'output', 'journal', 'dry-run', 'json', 'plan'] as const;
+const SWEEP_EXCLUDED_RUN_FLAGS = [
+  'concurrency',
+  'rate',
+  'output',
+  'journal',
+  'dry-run',
+  'json',
+  'plan',
+  ...SHARD_RUN_FLAGS,
+] as const;
 
 /** The run flags that are about executing a run, not about what it would send: `plan` refuses them. */
-const PLAN_EXCLUDED_RUN_FLAGS = ['plan', 'journal', 'report', 'dry-run', 'json', 'on-interrupt'] as const;
+const PLAN_EXCLUDED_RUN_FLAGS = [
+  'plan',
+  'journal',
+  'report',
+  'dry-run',
+  'json',
+  'on-interrupt',
+  ...SHARD_RUN_FLAGS,
+] as const;
 
 /** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
 export const WITH_PLAN_RUN_FLAGS = [
@@ -43,6 +70,7 @@ export const WITH_PLAN_RUN_FLAGS = [
   'json',
   'quiet',
   'help',
+  ...SHARD_RUN_FLAGS,
 ] as const;
 
 const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
@@ -162,6 +190,30 @@ export const REBUILD_FLAGS: readonly FlagSpec[] = [
     defaultText: 'beside the journal: NAME.rebuilt.json for NAME.journal.jsonl',
     help: 'where to write the result',
   },
+  HELP,
+];
+
+const MERGE_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'output',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'FILE',
+    help: 'where to write the merged result (required; written atomically, never over a shard file)',
+  },
+  {
+    name: 'allow-partial',
+    type: 'boolean',
+    default: false,
+    help: 'merge even when shards are missing or given twice; the result says which (servebench.shards.complete false, a warning)',
+  },
+  {
+    name: 'report',
+    type: 'string',
+    meta: 'FILE',
+    help: 'also write a self-contained HTML report of the merged result',
+  },
+  { ...JSON_OUT, help: 'print the merged result as JSON on stdout; messages go to stderr' },
   HELP,
 ];
 
@@ -333,6 +385,18 @@ estimated as the latest request end, and the result says so.`,
     positionals: { meta: 'JOURNAL', noun: 'journal file', min: 1, max: 1, help: 'the run journal' },
     flags: REBUILD_FLAGS,
     exit: '0 · 2 bad usage or an unreadable journal',
+  },
+  {
+    name: 'merge',
+    usage: 'servebench merge SHARD_FILE... --output RESULT.json [--allow-partial]',
+    summary: "assemble one result from the shard files of one plan's shards",
+    about: `Assembles the shard files written by servebench run --shard I/N into one result, exactly as one
+process sending every request would have: every figure is computed once from all raw records
+(docs/sharding.md). Every file must belong to the same plan (refused naming the field that differs)
+and each shard index 0..N-1 must be present once, unless --allow-partial.`,
+    positionals: { meta: 'SHARD_FILE', noun: 'shard file', min: 1, help: "the shards' files" },
+    flags: MERGE_FLAGS,
+    exit: '0 every request completed · 1 some failed · 2 bad usage, a foreign, missing or duplicate shard · 130 a shard was interrupted',
   },
   {
     name: 'validate',

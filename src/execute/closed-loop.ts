@@ -16,6 +16,11 @@ export interface ClosedLoopOptions {
   /** The request indexes to run, in this order (a slice of a plan); default 0 … requests − 1. `requests` is then their count. */
   indexes?: readonly number[];
   concurrency: number;
+  /**
+   * The slots of `concurrency` this process holds (a shard's, plan/shard.ts), one worker each;
+   * slot w joins a ramp at rampS·w/concurrency, as it would in one process. Default: every slot.
+   */
+  slots?: readonly number[];
   rampS?: number;
   durationS?: number | null;
   runStartNs: bigint;
@@ -39,8 +44,8 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   // that arrived meanwhile up to 25 ms before they were stamped (bench/README.md).
   const turns = new TurnQueue();
   const canStart = (): boolean => next < count && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
-  const worker = async (k: number): Promise<void> => {
-    const joinMs = options.rampS ? (options.rampS * 1000 * k) / options.concurrency : 0;
+  const worker = async (slot: number): Promise<void> => {
+    const joinMs = options.rampS ? (options.rampS * 1000 * slot) / options.concurrency : 0;
     if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
     while (canStart()) {
       const index = indexAt(next++);
@@ -50,7 +55,8 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
       options.onResult?.(result);
     }
   };
-  const workers = Array.from({ length: Math.min(options.concurrency, count) }, (_, k) => worker(k));
+  const slots = options.slots ?? Array.from({ length: options.concurrency }, (_, w) => w);
+  const workers = slots.slice(0, count).map((slot) => worker(slot));
   await Promise.all(workers);
   return results.sort((a, b) => a.requestIndex - b.requestIndex);
 }

@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici';
 import type { RunPlan } from '../plan/run-plan.js';
 import { checkSlice } from '../plan/slice.js';
+import { shardPart, type ShardSpec } from '../plan/shard.js';
 import type { RequestResult } from '../record/types.js';
 import { InterruptedError } from '../util/errors.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
@@ -32,9 +33,23 @@ export interface ExecutionTarget {
   dispatcher: Dispatcher;
 }
 
+/**
+ * How a run's clock meets other processes' (the shards of one plan): `ready` is called once
+ * connections are open, with the set-up signal (it may wait long, for the other shards, and
+ * rejecting ends the run with nothing measured); it should return shortly before the common
+ * instant. `instant` is awaited last, right before the clock is read, and waits for the instant
+ * itself: the client's self-check and the other start-up work are already done by then.
+ */
+export interface ExecutionStartGate {
+  ready(signal: AbortSignal | undefined): Promise<void>;
+  instant(): Promise<void>;
+}
+
 /** What is known once the clock has started, before the first request. */
 export interface ExecutionStart {
   runStartNs: bigint;
+  /** The wall clock at `runStartNs`, epoch ms with sub-ms resolution (performance.timeOrigin + now()): where shards' clocks meet. */
+  wallStartMs: number;
   /** `servebench.connections`. */
   connections: ConnectionWarmup;
   /** `servebench.client_priority` (open loop only), `servebench.helper_threads` (when the CLI lowered them). */
@@ -52,6 +67,10 @@ export interface ExecuteOptions {
    * planned offset, prompt and cap; a closed loop runs them at the plan's concurrency. Default: all.
    */
   indexes?: readonly number[];
+  /** Only shard I of N of the plan (plan/shard.ts): its request indexes and, in a closed loop, its concurrency slots. */
+  shard?: ShardSpec;
+  /** A sharded run's meeting with the other shards (pipeline/shard-run.ts); none: the clock starts at once. */
+  startGate?: ExecutionStartGate;
   /** Aborting it before the clock starts ends the set-up (connection warm-up) with an `InterruptedError`. */
   setupSignal?: AbortSignal;
   /** Aborting stops scheduling: no new request starts (in-flight ones drain). */
@@ -97,8 +116,13 @@ function markWarmup(result: RequestResult, warmup: RunPlan['warmup']): void {
 
 /** Executes `plan` against `target`. */
 export async function executePlan(plan: RunPlan, target: ExecutionTarget, options: ExecuteOptions): Promise<Execution> {
+  if (options.indexes !== undefined && options.shard !== undefined)
+    throw new Error('executePlan: give a slice (indexes) or a shard, not both');
   if (options.indexes !== undefined) checkSlice(plan, options.indexes);
-  const slice = options.indexes !== undefined ? { indexes: options.indexes } : {};
+  const part = options.shard !== undefined ? shardPart(plan, options.shard) : null;
+  const slice =
+    options.indexes !== undefined ? { indexes: options.indexes } : part !== null ? { indexes: part.indexes } : {};
+  const slots = part?.slots != null ? { slots: part.slots } : {};
   const prompts = await planPrompts(plan, options.lazySizer);
   const url = endpointUrl(target.baseUrl, '/chat/completions');
   const warmCount = plan.client.warm_connections;
@@ -125,6 +149,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
         ? COLD_CONNECTIONS
         : await warmConnections(target.dispatcher, target.baseUrl, target.headers, warmCount, options.setupSignal);
     }
+    if (options.startGate !== undefined) await options.startGate.ready(options.setupSignal);
     // Last chance to stop with nothing measured; from here to the first request nothing waits.
     if (options.setupSignal?.aborted === true) throw new InterruptedError();
     options.onSetupDone?.();
@@ -135,12 +160,15 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const helperThreads = helperThreadPriority();
     // With worker threads the process's CPU is several threads' work: each thread is judged on its own.
     const selfCheck = pool === null ? startSelfCheck() : startThreadSelfCheck();
+    if (options.startGate !== undefined) await options.startGate.instant();
     const runStartNs = process.hrtime.bigint();
+    const wallStartMs = performance.timeOrigin + performance.now();
     pool?.start(runStartNs, open, options.cancelSignal);
     // A decimal string, since the value passes 2^53 ns after 104 days of uptime.
     // `t0`: where every request's clock starts (compare refuses to mix the two origins).
     options.onStarted?.({
       runStartNs,
+      wallStartMs,
       connections,
       clientPriority,
       helperThreads,
@@ -183,6 +211,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
         : runClosedLoop({
             requests: plan.requests.count,
             ...slice,
+            ...slots,
             concurrency: load.concurrency,
             rampS: load.ramp_s,
             durationS: load.duration_s,

@@ -28,8 +28,15 @@ import { checkWarmupLeavesRequests } from '../plan/plan-check.js';
 import { promptCap } from '../plan/prompt-cap.js';
 import { connectionLimit, planRun, sizingNote } from '../plan/make-plan.js';
 import type { RunPlan } from '../plan/run-plan.js';
-import { executePlan, LoopFailure } from '../execute/execute-plan.js';
-import { assembleResult } from '../assemble/assemble.js';
+import {
+  executePlan,
+  LoopFailure,
+  type Execution,
+  type ExecutionStart,
+  type ExecutionStartGate,
+} from '../execute/execute-plan.js';
+import { shardPart, type ShardSpec } from '../plan/shard.js';
+import { assembleResult, type RunHeader } from '../assemble/assemble.js';
 import { runHeader } from '../assemble/header.js';
 import { summarizeSendWaits } from '../assemble/send-waits.js';
 import { checkPlanFitsTarget } from './plan-target.js';
@@ -91,7 +98,7 @@ export interface BenchmarkOutcome {
 }
 
 /** One connection pool and one set-up signal shared by the target's probes, sizing and execution. */
-interface Session {
+export interface Session {
   dispatcher: Dispatcher;
   headers: Record<string, string>;
   /** The stop signal until the run proper starts: every set-up request and the sizing loop take it. */
@@ -100,7 +107,7 @@ interface Session {
   setupDone(): void;
 }
 
-async function withSession<T>(
+export async function withSession<T>(
   connections: number,
   idleTimeoutS: number,
   target: BenchmarkTarget,
@@ -137,7 +144,7 @@ async function withSession<T>(
 }
 
 /** The target and plan stages: the RunPlan `config` gives against `target`, sending no benchmark request. */
-async function planWith(
+export async function planWith(
   config: RunConfig,
   target: BenchmarkTarget,
   session: Session,
@@ -238,6 +245,28 @@ export async function runPlannedBenchmark(
   });
 }
 
+/** What a sharded run adds to the execution (pipeline/shard-run.ts). */
+export interface ExecutionHooks {
+  shard?: ShardSpec;
+  startGate?: ExecutionStartGate;
+  /** The clock has started: the run header is complete. */
+  onStarted?: (header: RunHeader, start: ExecutionStart) => void;
+  /** Each finished request, after its journal line. */
+  onRecord?: (result: RequestResult) => void;
+}
+
+/** An execution with its journal written, ready to be assembled (or written as a shard). */
+export interface JournaledExecution {
+  header: RunHeader;
+  execution: Execution;
+  finishedAt: string;
+  /** `servebench.client` with the send waits. */
+  client: ClientBlock;
+  workersInfo: WorkersBlock | undefined;
+  journalPath: string | null;
+  journalStatus: JournalStatus | null;
+}
+
 /** The execute and assemble stages, with the journal written between them. */
 async function executeAndAssemble(
   plan: RunPlan,
@@ -246,6 +275,37 @@ async function executeAndAssemble(
   session: Session,
   options: BenchmarkOptions,
 ): Promise<BenchmarkOutcome> {
+  const run = await executeJournaled(plan, lazySizer, target, session, options, {});
+  const { execution, client, workersInfo, journalStatus } = run;
+  const { result, warnings } = assembleResult(run.header, execution.results, {
+    wallSeconds: execution.wallSeconds,
+    finishedAt: run.finishedAt,
+    interrupted: execution.interrupted,
+    client,
+    promptSetId: execution.promptSetId,
+    ...(workersInfo ? { workers: workersInfo } : {}),
+    ...(journalStatus !== null ? { journal: journalStatus } : {}),
+  });
+  return {
+    result,
+    results: execution.results,
+    interrupted: execution.interrupted,
+    warnings,
+    journalPath: run.journalPath,
+    journal: journalStatus,
+    plan,
+  };
+}
+
+/** The execute stage with the run's journal written as records come. */
+export async function executeJournaled(
+  plan: RunPlan,
+  lazySizer: PromptSizer | null,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+  hooks: ExecutionHooks,
+): Promise<JournaledExecution> {
   const header = runHeader(plan, {
     baseUrl: target.baseUrl,
     startedAt: new Date(),
@@ -270,7 +330,8 @@ async function executeAndAssemble(
       });
   };
   let done = 0;
-  const total = plan.requests.count;
+  // A shard sends its part of the plan only.
+  const total = hooks.shard !== undefined ? shardPart(plan, hooks.shard).indexes.length : plan.requests.count;
   let execution;
   try {
     execution = await executePlan(
@@ -279,6 +340,8 @@ async function executeAndAssemble(
       {
         lazySizer,
         setupSignal: session.setup,
+        ...(hooks.shard !== undefined ? { shard: hooks.shard } : {}),
+        ...(hooks.startGate !== undefined ? { startGate: hooks.startGate } : {}),
         ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
         ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
         warn: (text) => options.onEvent?.({ kind: 'warning', text }),
@@ -288,6 +351,7 @@ async function executeAndAssemble(
           if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
           if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
           header.servebench['clock'] = start.clock;
+          hooks.onStarted?.(header, start);
           journalPath = options.journalPathFor?.(runId) ?? null;
           journal = journalPath === null ? null : new JournalWriter(journalPath);
           journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
@@ -307,6 +371,7 @@ async function executeAndAssemble(
         onSent: (index) => options.onEvent?.({ kind: 'sent', index }),
         onResult: (result) => {
           journalLine({ type: 'request', result });
+          hooks.onRecord?.(result);
           options.onEvent?.({ kind: 'request', result, done: ++done, total });
         },
       },
@@ -346,22 +411,5 @@ async function executeAndAssemble(
   });
   writer?.close();
   const journalStatus = writer?.status() ?? null;
-  const { result, warnings } = assembleResult(header, execution.results, {
-    wallSeconds: execution.wallSeconds,
-    finishedAt,
-    interrupted: execution.interrupted,
-    client,
-    promptSetId: execution.promptSetId,
-    ...(workersInfo ? { workers: workersInfo } : {}),
-    ...(journalStatus !== null ? { journal: journalStatus } : {}),
-  });
-  return {
-    result,
-    results: execution.results,
-    interrupted: execution.interrupted,
-    warnings,
-    journalPath,
-    journal: journalStatus,
-    plan,
-  };
+  return { header, execution, finishedAt, client, workersInfo, journalPath, journalStatus };
 }

@@ -289,8 +289,8 @@ const requestResultSchema = z.looseObject({
     .optional(),
 });
 
-/** `result.a.b[2]: reason` for the first problem of a journaled request. */
-function requestProblem(value: unknown): string | null {
+/** `result.a.b[2]: reason` for the first problem of a journaled request (a shard file's records are checked the same way). */
+export function requestProblem(value: unknown): string | null {
   const parsed = requestResultSchema.safeParse(value);
   if (parsed.success) return null;
   const issue = parsed.error.issues[0];

@@ -193,6 +193,52 @@ export const workersBlockSchema = z.strictObject({
   ),
 });
 
+/**
+ * `servebench.shards`: the shards a merged result was assembled from (shard/merge.ts,
+ * docs/sharding.md). Offsets map each shard's wall clock to the reference clock (Redis TIME or the
+ * shard's own); `start_skew_ms` is how much later than the merged run's start the shard's clock
+ * started; figures placed on the common timeline (start offsets, time series, in-flight counts,
+ * the steady-state window) carry each shard's offset uncertainty, latencies do not.
+ */
+const shardsBlockSchema = z.strictObject({
+  count: int,
+  merged: int,
+  complete: z.boolean(),
+  missing: z.array(int),
+  duplicates: z.array(int),
+  plan_hash: str,
+  alignment: z.strictObject({
+    mode: z.enum(['rendezvous', 'start-at', 'immediate', 'mixed']),
+    clock_sources: z.array(z.enum(['redis-time', 'local-clock'])),
+    start_spread_ms: num,
+    /** The largest offset uncertainty of any shard, ms; null when a shard's clock was not measured against a reference. */
+    max_uncertainty_ms: nullableNum,
+    depends_on_alignment: z.array(str),
+  }),
+  per_shard: z.array(
+    z.strictObject({
+      index: int,
+      host: str,
+      pid: int,
+      file: str,
+      records: int,
+      warmup_records: int,
+      clock_source: z.enum(['redis-time', 'local-clock']),
+      offset_ms: num,
+      uncertainty_ms: nullableNum,
+      rtt_ms: nullableNum,
+      start_skew_ms: num,
+      late_ms: nullableNum,
+      wall_s: num,
+      interrupted: z.boolean(),
+      client_flagged: z.boolean(),
+      client_verdict: str.nullable(),
+      client: clientBlockSchema.nullable(),
+      connections: connectionsBlockSchema.nullable(),
+    }),
+  ),
+});
+
 /** `servebench.journal`: how the run's journal was written (absent in a result rebuilt from one). */
 const journalBlockSchema = z.strictObject({
   path: str,
@@ -284,6 +330,7 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   workers: workersBlockSchema.optional(),
   journal: journalBlockSchema.optional(),
   rebuilt_from_journal: z.strictObject({ wall_estimated: z.boolean() }).optional(),
+  shards: shardsBlockSchema.optional(),
   metrics: extendedMetricsSchema,
   calibration: calibrationBlockSchema,
   early_stops: earlyStopsBlockSchema,
@@ -299,6 +346,10 @@ export type SizingBlock = z.infer<typeof sizingBlockSchema>;
 export type ClientBlock = z.infer<typeof clientBlockSchema>;
 /** `servebench.workers`. */
 export type WorkersBlock = z.infer<typeof workersBlockSchema>;
+/** `servebench.shards` (a merged result). */
+export type ShardsBlock = z.infer<typeof shardsBlockSchema>;
+/** `servebench.connections`. */
+export type ConnectionsBlock = z.infer<typeof connectionsBlockSchema>;
 /** `servebench.retries`. */
 export type RetriesBlock = z.infer<typeof retriesBlockSchema>;
 /** The block as known at the start of a run (the journal header's). */

@@ -8,15 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFlags } from '../../src/cli/parse.js';
-import { RUN_FLAGS } from '../../src/cli/options.js';
-import { resolveRunConfig } from '../../src/config/run-config.js';
-import { planLoad } from '../../src/plan/load-plan.js';
-import { promptCap } from '../../src/plan/prompt-cap.js';
-import { planRun } from '../../src/plan/make-plan.js';
 import { parsePlan, serializePlan, type RunPlan } from '../../src/plan/run-plan.js';
-import { fixedRatioSizer } from '../../src/workload/workload.js';
 import { InputFileError } from '../../src/util/errors.js';
+import { planOf as planOfIn } from '../helpers/plans.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'servebench-plan-'));
 writeFileSync(
@@ -35,21 +29,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-async function planOf(args: string[]): Promise<RunPlan> {
-  const parsed = parseFlags(args, RUN_FLAGS);
-  const config = resolveRunConfig(parsed.values, {}, cwd, parsed.given);
-  const load = planLoad(config);
-  const window = 32768;
-  const cap = promptCap(window, config.workload.maxTokens, config.workload.margin);
-  const sizer = fixedRatioSizer(3);
-  const { plan } = await planRun(
-    config,
-    load,
-    { model: 'm', window, windowSource: 'exact', cap },
-    { sizer, info: () => ({ method: sizer.method }) },
-  );
-  return plan;
-}
+const planOf = (args: string[]): Promise<RunPlan> => planOfIn(args, cwd);
 
 const CASES: [string, string[]][] = [
   [

@@ -33,6 +33,9 @@ import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeHtmlReport } from './report.js';
+import { runShardCommand, shardFlags } from './run-shard.js';
+import { interruptHandling } from '../interrupts.js';
+import { runLocalShards } from './run-local-shards.js';
 
 const HELP = `usage: servebench run [flags]
 
@@ -59,6 +62,19 @@ export const runCommand: Command = async (argv, io) => {
     quiet: parsed.values['quiet'] === true,
   };
   const savedPlan = planFile === null ? null : readPlanFile(planFile);
+  const contextBucketsFlag =
+    typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  const shard = shardFlags(parsed.values, parsed.given);
+  if (shard !== null) return runShardCommand(shard, config, savedPlan, planFile, contextBucketsFlag, cli.quiet, io);
+  if (typeof parsed.values['shards'] === 'number')
+    return runLocalShards(
+      parsed.values['shards'],
+      config,
+      savedPlan,
+      planFile,
+      { ...cli, report: typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null },
+      io,
+    );
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
   if (reportPath !== null && cli.dryRun)
     throw new UsageError('--report needs a result; it does not apply to --dry-run');
@@ -219,59 +235,6 @@ function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, pla
   return `BENCH plan model=${event.model} ${n} ${load} ${context} max_tokens=${plan.meta.max_tokens} max_model_len=${window}${mode}${effort}${workers}`;
 }
 
-/** Where the run is, for what a signal does. */
-type RunPhase = 'setup' | 'running' | 'finishing';
-
-/**
- * SIGINT/SIGTERM while requests run: the first stops scheduling and, with `--on-interrupt
- * cancel`, cancels the in-flight requests too; with `drain` they finish first. A second signal
- * cancels them. Before the run proper starts (probing, calibrating, sizing, warming
- * connections), the first signal ends the set-up at once: `runBenchmark` rejects with an
- * InterruptedError, which the CLI reports in one line (exit 130) — nothing was measured, so no
- * result is written. After the run, a signal only hurries the simulator's stop.
- */
-function interruptHandling(
-  config: RunConfig,
-  io: CliIO,
-): { stop: AbortController; cancel: AbortController; phase: RunPhase; dispose(): void } {
-  const stop = new AbortController();
-  const cancel = new AbortController();
-  const onSignal = (): void => {
-    if (handling.phase !== 'running') {
-      stop.abort();
-      return;
-    }
-    if (!stop.signal.aborted) {
-      stop.abort();
-      if (config.load.onInterrupt === 'cancel') {
-        cancel.abort();
-        io.stderr('\nservebench run: interrupted; cancelling in-flight requests and writing a partial result\n');
-      } else {
-        io.stderr(
-          '\nservebench run: interrupted; no new requests, letting in-flight ones finish (interrupt again to cancel them)\n',
-        );
-      }
-      return;
-    }
-    if (!cancel.signal.aborted) {
-      cancel.abort();
-      io.stderr('servebench run: cancelling in-flight requests\n');
-    }
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const handling = {
-    stop,
-    cancel,
-    phase: 'setup' as RunPhase,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-  return handling;
-}
-
 function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
   const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
   const thinking = config.workload.thinking.mode !== 'default' ? ` thinking=${config.workload.thinking.mode}` : '';
@@ -303,7 +266,7 @@ function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: Ru
  * `results/<run_id>.json` under the working directory, never overwriting an earlier run (nor its
  * journal, nor `taken`: the other files this run writes).
  */
-function defaultOutputPath(io: CliIO, runId: string, taken: readonly (string | null)[]): string {
+export function defaultOutputPath(io: CliIO, runId: string, taken: readonly (string | null)[]): string {
   const dir = defaultResultsDir(io.cwd);
   try {
     mkdirSync(dir, { recursive: true });

@@ -1,0 +1,184 @@
+/**
+ * `servebench run --shard I/N --output SHARD_FILE`: execute shard I of N of the plan and write
+ * its shard file for `servebench merge` (docs/sharding.md). With `--rendezvous` the shards meet
+ * in Redis and start together (Redis is reached first: unreachable, nothing is sent); with
+ * `--start-at` they start at a given instant; with neither, at once. Exit codes as `run`: 0 every
+ * request of the shard completed, 1 some failed, 2 bad usage (a refused start included), 130
+ * interrupted (the shard file is written, marked interrupted).
+ */
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { EXIT } from '../exit-codes.js';
+import type { CliIO } from '../io.js';
+import type { RunConfig } from '../../config/run-config.js';
+import { checkRunFiles } from '../../config/run-files.js';
+import { resolveApiKey } from '../../config/api-key.js';
+import { parseShardSpec, type ShardSpec } from '../../plan/shard.js';
+import type { RunPlan } from '../../plan/run-plan.js';
+import { runShardBenchmark, type ShardStartGate } from '../../pipeline/shard-run.js';
+import type { BenchmarkEvent } from '../../pipeline/benchmark.js';
+import { connectRendezvous, localStartGate, type RendezvousConnection } from '../../shard/rendezvous.js';
+import { parseRendezvousUrl } from '../../shard/rendezvous-url.js';
+import { parseStartAt } from '../../shard/start-at.js';
+import { UsageError } from '../../util/errors.js';
+import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+import { interruptHandling } from '../interrupts.js';
+import type { FlagValue } from '../../config/flag-value.js';
+import { LOCAL_SHARD_ENV, startFromParent } from '../local-shard-ipc.js';
+
+/** How late after the common start a shard's clock may start before it is refused, ms. */
+const LATE_START_TOLERANCE_MS = 1000;
+
+/** The shard-run flags as the run command parsed them. */
+export interface ShardFlags {
+  shard: string;
+  rendezvous: string | null;
+  rendezvousTimeoutS: number;
+  startAt: string | null;
+  maxClockUncertaintyMs: number;
+}
+
+/** Reads the shard flags; refuses the combinations a shard cannot honour, in one line. */
+export function shardFlags(values: Record<string, FlagValue>, given: ReadonlySet<string>): ShardFlags | null {
+  const text = (name: string): string | null => (typeof values[name] === 'string' ? values[name] : null);
+  const shard = text('shard');
+  if (shard === null) {
+    for (const name of ['rendezvous', 'rendezvous-timeout', 'start-at', 'max-clock-uncertainty'])
+      if (given.has(name)) throw new UsageError(`--${name} applies only with --shard I/N`);
+    return null;
+  }
+  if (given.has('shards')) throw new UsageError('--shard and --shards cannot be given together');
+  for (const name of ['report', 'json', 'dry-run'])
+    if (given.has(name))
+      throw new UsageError(
+        `--${name} does not apply with --shard: a shard writes a shard file, merge writes the result`,
+      );
+  if (text('rendezvous') !== null && text('start-at') !== null)
+    throw new UsageError('--rendezvous and --start-at cannot be given together: the rendezvous chooses the start');
+  if (text('output') === null)
+    throw new UsageError('--shard needs --output FILE: where to write the shard file for servebench merge');
+  return {
+    shard,
+    rendezvous: text('rendezvous'),
+    rendezvousTimeoutS: Number(values['rendezvous-timeout']),
+    startAt: text('start-at'),
+    maxClockUncertaintyMs: Number(values['max-clock-uncertainty']),
+  };
+}
+
+/** Runs one shard. `savedPlan` is the `--plan` file's plan, or null to plan from `config`. */
+export async function runShardCommand(
+  flags: ShardFlags,
+  config: RunConfig,
+  savedPlan: RunPlan | null,
+  planFile: string | null,
+  contextBuckets: string | null,
+  quiet: boolean,
+  io: CliIO,
+): Promise<number> {
+  // Every input is read and every flag checked before anything is sent.
+  const spec: ShardSpec = parseShardSpec(flags.shard, io.env);
+  const address = flags.rendezvous === null ? null : parseRendezvousUrl(flags.rendezvous);
+  const startAtMs = flags.startAt === null ? null : parseStartAt(flags.startAt);
+  const output = resolve(io.cwd, config.output.result as string);
+  const files = checkRunFiles(
+    config,
+    io.cwd,
+    null,
+    contextBuckets,
+    planFile === null ? [] : [{ flag: '--plan', path: planFile }],
+  );
+  const simConfig = readRunSimConfig(config);
+  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
+  for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
+  const label = `shard ${spec.index}/${spec.count}`;
+  const say = (text: string): void => io.stdout(`${label}: ${text}\n`);
+  const interrupts = interruptHandling(config, io);
+  let connection: RendezvousConnection | null = null;
+  let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
+  try {
+    // Redis first: unreachable, the shard stops here with nothing sent.
+    if (address !== null)
+      connection = await connectRendezvous(address, {
+        timeoutS: Math.min(flags.rendezvousTimeoutS, 10),
+        signal: interrupts.stop.signal,
+      });
+    sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
+    if (sim !== null && !quiet) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl}`);
+    const openGate = async (hash: string, signal: AbortSignal | undefined): Promise<ShardStartGate> => {
+      if (connection !== null) {
+        const gate = await connection.join({
+          shardIndex: spec.index,
+          shardCount: spec.count,
+          planHash: hash,
+          host: hostname(),
+          timeoutS: flags.rendezvousTimeoutS,
+          maxUncertaintyMs: flags.maxClockUncertaintyMs,
+          ...(signal !== undefined ? { signal } : {}),
+        });
+        return { mode: 'rendezvous', ...gate, waitForStart: (s) => gate.waitForStart(s), close: () => gate.close() };
+      }
+      if (io.env[LOCAL_SHARD_ENV] === '1' && process.send !== undefined) {
+        const gate = localStartGate(await startFromParent(signal));
+        return { mode: 'start-at', ...gate, waitForStart: (s) => gate.waitForStart(s), close: () => gate.close() };
+      }
+      const gate = localStartGate(startAtMs);
+      return {
+        mode: startAtMs === null ? 'immediate' : 'start-at',
+        ...gate,
+        waitForStart: (s) => gate.waitForStart(s),
+        close: () => gate.close(),
+      };
+    };
+    const onEvent = (event: BenchmarkEvent): void => {
+      if (event.kind === 'start') {
+        interrupts.phase = 'running';
+        if (!quiet) say(`started: ${event.requests} requests of the plan's ${event.plan.requests.count}`);
+      } else if (event.kind === 'phase') {
+        if (!quiet) say(event.text);
+      } else if (event.kind === 'warning') io.stderr(`warning: ${label}: ${event.text}\n`);
+      else if (event.kind === 'request' && !event.result.ok && event.result.error !== null)
+        io.stderr(`  ${label} req ${event.result.requestIndex} error: ${event.result.error.type}\n`);
+    };
+    const target = {
+      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
+      apiKey,
+      // A shard process started by `run --shards N` for the simulator its parent started.
+      embeddedSimulator: sim !== null || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
+    };
+    const outcome = await runShardBenchmark(
+      savedPlan !== null ? { plan: savedPlan } : { config },
+      target,
+      {
+        onEvent,
+        stopSignal: interrupts.stop.signal,
+        cancelSignal: interrupts.cancel.signal,
+        journalPathFor: () => files.journal,
+      },
+      {
+        spec,
+        output,
+        openGate,
+        lateToleranceMs: LATE_START_TOLERANCE_MS,
+      },
+    );
+    interrupts.phase = 'finishing';
+    const clock = outcome.clock;
+    const skew =
+      outcome.startSkewMs === null ? '' : `, started ${outcome.startSkewMs.toFixed(2)} ms after the common start`;
+    const offset =
+      clock.uncertainty_ms === null
+        ? 'its own clock'
+        : `offset ${clock.offset_ms.toFixed(2)} ± ${clock.uncertainty_ms.toFixed(2)} ms to ${clock.source}`;
+    say(
+      `${outcome.records} requests measured${skew} (${offset}); shard file written to ${outcome.shardFile}${outcome.journalPath !== null ? ` (journal ${outcome.journalPath})` : ''}`,
+    );
+    if (outcome.interrupted) return EXIT.interrupted;
+    return outcome.failed > 0 ? EXIT.failed : EXIT.ok;
+  } finally {
+    interrupts.phase = 'finishing';
+    await sim?.close(interrupts.stop.signal);
+    await connection?.close();
+    interrupts.dispose();
+  }
+}

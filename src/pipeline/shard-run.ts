@@ -1,0 +1,200 @@
+/**
+ * One shard of a plan (`servebench run --shard I/N`): the same target → plan → execute stages as
+ * a run, then, instead of assembling a result, the shard file (shard/shard-file.ts) that
+ * `servebench merge` assembles with the other shards' (docs/sharding.md). The shard journals as
+ * a run does. Its clock starts at the common start instant: the start gate (a Redis rendezvous,
+ * `--start-at`, or none) is passed once set-up is done, just before the clock starts.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { RunConfig } from '../config/run-config.js';
+import { checkShardable, shardPart, type ShardSpec } from '../plan/shard.js';
+import { connectionLimit } from '../plan/make-plan.js';
+import { serializePlan, type RunPlan } from '../plan/run-plan.js';
+import { InterruptedError, UsageError } from '../util/errors.js';
+import { ShardFileWriter, type ClockAlignment, type ShardHeader } from '../shard/shard-file.js';
+import { checkPlanFitsTarget } from './plan-target.js';
+import {
+  executeJournaled,
+  planWith,
+  withSession,
+  type BenchmarkOptions,
+  type BenchmarkTarget,
+  type Session,
+} from './benchmark.js';
+import type { JournalStatus } from '../record/journal.js';
+import { waitUntilWallMs } from '../shard/wait-until.js';
+
+/** How long before the common instant the start-up work (the client's self-check, priorities) begins, ms. */
+const START_UP_MS = 50;
+
+/** How the shard's clock meets the others' (shard/rendezvous.ts makes one from Redis or --start-at). */
+export interface ShardStartGate {
+  mode: ShardHeader['start']['mode'];
+  clock: ClockAlignment;
+  /** The common start instant on the reference clock, epoch ms; null: start at once. */
+  startReferenceMs: number | null;
+  join: ShardHeader['start']['join'];
+  /** Resolves at the start instant. */
+  waitForStart(signal?: AbortSignal): Promise<{ lateMs: number }>;
+  close(): Promise<void>;
+}
+
+export interface ShardRunSettings {
+  spec: ShardSpec;
+  /** The shard file to write (checked by the caller). */
+  output: string;
+  /** Opens the start gate once the plan is known (its hash goes to the rendezvous). */
+  openGate: (planHash: string, signal: AbortSignal | undefined) => Promise<ShardStartGate>;
+  /** A shard whose clock starts later than this after the common instant is refused, ms. */
+  lateToleranceMs: number;
+}
+
+export interface ShardOutcome {
+  shardFile: string;
+  records: number;
+  /** Measured requests of the shard that failed (warm-up left out). */
+  failed: number;
+  interrupted: boolean;
+  plan: RunPlan;
+  planHash: string;
+  startSkewMs: number | null;
+  clock: ClockAlignment;
+  journalPath: string | null;
+  journal: JournalStatus | null;
+}
+
+/** The plan's hash: sha256 of its file text, the same on every machine that reads the same plan. */
+export function planHash(plan: RunPlan): string {
+  return `sha256:${createHash('sha256').update(serializePlan(plan)).digest('hex')}`;
+}
+
+/** Runs shard `settings.spec` of the plan `config` makes (or of a saved `plan`) against `target`. */
+export async function runShardBenchmark(
+  source: { config: RunConfig } | { plan: RunPlan },
+  target: BenchmarkTarget,
+  options: BenchmarkOptions,
+  settings: ShardRunSettings,
+): Promise<ShardOutcome> {
+  const connections = 'plan' in source ? source.plan.client.connections : null;
+  const idle = 'plan' in source ? source.plan.client.idle_timeout_s : source.config.client.timeoutS;
+  const limit = connections ?? connectionLimit((source as { config: RunConfig }).config);
+  return withSession(limit, idle, target, options, async (session) => {
+    let plan: RunPlan;
+    if ('plan' in source) {
+      plan = source.plan;
+      checkShardable(plan, settings.spec);
+      await checkPlanFitsTarget(plan, target.baseUrl, session.dispatcher, session.headers, session.setup);
+    } else {
+      plan = (await planWith(source.config, target, session, options)).plan;
+      checkShardable(plan, settings.spec);
+    }
+    if (session.setup.aborted) throw new InterruptedError();
+    return executeShard(plan, target, session, options, settings);
+  });
+}
+
+async function executeShard(
+  plan: RunPlan,
+  target: BenchmarkTarget,
+  session: Session,
+  options: BenchmarkOptions,
+  settings: ShardRunSettings,
+): Promise<ShardOutcome> {
+  const hash = planHash(plan);
+  const part = shardPart(plan, settings.spec);
+  let gate: ShardStartGate | null = null;
+  let lateMs: number | null = null;
+  let writer: ShardFileWriter | null = null;
+  let skew: number | null = null;
+  const host = hostname();
+  try {
+    const run = await executeJournaled(plan, null, target, session, options, {
+      shard: settings.spec,
+      startGate: {
+        ready: async (signal) => {
+          gate = await settings.openGate(hash, signal);
+          // Close to the instant, interruptibly: the last stretch is waited for after the start-up work.
+          if (gate.startReferenceMs !== null)
+            await waitUntilWallMs(gate.startReferenceMs - gate.clock.offset_ms - START_UP_MS, signal);
+        },
+        instant: async () => {
+          const opened = gate;
+          if (opened === null || opened.startReferenceMs === null) return;
+          const woke = await opened.waitForStart();
+          lateMs = woke.lateMs;
+          if (woke.lateMs > settings.lateToleranceMs)
+            throw new UsageError(
+              `shard ${settings.spec.index} of ${settings.spec.count} was ready ${woke.lateMs.toFixed(0)} ms after the common start (more than ${settings.lateToleranceMs} ms): refused, nothing was sent (start the shards later, or give the slow one more time)`,
+            );
+        },
+      },
+      onStarted: (header, start) => {
+        const opened = gate;
+        if (opened === null) throw new Error('the start gate was not opened');
+        const reference = start.wallStartMs + opened.clock.offset_ms;
+        skew = opened.startReferenceMs === null ? null : reference - opened.startReferenceMs;
+        writer = new ShardFileWriter(settings.output, {
+          plan: {
+            hash,
+            prompt_set_id: plan.identity.prompt_set_id,
+            requests: plan.requests.count,
+            warmup: plan.warmup,
+          },
+          shard: {
+            index: settings.spec.index,
+            count: settings.spec.count,
+            host,
+            pid: process.pid,
+            part_requests: part.indexes.length,
+            slots: part.slots === null ? null : part.slots.length,
+            rule:
+              plan.load.kind === 'open'
+                ? { kind: 'arrivals-mod-n' }
+                : { kind: 'closed-slots', concurrency: plan.load.concurrency },
+          },
+          clock: opened.clock,
+          start: {
+            mode: opened.mode,
+            planned_reference_ms: opened.startReferenceMs,
+            run_start_local_ms: start.wallStartMs,
+            run_start_reference_ms: reference,
+            late_ms: lateMs,
+            join: opened.join,
+          },
+          run: header,
+        });
+      },
+      onRecord: (result) => writer?.append(result),
+    });
+    const file = writer as ShardFileWriter | null;
+    if (file === null) throw new Error('the shard file was not opened');
+    const { execution } = run;
+    file.finish({
+      wall_s: execution.wallSeconds,
+      finished_at: run.finishedAt,
+      interrupted: execution.interrupted,
+      client: run.client,
+      workers: (run.workersInfo as Record<string, unknown> | undefined) ?? null,
+      prompt_set_id: execution.promptSetId,
+    });
+    const opened = gate as ShardStartGate | null;
+    return {
+      shardFile: settings.output,
+      records: execution.results.length,
+      failed: execution.results.filter((r) => !r.ok && r.warmup !== true).length,
+      interrupted: execution.interrupted,
+      plan,
+      planHash: hash,
+      startSkewMs: skew,
+      clock: opened!.clock,
+      journalPath: run.journalPath,
+      journal: run.journalStatus,
+    };
+  } catch (error) {
+    (writer as ShardFileWriter | null)?.abandon();
+    throw error;
+  } finally {
+    await (gate as ShardStartGate | null)?.close();
+  }
+}
