@@ -257,17 +257,27 @@ interface Figures {
   ok: boolean;
 }
 
-const mib = (x: number | null): string => (x === null ? '?' : `${x.toFixed(0)} MiB (${((x * 2 ** 20) / 1e9).toFixed(2)} GB)`);
+const mib = (x: number | null): string =>
+  x === null ? '?' : `${x.toFixed(0)} MiB (${((x * 2 ** 20) / 1e9).toFixed(2)} GB)`;
 
 function line(label: string, f: Figures, baseline: Figures | null): string {
   const wall = f.run.wallMs / 1000;
-  const ratio = baseline !== null && baseline.ok ? `, ${(wall / (baseline.run.wallMs / 1000)).toFixed(2)}× the baseline's time` : '';
+  const ratio =
+    baseline !== null && baseline.ok
+      ? `, ${(wall / (baseline.run.wallMs / 1000)).toFixed(2)}× the baseline's time`
+      : '';
   const status = f.ok ? '' : f.run.code === null ? ` — KILLED (timeout or signal)` : ` — FAILED (exit ${f.run.code})`;
   return `${label.padEnd(9)} ${String(f.records).padStart(10)} records in ${String(f.shards).padStart(3)} files: wall ${wall.toFixed(1)} s, peak RSS ${mib(f.run.peakRssMiB)}${ratio}${status}`;
 }
 
 function lastLine(text: string): string {
-  return text.trim().split('\n').filter((l) => l.trim() !== '').pop() ?? '';
+  return (
+    text
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .pop() ?? ''
+  );
 }
 
 async function main(): Promise<void> {
@@ -276,10 +286,14 @@ async function main(): Promise<void> {
   const options = parseArgs(argv);
   const dir = mkdtempSync(join(tmpdir(), 'servebench-bench-merge-'));
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
-  process.once('SIGINT', () => {
-    cleanup();
-    process.exit(130);
-  });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => {
+      cleanup();
+      process.exit(code);
+    });
   try {
     const { records, shards } = options;
     const plan = await smallPlan(2 * shards, dir);
@@ -317,7 +331,9 @@ async function main(): Promise<void> {
         : [SELF, '--parse-only', ...chosen];
       const run = await runMeasured(process.execPath, args, timeoutMs);
       // merge exits 1 when some requests failed (these files hold failures): still a merged result.
-      const ok = merge ? (run.code === 0 || run.code === 1) && statSync(output, { throwIfNoEntry: false }) !== undefined : run.code === 0 && Number(run.stdout.trim()) === n + 2 * count;
+      const ok = merge
+        ? (run.code === 0 || run.code === 1) && statSync(output, { throwIfNoEntry: false }) !== undefined
+        : run.code === 0 && Number(run.stdout.trim()) === n + 2 * count;
       if (merge && ok) {
         const size = statSync(output).size;
         rmSync(output);
@@ -342,7 +358,8 @@ async function main(): Promise<void> {
     else {
       const wall = merged.run.wallMs / 1000;
       const rss = (merged.run.peakRssMiB ?? Infinity) * 2 ** 20;
-      const full = merged.shards === shards ? '' : ` (of ${records} asked: only ${merged.shards} of ${shards} files merged)`;
+      const full =
+        merged.shards === shards ? '' : ` (of ${records} asked: only ${merged.shards} of ${shards} files merged)`;
       console.log(
         `largest merge that worked: ${merged.records} records${full}: ${wall.toFixed(1)} s ${wall < GOAL.seconds ? 'meets' : 'MISSES'} the ${GOAL.seconds} s goal, ` +
           `peak RSS ${mib(merged.run.peakRssMiB)} ${rss < GOAL.rssBytes ? 'meets' : 'MISSES'} the 2 GB goal`,

@@ -212,6 +212,17 @@ export function* pyJsonChunks(
   };
   const stack: Frame[] = [];
   const ancestors = new Set<object>();
+  // The last key list seen at each depth and its sorted order: a result's rows all have the same
+  // keys in the same order, so each row's sort is a comparison of its key list with the last one.
+  const lastKeys: { raw: readonly string[]; sorted: readonly string[] }[] = [];
+  const sortedKeys = (raw: readonly string[], depth: number): readonly string[] => {
+    const last = lastKeys[depth];
+    if (last !== undefined && last.raw.length === raw.length && last.raw.every((k, i) => k === raw[i]))
+      return last.sorted;
+    const sorted = [...raw].sort(compareKeys);
+    lastKeys[depth] = { raw, sorted };
+    return sorted;
+  };
   // Pieces of the current chunk, joined when it is yielded: a flat string, so the pieces die young.
   let parts: string[] = [];
   let size = 0;
@@ -238,9 +249,8 @@ export function* pyJsonChunks(
         stack.push({ container: v, items: v, obj: null, keys: null, length: v.length, next: 0, key, indent, inner });
       } else {
         const obj = v as Record<string, unknown>;
-        const keys = Object.keys(obj)
-          .filter((k) => obj[k] !== undefined)
-          .sort(compareKeys);
+        const sorted = sortedKeys(Object.keys(obj), stack.length);
+        const keys = sorted.some((k) => obj[k] === undefined) ? sorted.filter((k) => obj[k] !== undefined) : sorted;
         if (keys.length === 0) return void put('{}');
         put('{');
         stack.push({ container: v, items: null, obj, keys, length: keys.length, next: 0, key, indent, inner });
