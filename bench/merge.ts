@@ -266,18 +266,20 @@ function line(label: string, f: Figures, baseline: Figures | null): string {
     baseline !== null && baseline.ok
       ? `, ${(wall / (baseline.run.wallMs / 1000)).toFixed(2)}× the baseline's time`
       : '';
-  const status = f.ok ? '' : f.run.code === null ? ` — KILLED (timeout or signal)` : ` — FAILED (exit ${f.run.code})`;
+  const status = f.ok
+    ? ''
+    : /heap out of memory/.test(f.run.stderr)
+      ? ' — FAILED: out of JavaScript heap'
+      : f.run.code === null
+        ? ' — KILLED (timeout or signal)'
+        : ` — FAILED (exit ${f.run.code})`;
   return `${label.padEnd(9)} ${String(f.records).padStart(10)} records in ${String(f.shards).padStart(3)} files: wall ${wall.toFixed(1)} s, peak RSS ${mib(f.run.peakRssMiB)}${ratio}${status}`;
 }
 
-function lastLine(text: string): string {
-  return (
-    text
-      .trim()
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .pop() ?? ''
-  );
+/** Why a child failed: V8's fatal error line when there is one (a native stack follows it), else its last line. */
+function failureLine(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  return (lines.find((l) => /FATAL ERROR|out of memory/.test(l)) ?? lines.pop() ?? '').trim();
 }
 
 async function main(): Promise<void> {
@@ -339,7 +341,8 @@ async function main(): Promise<void> {
         rmSync(output);
         console.log(`  merged result: ${(size / 1e9).toFixed(2)} GB`);
       }
-      if (!ok) console.log(`  ${merge ? 'merge' : 'baseline'} failed: ${lastLine(run.stderr) || `exit ${run.code}`}`);
+      if (!ok)
+        console.log(`  ${merge ? 'merge' : 'baseline'} failed: ${failureLine(run.stderr) || `exit ${run.code}`}`);
       return { shards: count, records: n, run, ok };
     };
     const baseline = await measure(shards, false);
