@@ -19,7 +19,8 @@ import { runShardBenchmark, type ShardStartGate } from '../../pipeline/shard-run
 import type { BenchmarkEvent } from '../../pipeline/benchmark.js';
 import { connectRendezvous, localStartGate, type RendezvousConnection } from '../../shard/rendezvous.js';
 import { parseRendezvousUrl } from '../../shard/rendezvous-url.js';
-import { parseStartAt } from '../../shard/start-at.js';
+import { parseStartAt, startAtIsPast, startAtPastError } from '../../shard/start-at.js';
+import { localWallMs } from '../../shard/wait-until.js';
 import { UsageError } from '../../util/errors.js';
 import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { interruptHandling } from '../interrupts.js';
@@ -80,6 +81,8 @@ export async function runShardCommand(
   const spec: ShardSpec = parseShardSpec(flags.shard, io.env);
   const address = flags.rendezvous === null ? null : parseRendezvousUrl(flags.rendezvous);
   const startAtMs = flags.startAt === null ? null : parseStartAt(flags.startAt);
+  if (startAtMs !== null && startAtIsPast(startAtMs, localWallMs(), LATE_START_TOLERANCE_MS))
+    throw startAtPastError(startAtMs, localWallMs());
   const output = resolve(io.cwd, config.output.result as string);
   const files = checkRunFiles(
     config,
