@@ -187,7 +187,7 @@ function checkPlan(planJson: string): void {
   const bytes = Buffer.byteLength('plan.json') + Buffer.byteLength(planJson);
   if (bytes > CONFIGMAP_LIMIT_BYTES)
     throw new UsageError(
-      `the plan is ${Buffer.byteLength(planJson)} bytes, over the 1 MiB a ConfigMap holds (${CONFIGMAP_LIMIT_BYTES} bytes with its key): make a plan of fewer requests, or put the plan on the shard volume yourself (docs/kubernetes.md, "A plan over 1 MiB")`,
+      `the plan is ${Buffer.byteLength(planJson)} bytes, over the 1 MiB a ConfigMap holds (${CONFIGMAP_LIMIT_BYTES} bytes with its key): make a plan of fewer requests, or several (docs/kubernetes.md, "A plan over 1 MiB")`,
     );
   let value: unknown;
   try {
@@ -335,6 +335,49 @@ function redisService(o: Checked): Manifest {
   };
 }
 
+/** No container needs more than the image's user has. */
+const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+
+/** How long a shard pod waits for the Redis it deploys with, when no --rendezvous-timeout says. */
+const REDIS_WAIT_DEFAULT_S = 300;
+
+/**
+ * The init container's program (run by the image's node): connect to HOST PORT once a second
+ * until it answers, or exit 1 after S seconds. The Redis Deployment starts with the shards, and
+ * a shard that finds no Redis exits at once (one line, exit 2): this keeps it from starting first.
+ */
+const WAIT_FOR_TCP = [
+  'const [host, port, seconds] = process.argv.slice(1);',
+  'const deadline = Date.now() + Number(seconds) * 1000;',
+  'const attempt = () => {',
+  "  const socket = require('node:net').connect(Number(port), host, () => { socket.end(); process.exit(0); });",
+  "  socket.on('error', () => {",
+  '    if (Date.now() < deadline) return void setTimeout(attempt, 1000);',
+  '    console.error(`no Redis at ${host}:${port} after ${seconds} s`);',
+  '    process.exit(1);',
+  '  });',
+  '};',
+  'attempt();',
+].join('\n');
+
+/** The shard pods' init container when the Redis is deployed with them. */
+function waitForRedis(o: Checked): Manifest {
+  return {
+    name: 'wait-for-redis',
+    image: o.image,
+    command: [
+      'node',
+      '-e',
+      WAIT_FOR_TCP,
+      `${o.name}-redis`,
+      String(REDIS_PORT),
+      String(o.rendezvousTimeoutS ?? REDIS_WAIT_DEFAULT_S),
+    ],
+    resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '64Mi' } },
+    securityContext: CONTAINER_SECURITY,
+  };
+}
+
 /** `shard-$(JOB_COMPLETION_INDEX)…` as the pods' args write it; the kubelet expands it per pod. */
 const SHARD_FILE = `${POD_PATHS.shards}/shard-$(JOB_COMPLETION_INDEX)`;
 
@@ -377,8 +420,6 @@ function podBase(): Manifest {
     },
   };
 }
-
-const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
 
 function shardVolumes(o: Checked): { volumes: Manifest[]; mounts: Manifest[] } {
   const volumes: Manifest[] = [
@@ -427,6 +468,7 @@ function shardJob(o: Checked): Manifest {
               labelSelector: { matchLabels: podLabels },
             },
           ],
+          ...(o.redis === 'deploy' ? { initContainers: [waitForRedis(o)] } : {}),
           containers: [
             {
               name: 'shard',
