@@ -20,6 +20,7 @@ import { sweepCommand } from './commands/sweep.js';
 import { compareCommand } from './commands/compare.js';
 import { listCommand } from './commands/list.js';
 import { reportCommand } from './commands/report.js';
+import { k8sCommand } from './commands/k8s.js';
 import { COMMAND_SPECS, commandSpec } from './command-flags.js';
 import { commandHelp } from './args/help.js';
 import { parseCommand } from './args/parse.js';
@@ -35,6 +36,7 @@ const HANDLERS: Record<string, Command> = {
   report: reportCommand,
   list: listCommand,
   compare: compareCommand,
+  k8s: k8sCommand,
 };
 
 /** Every command with its handler and the summary its table (command-flags.ts) gives it. */
