@@ -389,6 +389,11 @@ test('servebench k8s prints YAML with the expected kinds; no secret reaches the 
     assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret));
     const docs = parseAllDocuments(run.stdout, { version: '1.1' });
     assert.ok(Array.isArray(docs));
+    // stdout is the YAML alone: what planning says went to stderr.
+    assert.deepEqual(
+      docs.flatMap((doc) => doc.errors),
+      [],
+    );
     const objects = docs.map((doc) => doc.toJS() as Manifest);
     assert.deepEqual(
       objects.map((m) => m['kind']),
