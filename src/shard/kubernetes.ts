@@ -4,8 +4,22 @@
  * for the rendezvous, and a suspended merge Job that names every shard file. kubernetes-yaml.ts
  * renders them; docs/kubernetes.md says how to apply them and why each choice was made.
  */
+// Types only, erased from the build (kubernetes-models is a devDependency): every object literal
+// below is checked field by field against the Kubernetes API's own types, so a misspelt field
+// fails the build instead of being dropped by the API server.
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IPersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
+import type { IService } from 'kubernetes-models/v1/Service';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IJob } from 'kubernetes-models/batch/v1/Job';
 import { parsePlan } from '../plan/run-plan.js';
 import { UsageError } from '../util/errors.js';
+
+type ObjectMeta = NonNullable<IJob['metadata']>;
 
 /** One Kubernetes object, as `kubectl apply` reads it. */
 export type Manifest = Record<string, unknown>;
@@ -80,10 +94,11 @@ const QUANTITY = /^(\d+(\.\d+)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 /** Every manifest of the run, in the order `kubectl apply` should create them. */
 export function kubernetesManifests(options: KubernetesOptions): Manifest[] {
   const o = checkOptions(options);
-  const manifests: Manifest[] = [planConfigMap(o), shardVolume(o)];
-  if (o.redis === 'deploy') manifests.push(redisDeployment(o), redisService(o));
-  manifests.push(shardJob(o), mergeJob(o));
-  return manifests;
+  const objects: object[] = [planConfigMap(o), shardVolume(o)];
+  if (o.redis === 'deploy') objects.push(redisDeployment(o), redisService(o));
+  objects.push(shardJob(o), mergeJob(o));
+  // Plain objects to callers: the public API names no type of a devDependency.
+  return objects as Manifest[];
 }
 
 /** The options with defaults filled in and every value checked. */
@@ -248,7 +263,7 @@ function checkStartAt(text: string): void {
     );
 }
 
-function metadata(o: Checked, name: string, component: string): Manifest {
+function metadata(o: Checked, name: string, component: string): ObjectMeta {
   return {
     name,
     ...(o.namespace === null ? {} : { namespace: o.namespace }),
@@ -265,7 +280,7 @@ function labels(o: Checked, component: string): Record<string, string> {
   };
 }
 
-function planConfigMap(o: Checked): Manifest {
+function planConfigMap(o: Checked): IConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -276,7 +291,7 @@ function planConfigMap(o: Checked): Manifest {
   };
 }
 
-function shardVolume(o: Checked): Manifest {
+function shardVolume(o: Checked): IPersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -290,7 +305,7 @@ function shardVolume(o: Checked): Manifest {
   };
 }
 
-function redisDeployment(o: Checked): Manifest {
+function redisDeployment(o: Checked): IDeployment {
   const selector = labels(o, 'rendezvous');
   return {
     apiVersion: 'apps/v1',
@@ -323,7 +338,7 @@ function redisDeployment(o: Checked): Manifest {
   };
 }
 
-function redisService(o: Checked): Manifest {
+function redisService(o: Checked): IService {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -336,7 +351,10 @@ function redisService(o: Checked): Manifest {
 }
 
 /** No container needs more than the image's user has. */
-const CONTAINER_SECURITY = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+const CONTAINER_SECURITY: NonNullable<IContainer['securityContext']> = {
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+};
 
 /** How long a shard pod waits for the Redis it deploys with, when no --rendezvous-timeout says. */
 const REDIS_WAIT_DEFAULT_S = 300;
@@ -361,7 +379,7 @@ const WAIT_FOR_TCP = [
 ].join('\n');
 
 /** The shard pods' init container when the Redis is deployed with them. */
-function waitForRedis(o: Checked): Manifest {
+function waitForRedis(o: Checked): IContainer {
   return {
     name: 'wait-for-redis',
     image: o.image,
@@ -405,7 +423,7 @@ function shardArgs(o: Checked): string[] {
 }
 
 /** Pod settings both Jobs share: the image's user, no API token, no service variables. */
-function podBase(): Manifest {
+function podBase(): Omit<IPodSpec, 'containers'> {
   return {
     restartPolicy: 'Never',
     automountServiceAccountToken: false,
@@ -421,12 +439,12 @@ function podBase(): Manifest {
   };
 }
 
-function shardVolumes(o: Checked): { volumes: Manifest[]; mounts: Manifest[] } {
-  const volumes: Manifest[] = [
+function shardVolumes(o: Checked): { volumes: IVolume[]; mounts: IVolumeMount[] } {
+  const volumes: IVolume[] = [
     { name: 'plan', configMap: { name: `${o.name}-plan` } },
     { name: 'shards', persistentVolumeClaim: { claimName: `${o.name}-shards` } },
   ];
-  const mounts: Manifest[] = [
+  const mounts: IVolumeMount[] = [
     { name: 'plan', mountPath: '/servebench/plan', readOnly: true },
     { name: 'shards', mountPath: POD_PATHS.shards },
   ];
@@ -440,7 +458,7 @@ function shardVolumes(o: Checked): { volumes: Manifest[]; mounts: Manifest[] } {
   return { volumes, mounts };
 }
 
-function shardJob(o: Checked): Manifest {
+function shardJob(o: Checked): IJob {
   const podLabels = labels(o, 'shard');
   const { volumes, mounts } = shardVolumes(o);
   const resources = { cpu: o.cpu, memory: o.memory };
@@ -500,7 +518,7 @@ export function shardFilePaths(shards: number): string[] {
   return Array.from({ length: shards }, (_, index) => `${POD_PATHS.shards}/shard-${index}.ndjson`);
 }
 
-function mergeJob(o: Checked): Manifest {
+function mergeJob(o: Checked): IJob {
   const { volumes, mounts } = shardVolumes({ ...o, apiKeySecret: null });
   const args = ['merge', ...shardFilePaths(o.shards), '--output', `${POD_PATHS.shards}/result.json`];
   if (o.allowPartial) args.push('--allow-partial');
