@@ -53,7 +53,14 @@ const shardArgs = (plan: string, base: string, shard: string, output: string, sy
 const oneLine = (text: string): string[] => text.split('\n').filter((line) => line.trim() !== '');
 
 test('a shard killed mid-run: merge names it missing, --allow-partial merges the rest and labels the result', async () => {
-  const plan = await makePlan('killed', sims.slow.url, ['--requests', '60', '--concurrency', '3', '--max-tokens', '24']);
+  const plan = await makePlan('killed', sims.slow.url, [
+    '--requests',
+    '60',
+    '--concurrency',
+    '3',
+    '--max-tokens',
+    '24',
+  ]);
   const files = [0, 1, 2].map((i) => join(dir, `killed-${i}.ndjson`));
   const sync = ['--rendezvous', redis.url('killed')];
   const victim = spawn(process.execPath, [CLI_PATH, ...shardArgs(plan, sims.slow.url, '1/3', files[1]!, sync)], {
@@ -62,7 +69,8 @@ test('a shard killed mid-run: merge names it missing, --allow-partial merges the
   const killed = new Promise<NodeJS.Signals | null>((done) => victim.on('close', (_code, signal) => done(signal)));
   const journal = `${files[1]!}.journal.jsonl`;
   const poll = setInterval(() => {
-    if (existsSync(journal) && readFileSync(journal, 'utf8').split('"type":"request"').length > 3) victim.kill('SIGKILL');
+    if (existsSync(journal) && readFileSync(journal, 'utf8').split('"type":"request"').length > 3)
+      victim.kill('SIGKILL');
   }, 20);
   const others = await Promise.all(
     [0, 2].map((i) => runCli(shardArgs(plan, sims.slow.url, `${i}/3`, files[i]!, sync))),
@@ -77,7 +85,7 @@ test('a shard killed mid-run: merge names it missing, --allow-partial merges the
   const refused = await runCli(['merge', files[0]!, files[2]!, '--output', merged]);
   assert.equal(refused.code, 2);
   assert.deepEqual(oneLine(refused.stderr), [
-    'servebench merge: merge: shard 1 of 3 missing (no shard file for it); give every shard\'s file, or --allow-partial to merge what is here (the result is labelled partial)',
+    "servebench merge: merge: shard 1 of 3 missing (no shard file for it); give every shard's file, or --allow-partial to merge what is here (the result is labelled partial)",
   ]);
   assert.equal(existsSync(merged), false);
   const partial = await runCli(['merge', files[0]!, files[2]!, '--output', merged, '--allow-partial']);
@@ -108,7 +116,10 @@ test('a shard of another plan is refused, naming the field', async () => {
   assert.equal(merge.code, 2);
   const lines = oneLine(merge.stderr);
   assert.equal(lines.length, 1, merge.stderr);
-  assert.match(lines[0]!, /b-1\.ndjson is not a shard of the same run as .*a-0\.ndjson: the plan hash \(plan\.hash\) differs/);
+  assert.match(
+    lines[0]!,
+    /b-1\.ndjson is not a shard of the same run as .*a-0\.ndjson: the plan hash \(plan\.hash\) differs/,
+  );
 });
 
 test('Redis unreachable: one line, exit 2, nothing sent to the server', async () => {

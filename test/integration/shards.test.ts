@@ -106,7 +106,9 @@ test('3 shards meet in Redis, start together, and merge into the single-process 
   const plan = await makePlan('closed', ['--requests', '90', '--concurrency', '6']);
   const pod = join(dir, 'pod');
   const commands = podCommands(plan, 3, redis.url('closed-run'), pod);
-  assert.ok(commands.every((args, i) => args.includes('auto/3') && args.includes(join(pod, 'shards', `shard-${i}.ndjson`))));
+  assert.ok(
+    commands.every((args, i) => args.includes('auto/3') && args.includes(join(pod, 'shards', `shard-${i}.ndjson`))),
+  );
   // Each index as Kubernetes runs it: the same args, JOB_COMPLETION_INDEX in the environment.
   const runs = await Promise.all(
     commands.map((args, i) => runCli(args, { env: { ...process.env, JOB_COMPLETION_INDEX: String(i) } })),
