@@ -124,7 +124,8 @@ function indexBound(doc: Doc): { bound: number; text: string } {
   const servebench = asRecord(doc['servebench']);
   const warmup = numberOrNull(servebench['warmup_requests']) ?? 0;
   const planned = numberOrNull(asRecord(servebench['shards'])['planned_requests']);
-  if (planned !== null && planned > requests + warmup) return { bound: planned, text: `the plan's ${planned} requests` };
+  if (planned !== null && planned > requests + warmup)
+    return { bound: planned, text: `the plan's ${planned} requests` };
   if (warmup > 0) return { bound: requests + warmup, text: `requests (${requests}) + warm-up (${warmup})` };
   return { bound: requests, text: `requests (${requests})` };
 }
