@@ -520,6 +520,15 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         help: 'seconds a shard waits for all N to join (pods may wait for nodes and image pulls)',
       },
       {
+        name: 'max-clock-uncertainty',
+        type: 'float',
+        min: 0,
+        max: 60_000,
+        meta: 'MS',
+        defaultText: "the run's",
+        help: "a shard whose clock offset to Redis is known less precisely than this, ms, refuses to start (raise it for shards in other zones than Redis's)",
+      },
+      {
         name: 'namespace',
         type: 'string',
         nonEmpty: true,
@@ -578,7 +587,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
     inherits: {
       from: 'run',
       flags: RUN_FLAGS,
-      except: ['journal', 'report', 'dry-run', 'json', 'on-interrupt', 'shard', 'rendezvous', 'max-clock-uncertainty'],
+      except: ['journal', 'report', 'dry-run', 'json', 'on-interrupt', 'shard', 'rendezvous'],
       noun: 'k8s',
       exceptWhy: 'it prints manifests and runs nothing; the shard pods get their own run flags',
     },

@@ -43,6 +43,8 @@ export interface KubernetesOptions {
   readonly startAt?: string | null;
   /** Seconds a shard waits for all N to join (`--rendezvous-timeout`); null: the run's default. */
   readonly rendezvousTimeoutS?: number | null;
+  /** `--max-clock-uncertainty` for every shard, ms; null: the run's default. */
+  readonly maxClockUncertaintyMs?: number | null;
   /** Per shard pod, requests and limits alike. */
   readonly cpu?: string;
   readonly memory?: string;
@@ -113,6 +115,7 @@ interface Checked {
   redis: string;
   startAt: string | null;
   rendezvousTimeoutS: number | null;
+  maxClockUncertaintyMs: number | null;
   cpu: string;
   memory: string;
   storageClass: string | null;
@@ -170,6 +173,9 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
   const rendezvousTimeoutS = options.rendezvousTimeoutS ?? null;
   if (rendezvousTimeoutS !== null && redis === 'none')
     throw new UsageError('--rendezvous-timeout needs a rendezvous (--redis deploy or a redis:// URL)');
+  const maxClockUncertaintyMs = options.maxClockUncertaintyMs ?? null;
+  if (maxClockUncertaintyMs !== null && redis === 'none')
+    throw new UsageError('--max-clock-uncertainty needs a rendezvous (--redis deploy or a redis:// URL)');
   return {
     name,
     namespace,
@@ -181,6 +187,7 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
     redis,
     startAt,
     rendezvousTimeoutS,
+    maxClockUncertaintyMs,
     cpu,
     memory,
     storageClass,
@@ -417,6 +424,7 @@ function shardArgs(o: Checked): string[] {
   if (o.redis === 'deploy') args.push('--rendezvous', `redis://${o.name}-redis:${REDIS_PORT}/${o.name}`);
   else if (o.redis !== 'none') args.push('--rendezvous', o.redis);
   if (o.rendezvousTimeoutS !== null) args.push('--rendezvous-timeout', String(o.rendezvousTimeoutS));
+  if (o.maxClockUncertaintyMs !== null) args.push('--max-clock-uncertainty', String(o.maxClockUncertaintyMs));
   if (o.startAt !== null) args.push('--start-at', o.startAt);
   if (o.apiKeySecret !== null) args.push('--api-key-file', POD_PATHS.apiKey);
   return args;

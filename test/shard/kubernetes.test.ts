@@ -104,8 +104,17 @@ test('every manifest validates against the Kubernetes API schema, with and witho
     base(),
     { ...base(), namespace: 'bench-ns', apiKeySecret: 'llm-key', storageClass: 'nfs-client', allowPartial: true },
     { ...base(), redis: 'none', startAt: '2026-12-02T03:00:00Z' },
-    { ...base(), redis: 'redis://redis.shared.svc:6379', rendezvousTimeoutS: 900, cpu: '2', memory: '2Gi' },
+    {
+      ...base(),
+      redis: 'redis://redis.shared.svc:6379',
+      rendezvousTimeoutS: 900,
+      maxClockUncertaintyMs: 25,
+      cpu: '2',
+      memory: '2Gi',
+    },
   ];
+  const external = container(byKind(kubernetesManifests(variants[3]!), 'Job', 'bench'));
+  assert.ok(external.args!.join(' ').includes('--rendezvous-timeout 900 --max-clock-uncertainty 25'));
   for (const options of variants) {
     const manifests = kubernetesManifests(options);
     assert.deepEqual(

@@ -56,6 +56,7 @@ export const k8sCommand: Command = async (argv, io) => {
     redis: str('redis')!,
     startAt: str('start-at'),
     rendezvousTimeoutS: typeof v['rendezvous-timeout'] === 'number' ? v['rendezvous-timeout'] : null,
+    maxClockUncertaintyMs: typeof v['max-clock-uncertainty'] === 'number' ? v['max-clock-uncertainty'] : null,
     cpu: str('cpu')!,
     memory: str('memory')!,
     storageClass: str('storage-class'),
