@@ -114,7 +114,7 @@ test('every manifest validates against the Kubernetes API schema, with and witho
     },
   ];
   const external = container(byKind(kubernetesManifests(variants[3]!), 'Job', 'bench'));
-  assert.ok(external.args!.join(' ').includes('--rendezvous-timeout 900 --max-clock-uncertainty 25'));
+  assert.ok(external.args.join(' ').includes('--rendezvous-timeout 900 --max-clock-uncertainty 25'));
   for (const options of variants) {
     const manifests = kubernetesManifests(options);
     assert.deepEqual(
