@@ -43,6 +43,12 @@ export interface ShardFlags {
 export function shardFlags(values: Record<string, FlagValue>, given: ReadonlySet<string>): ShardFlags | null {
   const text = (name: string): string | null => (typeof values[name] === 'string' ? values[name] : null);
   const shard = text('shard');
+  if (given.has('shards'))
+    for (const name of ['journal', 'dry-run', 'rendezvous', 'start-at', 'max-clock-uncertainty', 'rendezvous-timeout'])
+      if (given.has(name))
+        throw new UsageError(
+          `--${name} does not apply with --shards: the shards meet through this process and journal in its temporary folder`,
+        );
   if (shard === null) {
     for (const name of ['rendezvous', 'rendezvous-timeout', 'start-at', 'max-clock-uncertainty'])
       if (given.has(name)) throw new UsageError(`--${name} applies only with --shard I/N`);
