@@ -10,6 +10,7 @@ import { COMPARE_METRIC_IDS } from '../result/compare-metrics.js';
 import { IDENTITY_FIELD_NAMES } from '../result/identity.js';
 import { DEFAULT_LIMITS } from '../result/inventory.js';
 import { resolveSimConfig } from '../sim/config.js';
+import { KUBERNETES_DEFAULTS, MAX_SHARDS } from '../shard/kubernetes.js';
 import type { CommandSpec, FlagSpec } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
 
@@ -427,6 +428,170 @@ hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result 
     flags: SIM_FLAGS,
     wording: 'must-be',
     exit: '0 after SIGINT or SIGTERM · 2 bad usage, a bad config file, or an address it cannot listen on',
+  },
+  // servebench k8s (issue 18): the manifests of one plan run as an Indexed Job, docs/kubernetes.md.
+  {
+    name: 'k8s',
+    usage:
+      'servebench k8s --shards N --name NAME --image IMAGE --base-url URL (--plan P.json | [run flags]) [flags] [--output FILE]',
+    summary: 'print the Kubernetes manifests that run one plan as N shard pods and merge them into one result',
+    about: `Prints, as one YAML file for 'kubectl apply -f', the manifests of one plan run by N pods: a
+ConfigMap holding the plan, a ReadWriteMany volume for the shard files, an Indexed Job of N shard
+pods spread over the nodes, a Redis for the synchronized start (--redis deploy, the default), and
+a merge Job, created suspended, that merges every shard file into one result once resumed. With
+--plan the saved plan is used as is; otherwise the plan is made from the run flags exactly as
+'servebench plan' makes it (sized against --base-url). Nothing is applied and no benchmark request
+is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to result.json.`,
+    flags: [
+      {
+        name: 'shards',
+        type: 'int',
+        min: 1,
+        max: MAX_SHARDS,
+        meta: 'N',
+        help: "shard pods (required): the Job's completions and parallelism",
+      },
+      {
+        name: 'name',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'NAME',
+        help: 'names every object (NAME, NAME-plan, NAME-shards, NAME-redis, NAME-merge; required): lowercase letters, digits and -, starting with a letter',
+      },
+      {
+        name: 'image',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'IMAGE',
+        help: 'the servebench image the pods run (required; the Dockerfile builds it)',
+      },
+      {
+        name: 'plan',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'P.json',
+        help: 'a saved plan (servebench plan --output) instead of run flags; its text goes into the ConfigMap as is',
+      },
+      {
+        name: 'base-url',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'URL',
+        help: 'the target (required): planned against with run flags, and benchmarked by the pods unless --target-url',
+      },
+      {
+        name: 'target-url',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'URL',
+        defaultText: '--base-url',
+        help: 'the target as the pods reach it, when it differs (e.g. a Service name)',
+      },
+      {
+        name: 'api-key-secret',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'SECRET',
+        defaultText: 'no key',
+        help: 'a Secret you create holding the key under api-key; mounted as a file and given as --api-key-file (the key is never in the manifests)',
+      },
+      {
+        name: 'redis',
+        type: 'string',
+        nonEmpty: true,
+        default: KUBERNETES_DEFAULTS.redis,
+        meta: 'deploy|none|URL',
+        help: 'the rendezvous: deploy a Redis with the run, an existing redis://HOST:PORT[/NAME] (no password), or none (then --start-at)',
+      },
+      {
+        name: 'start-at',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'TIME',
+        help: 'with --redis none: when every shard starts (ISO 8601 with a zone, or epoch milliseconds)',
+      },
+      {
+        name: 'rendezvous-timeout',
+        type: 'int',
+        min: 1,
+        max: 86_400,
+        meta: 'S',
+        defaultText: "the run's",
+        help: 'seconds a shard waits for all N to join (pods may wait for nodes and image pulls)',
+      },
+      {
+        name: 'max-clock-uncertainty',
+        type: 'float',
+        min: 0,
+        max: 60_000,
+        meta: 'MS',
+        defaultText: "the run's",
+        help: "a shard whose clock offset to Redis is known less precisely than this, ms, refuses to start (raise it for shards in other zones than Redis's)",
+      },
+      {
+        name: 'namespace',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'NS',
+        defaultText: "kubectl's namespace",
+        help: 'the namespace of every object',
+      },
+      {
+        name: 'cpu',
+        type: 'string',
+        nonEmpty: true,
+        default: KUBERNETES_DEFAULTS.cpu,
+        meta: 'Q',
+        help: 'CPU of each shard pod, requested and limited alike (whole CPUs avoid throttling)',
+      },
+      {
+        name: 'memory',
+        type: 'string',
+        nonEmpty: true,
+        default: KUBERNETES_DEFAULTS.memory,
+        meta: 'Q',
+        help: 'memory of each shard pod, requested and limited alike',
+      },
+      {
+        name: 'storage-class',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'SC',
+        defaultText: "the cluster's default",
+        help: 'StorageClass of the shard volume; it must offer ReadWriteMany',
+      },
+      {
+        name: 'storage',
+        type: 'string',
+        nonEmpty: true,
+        default: KUBERNETES_DEFAULTS.storage,
+        meta: 'Q',
+        help: 'size of the shard volume',
+      },
+      {
+        name: 'allow-partial',
+        type: 'boolean',
+        default: false,
+        help: 'the merge Job merges the shards that are there and labels the result partial',
+      },
+      {
+        name: 'output',
+        type: 'string',
+        nonEmpty: true,
+        meta: 'FILE',
+        defaultText: 'stdout',
+        help: 'write the YAML to FILE (atomically; never over an input)',
+      },
+      HELP,
+    ],
+    inherits: {
+      from: 'run',
+      flags: RUN_FLAGS,
+      except: ['journal', 'report', 'dry-run', 'json', 'on-interrupt', 'shard', 'rendezvous'],
+      noun: 'k8s',
+      exceptWhy: 'it prints manifests and runs nothing; the shard pods get their own run flags',
+    },
+    exit: '0 manifests printed or written · 2 bad usage, a bad input file, a plan over the ConfigMap limit, or a plan that cannot measure anything',
   },
 ];
 

@@ -21,6 +21,7 @@ import { compareCommand } from './commands/compare.js';
 import { listCommand } from './commands/list.js';
 import { reportCommand } from './commands/report.js';
 import { mergeCommand } from './commands/merge.js';
+import { k8sCommand } from './commands/k8s.js';
 import { COMMAND_SPECS, commandSpec } from './command-flags.js';
 import { commandHelp } from './args/help.js';
 import { parseCommand } from './args/parse.js';
@@ -37,6 +38,7 @@ const HANDLERS: Record<string, Command> = {
   list: listCommand,
   compare: compareCommand,
   merge: mergeCommand,
+  k8s: k8sCommand,
 };
 
 /** Every command with its handler and the summary its table (command-flags.ts) gives it. */

@@ -8,6 +8,7 @@
 import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
+import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
 
 /** A run flag's default, from config/'s table (the library reads the same one): stated once. */
 function runDefault(name: string): string | number | boolean {
@@ -393,7 +394,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'rendezvous-timeout',
     type: 'float',
-    default: 300,
+    default: DEFAULT_RENDEZVOUS_TIMEOUT_S,
     min: 1,
     max: 86400,
     meta: 'S',
@@ -408,7 +409,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-clock-uncertainty',
     type: 'float',
-    default: 10,
+    default: DEFAULT_MAX_CLOCK_UNCERTAINTY_MS,
     min: 0,
     max: 60000,
     meta: 'MS',

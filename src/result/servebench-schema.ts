@@ -203,6 +203,8 @@ export const workersBlockSchema = z.strictObject({
 const shardsBlockSchema = z.strictObject({
   count: int,
   merged: int,
+  /** Requests of the plan, every shard's: a partial merge holds fewer (and `validate` bounds request indexes by this). */
+  planned_requests: int,
   complete: z.boolean(),
   missing: z.array(int),
   duplicates: z.array(int),

@@ -113,15 +113,32 @@ function checkWithoutRows(doc: Doc, era: Era, c: Checker): void {
   c.notes.push('capacity-v2 files have no per-request rows: only internal consistency was checked');
 }
 
-function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
+/**
+ * Request indexes are unique and ascending, and below the number of requests the run planned:
+ * `requests` in a reference file; in a servebench file `requests` counts measured requests only,
+ * so its warm-up requests (the first indexes, `servebench.warmup_requests`) and, in a partial
+ * merge, the missing shards' requests (`servebench.shards.planned_requests`) come on top.
+ */
+function indexBound(doc: Doc): { bound: number; text: string } {
   const requests = numberOrNull(doc['requests']) ?? 0;
+  const servebench = asRecord(doc['servebench']);
+  const warmup = numberOrNull(servebench['warmup_requests']) ?? 0;
+  const planned = numberOrNull(asRecord(servebench['shards'])['planned_requests']);
+  if (planned !== null && planned > requests + warmup)
+    return { bound: planned, text: `the plan's ${planned} requests` };
+  if (warmup > 0) return { bound: requests + warmup, text: `requests (${requests}) + warm-up (${warmup})` };
+  return { bound: requests, text: `requests (${requests})` };
+}
+
+function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
+  const { bound, text } = indexBound(doc);
   const seen = new Set<number>();
   const walk = (list: readonly Doc[], name: string): void => {
     let previous = -1;
     list.forEach((item, i) => {
       const idx = numberOrNull(item['request_index']) ?? -1;
-      const ok = idx > previous && idx < requests && !seen.has(idx);
-      c.expect(`${name}[${i}].request_index`, idx, ok, `unique, ascending, below requests (${requests})`);
+      const ok = idx > previous && idx < bound && !seen.has(idx);
+      c.expect(`${name}[${i}].request_index`, idx, ok, `unique, ascending, below ${text}`);
       seen.add(idx);
       previous = Math.max(previous, idx);
     });

@@ -246,6 +246,7 @@ function shardsBlock(
   return {
     count,
     merged: placed.length,
+    planned_requests: placed[0]!.header.plan.requests,
     complete: missing.length === 0 && duplicates.length === 0,
     missing: [...missing],
     duplicates: [...duplicates],

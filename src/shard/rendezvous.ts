@@ -108,6 +108,11 @@ const CLOCK_ROUNDS = 8;
 const CLOCK_BATCHES = 3;
 const WARM_PINGS = 2;
 const POLL_MS = 25;
+/** `--rendezvous-timeout`'s default: how long a shard waits for the others, seconds. */
+export const DEFAULT_RENDEZVOUS_TIMEOUT_S = 300;
+/** `--max-clock-uncertainty`'s default, ms: a few ms is what a zone away costs (docs/kubernetes.md). */
+export const DEFAULT_MAX_CLOCK_UNCERTAINTY_MS = 10;
+
 const DEFAULT_LEAD_FLOOR_MS = 1000;
 const DEFAULT_LEAD_RTT_MULTIPLE = 40;
 /** Taking an entry back on the way out is best effort, and must not hold the exit up. */

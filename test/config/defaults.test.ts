@@ -6,8 +6,11 @@ import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_DEFAULTS, runConfigFrom } from '../../src/config/defaults.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 
-/** The CLI's own output switches: how the command prints, no part of a run's configuration. */
-const CLI_ONLY = ['dry-run', 'json', 'quiet', 'help'];
+/**
+ * The CLI's own output switches (how the command prints) and the shard flags (how a plan is
+ * executed across processes: shard/ states their defaults), no part of a run's configuration.
+ */
+const CLI_ONLY = ['dry-run', 'json', 'quiet', 'help', 'rendezvous-timeout', 'max-clock-uncertainty'];
 
 test("every default of the run flag table is config/'s, and no other", () => {
   const table = Object.fromEntries(

@@ -189,6 +189,9 @@ test('warm-up requests are excluded from every figure and counted apart', async 
   );
   assert.equal(result.servebench['warmup_requests'], 3);
   assert.equal(result.servebench['requests_sent'], 8);
+  // Its rows keep their plan indexes (3..7, above `requests`): validate reads the warm-up as such.
+  const validate = await runCli(['validate', output]);
+  assert.equal(validate.code, 0, validate.stdout + validate.stderr);
 });
 
 test('a closed loop bounded by time alone stops starting requests at the deadline', async () => {

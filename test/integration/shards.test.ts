@@ -9,13 +9,15 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { simProcessesForFile } from '../helpers/sim-process.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { nearestRankIndex } from '../../src/metrics/percentile.js';
+import { kubernetesManifests } from '../../src/shard/kubernetes.js';
+import { podArgsForIndex } from '../../src/shard/kubernetes-args.js';
 
 const sims = simProcessesForFile({ fast: { prefill_tok_s: 2000000, decode_step_ms: 2, max_num_seqs: 64 } });
 const dir = mkdtempSync(join(tmpdir(), 'servebench-shards-'));
@@ -76,29 +78,43 @@ async function makePlan(name: string, extra: string[]): Promise<string> {
   return plan;
 }
 
-/** Runs shard `index` of `count`; resolves with its exit and output. */
-function runShard(plan: string, index: number, count: number, rendezvous: string, output: string) {
-  return runCli([
-    'run',
-    '--plan',
-    plan,
-    '--base-url',
-    sims.fast.url,
-    '--shard',
-    `${index}/${count}`,
-    '--rendezvous',
-    rendezvous,
-    '--output',
-    output,
-    '--quiet',
-  ]);
+/**
+ * The Indexed Job's container args for each index, as the kubelet would run them, with the pod's
+ * mounts (/servebench/plan, /servebench/shards) mapped to folders of this test.
+ */
+function podCommands(planFile: string, count: number, rendezvous: string, root: string): string[][] {
+  mkdirSync(join(root, 'plan'), { recursive: true });
+  mkdirSync(join(root, 'shards'), { recursive: true });
+  copyFileSync(planFile, join(root, 'plan', 'plan.json'));
+  const manifests = kubernetesManifests({
+    name: 'bench',
+    shards: count,
+    image: 'servebench:test',
+    planJson: readFileSync(planFile, 'utf8'),
+    baseUrl: sims.fast.url,
+    redis: rendezvous,
+  });
+  const job = manifests.find(
+    (m) => m['kind'] === 'Job' && (m['spec'] as { completionMode?: string }).completionMode === 'Indexed',
+  )!;
+  return Array.from({ length: count }, (_, i) =>
+    podArgsForIndex(job, i).map((arg) => arg.replaceAll('/servebench/', `${root}/`)),
+  );
 }
 
 test('3 shards meet in Redis, start together, and merge into the single-process result', async () => {
   const plan = await makePlan('closed', ['--requests', '90', '--concurrency', '6']);
-  const files = [0, 1, 2].map((i) => join(dir, `closed-${i}.ndjson`));
-  const runs = await Promise.all(files.map((file, i) => runShard(plan, i, 3, redis.url('closed-run'), file)));
+  const pod = join(dir, 'pod');
+  const commands = podCommands(plan, 3, redis.url('closed-run'), pod);
+  assert.ok(
+    commands.every((args, i) => args.includes('auto/3') && args.includes(join(pod, 'shards', `shard-${i}.ndjson`))),
+  );
+  // Each index as Kubernetes runs it: the same args, JOB_COMPLETION_INDEX in the environment.
+  const runs = await Promise.all(
+    commands.map((args, i) => runCli(args, { env: { ...process.env, JOB_COMPLETION_INDEX: String(i) } })),
+  );
   for (const run of runs) assert.equal(run.code, 0, run.stderr);
+  const files = [0, 1, 2].map((i) => join(pod, 'shards', `shard-${i}.ndjson`));
 
   const merged = join(dir, 'closed-merged.json');
   const merge = await runCli(['merge', ...files, '--output', merged]);

@@ -11,15 +11,15 @@ import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../exit-codes.js';
-import type { Command } from '../io.js';
+import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig } from '../../config/run-config.js';
 import { runInputs } from '../../config/run-files.js';
 import { resolveApiKey } from '../../config/api-key.js';
 import { planBenchmark } from '../../pipeline/benchmark.js';
-import { serializePlan } from '../../plan/run-plan.js';
+import { serializePlan, type RunPlan } from '../../plan/run-plan.js';
 import { writeFileAtomic } from '../../result/io.js';
 import { UsageError } from '../../util/errors.js';
-import { checkWriteTargets } from '../../util/write-targets.js';
+import { checkWriteTargets, type WriteTarget } from '../../util/write-targets.js';
 import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 
 const SPEC = commandSpec('plan');
@@ -32,35 +32,52 @@ export const planCommand: Command = async (argv, io) => {
   }
   if (typeof parsed.values['output'] !== 'string')
     throw new UsageError('--output FILE is required: where to write the plan');
-  const config = resolveRunConfig(parsed.values as Record<string, FlagValue>, io.env, io.cwd, parsed.given);
-  const simConfig = readRunSimConfig(config);
-  const quiet = parsed.values['quiet'] === true;
   const output = resolve(io.cwd, parsed.values['output']);
-  const contextBuckets = typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  const plan = await planFromRunFlags(parsed.values as Record<string, FlagValue>, parsed.given, io, {
+    say: io.stdout,
+    output: { flag: '--output', path: output, mode: 'replace' },
+  });
+  await writeFileAtomic(output, serializePlan(plan));
+  io.stdout(
+    `plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`,
+  );
+  return EXIT.ok;
+};
+
+/**
+ * The plan a run with these run flags would execute, made as `servebench plan` makes it (also for
+ * `servebench k8s`). `output` (the file the caller writes) is checked against the run's inputs
+ * before the server is asked anything; `say` prints the phases unless `--quiet`.
+ */
+export async function planFromRunFlags(
+  values: Record<string, FlagValue>,
+  given: ReadonlySet<string>,
+  io: CliIO,
+  options: { say: (text: string) => void; output: WriteTarget | null },
+): Promise<RunPlan> {
+  const config = resolveRunConfig(values, io.env, io.cwd, given);
+  const simConfig = readRunSimConfig(config);
+  const quiet = values['quiet'] === true;
+  const contextBuckets = typeof values['context-buckets'] === 'string' ? values['context-buckets'] : null;
   // The plan never replaces one of its own inputs.
-  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], runInputs(config, io.cwd, contextBuckets));
+  if (options.output !== null) checkWriteTargets([options.output], runInputs(config, io.cwd, contextBuckets));
   const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig) : null;
   try {
     if (sim !== null && !quiet)
-      io.stdout(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
-    const plan = await planBenchmark(
+      options.say(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
+    return await planBenchmark(
       config,
       { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
       {
         onEvent: (event) => {
           if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
-          else if (event.kind === 'phase' && !quiet) io.stdout(`${event.text}\n`);
+          else if (event.kind === 'phase' && !quiet) options.say(`${event.text}\n`);
         },
       },
     );
-    await writeFileAtomic(output, serializePlan(plan));
-    io.stdout(
-      `plan of ${plan.requests.count} requests (${plan.identity.prompt_set_id ?? 'prompts sized during the run'}) written to ${output}\n`,
-    );
-    return EXIT.ok;
   } finally {
     await sim?.close();
   }
-};
+}

@@ -33,7 +33,7 @@ import { writeHtmlReport } from './report.js';
 import { LOCAL_SHARD_ENV, type LocalShardMessage } from '../local-shard-ipc.js';
 
 /** How far ahead of "all ready" the common start is put: every child must learn it and be waiting, ms. */
-const START_LEAD_MS = 50;
+const START_LEAD_MS = 250;
 
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 
@@ -161,7 +161,7 @@ async function startTogether(
         ready.add(i);
         if (ready.size === count && !started) {
           started = true;
-          const atMs = performance.timeOrigin + performance.now() + START_LEAD_MS + 2 * count;
+          const atMs = performance.timeOrigin + performance.now() + START_LEAD_MS + 5 * count;
           for (const each of children) each.send({ type: 'start', atMs } satisfies LocalShardMessage);
         }
       });

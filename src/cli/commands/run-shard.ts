@@ -19,7 +19,8 @@ import { runShardBenchmark, type ShardStartGate } from '../../pipeline/shard-run
 import type { BenchmarkEvent } from '../../pipeline/benchmark.js';
 import { connectRendezvous, localStartGate, type RendezvousConnection } from '../../shard/rendezvous.js';
 import { parseRendezvousUrl } from '../../shard/rendezvous-url.js';
-import { parseStartAt } from '../../shard/start-at.js';
+import { parseStartAt, startAtIsPast, startAtPastError } from '../../shard/start-at.js';
+import { localWallMs } from '../../shard/wait-until.js';
 import { UsageError } from '../../util/errors.js';
 import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { interruptHandling } from '../interrupts.js';
@@ -42,6 +43,12 @@ export interface ShardFlags {
 export function shardFlags(values: Record<string, FlagValue>, given: ReadonlySet<string>): ShardFlags | null {
   const text = (name: string): string | null => (typeof values[name] === 'string' ? values[name] : null);
   const shard = text('shard');
+  if (given.has('shards'))
+    for (const name of ['journal', 'dry-run', 'rendezvous', 'start-at', 'max-clock-uncertainty', 'rendezvous-timeout'])
+      if (given.has(name))
+        throw new UsageError(
+          `--${name} does not apply with --shards: the shards meet through this process and journal in its temporary folder`,
+        );
   if (shard === null) {
     for (const name of ['rendezvous', 'rendezvous-timeout', 'start-at', 'max-clock-uncertainty'])
       if (given.has(name)) throw new UsageError(`--${name} applies only with --shard I/N`);
@@ -80,6 +87,8 @@ export async function runShardCommand(
   const spec: ShardSpec = parseShardSpec(flags.shard, io.env);
   const address = flags.rendezvous === null ? null : parseRendezvousUrl(flags.rendezvous);
   const startAtMs = flags.startAt === null ? null : parseStartAt(flags.startAt);
+  if (startAtMs !== null && startAtIsPast(startAtMs, localWallMs(), LATE_START_TOLERANCE_MS))
+    throw startAtPastError(startAtMs, localWallMs());
   const output = resolve(io.cwd, config.output.result as string);
   const files = checkRunFiles(
     config,

@@ -16,10 +16,9 @@ import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
 import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
-import { parsePlan, type RunPlan } from '../../plan/run-plan.js';
+import type { RunPlan } from '../../plan/run-plan.js';
 import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
-import { jsonProblem, readInputFile } from '../../util/read-file.js';
-import { InputFileError } from '../../util/errors.js';
+import { readPlanFile } from '../plan-file.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
 import { elapsedMs } from '../../execute/clock.js';
@@ -61,7 +60,7 @@ export const runCommand: Command = async (argv, io) => {
     json: parsed.values['json'] === true,
     quiet: parsed.values['quiet'] === true,
   };
-  const savedPlan = planFile === null ? null : readPlanFile(planFile);
+  const savedPlan = planFile === null ? null : readPlanFile(planFile).plan;
   const contextBucketsFlag =
     typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   const shard = shardFlags(parsed.values, parsed.given);
@@ -185,9 +184,6 @@ export const runCommand: Command = async (argv, io) => {
   }
 };
 
-/** Largest plan file read (a plan of a million requests is a few tens of megabytes). */
-const MAX_PLAN_BYTES = 512 * 1024 * 1024;
-
 /** `--plan` fixes everything but the target, the key and the run's own files: any other flag typed is refused, all named at once. */
 function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
   const allowed: readonly string[] = WITH_PLAN_RUN_FLAGS;
@@ -196,17 +192,6 @@ function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
   throw new UsageError(
     `--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`,
   );
-}
-
-function readPlanFile(file: string): RunPlan {
-  const { text } = readInputFile(file, MAX_PLAN_BYTES, 'plan');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InputFileError(file, jsonProblem(text, error));
-  }
-  return parsePlan(value, file);
 }
 
 /** The start line of a saved plan: the same facts as {@link startLine}, read from the plan. */
