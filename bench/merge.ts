@@ -44,6 +44,7 @@ import { isEntryModule } from '../src/util/entry.js';
 import { fixedRatioSizer } from '../src/workload/workload.js';
 import { numberArg } from './args.js';
 import { CLI_PATH, runMeasured, type ClientRun } from './harness.js';
+import { generator } from './random.js';
 
 /** The issue's goal. */
 const GOAL = { seconds: 60, rssBytes: 2e9 };
@@ -80,18 +81,6 @@ function parseArgs(argv: string[]): MergeBenchOptions {
   }
   if (options.records < options.shards) throw new Error('--records: expected at least one record per shard');
   return options;
-}
-
-/** mulberry32: a small deterministic generator, uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A closed-loop plan of `concurrency` slots, made by the plan stage with a fixed-ratio counter (no server). */

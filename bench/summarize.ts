@@ -18,18 +18,7 @@ import { summarize } from '../src/metrics/summarize.js';
 import type { RequestResult } from '../src/record/types.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg } from './args.js';
-
-/** mulberry32: a small deterministic generator, uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { generator } from './random.js';
 
 /** A synthetic closed-loop run: `concurrency` workers, each starting its next request when the last ends. */
 export function syntheticRun(
