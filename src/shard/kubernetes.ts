@@ -43,6 +43,12 @@ export interface KubernetesOptions {
   readonly startAt?: string | null;
   /** Seconds a shard waits for all N to join (`--rendezvous-timeout`); null: the run's default. */
   readonly rendezvousTimeoutS?: number | null;
+  /**
+   * The rendezvous NAME (one NAME serves one run: Redis remembers a started rendezvous for 24 h);
+   * default `name`. `servebench k8s` gives each invocation its own (`<name>-<8 hex>`), so applying
+   * new manifests against a Redis that saw the last run is not refused as late.
+   */
+  readonly rendezvousName?: string;
   /** `--max-clock-uncertainty` for every shard, ms; null: the run's default. */
   readonly maxClockUncertaintyMs?: number | null;
   /** Per shard pod, requests and limits alike. */
@@ -116,6 +122,7 @@ interface Checked {
   startAt: string | null;
   rendezvousTimeoutS: number | null;
   maxClockUncertaintyMs: number | null;
+  rendezvousName: string;
   cpu: string;
   memory: string;
   storageClass: string | null;
@@ -161,7 +168,10 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
   const storage = quantity('--storage', options.storage ?? KUBERNETES_DEFAULTS.storage);
   if (withPlan) checkPlan(options.planJson);
   const baseUrl = checkBaseUrl(options.baseUrl);
-  const redis = checkRedis(options.redis ?? KUBERNETES_DEFAULTS.redis, name);
+  const rendezvousName = options.rendezvousName ?? name;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(rendezvousName))
+    throw new UsageError(`the rendezvous name ${JSON.stringify(rendezvousName)}: 1 to 64 of A-Z a-z 0-9 . _ -`);
+  const redis = checkRedis(options.redis ?? KUBERNETES_DEFAULTS.redis, rendezvousName);
   const startAt = options.startAt ?? null;
   if (redis === 'none' && startAt === null)
     throw new UsageError(
@@ -188,6 +198,7 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
     startAt,
     rendezvousTimeoutS,
     maxClockUncertaintyMs,
+    rendezvousName,
     cpu,
     memory,
     storageClass,
@@ -421,7 +432,7 @@ function shardArgs(o: Checked): string[] {
     `${SHARD_FILE}.journal.ndjson`,
     '--quiet',
   ];
-  if (o.redis === 'deploy') args.push('--rendezvous', `redis://${o.name}-redis:${REDIS_PORT}/${o.name}`);
+  if (o.redis === 'deploy') args.push('--rendezvous', `redis://${o.name}-redis:${REDIS_PORT}/${o.rendezvousName}`);
   else if (o.redis !== 'none') args.push('--rendezvous', o.redis);
   if (o.rendezvousTimeoutS !== null) args.push('--rendezvous-timeout', String(o.rendezvousTimeoutS));
   if (o.maxClockUncertaintyMs !== null) args.push('--max-clock-uncertainty', String(o.maxClockUncertaintyMs));

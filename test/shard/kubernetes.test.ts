@@ -394,6 +394,7 @@ test('servebench k8s prints YAML with the expected kinds; no secret reaches the 
   // From the saved plan: its text as is.
   const fromPlan = await runCli([...common, '--base-url', 'http://vllm.llm.svc:8000/v1', '--plan', planFile]);
   assert.equal(fromPlan.code, 0, fromPlan.stderr);
+  const names: string[] = [];
   for (const run of [fromFlags, fromPlan]) {
     assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret));
     const docs = parseAllDocuments(run.stdout, { version: '1.1' });
@@ -412,7 +413,12 @@ test('servebench k8s prints YAML with the expected kinds; no secret reaches the 
     const job = byKind(objects, 'Job', 'bench');
     assert.ok(podArgsForIndex(job, 2).includes('/servebench/shards/shard-2.ndjson'));
     assert.ok(podArgsForIndex(job, 2).includes('http://vllm.llm.svc:8000/v1'));
+    const rendezvous = podArgsForIndex(job, 2)[podArgsForIndex(job, 2).indexOf('--rendezvous') + 1]!;
+    names.push(/^redis:\/\/bench-redis:6379\/(bench-[0-9a-f]{8})$/.exec(rendezvous)?.[1] ?? rendezvous);
   }
+  // Each invocation meets under a NAME of its own: Redis refuses a shard joining a started NAME.
+  assert.match(names[0]!, /^bench-[0-9a-f]{8}$/);
+  assert.notEqual(names[0], names[1]);
   const saved = parseAllDocuments(fromPlan.stdout, { version: '1.1' });
   assert.ok(Array.isArray(saved));
   assert.equal((saved[0]!.toJS() as { data: Record<string, string> }).data['plan.json'], planJson);

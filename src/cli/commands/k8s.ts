@@ -5,6 +5,7 @@
  * the run flags exactly as `servebench plan` makes it. Nothing is applied, no benchmark request is
  * sent. Exit codes: 0 printed, 2 bad usage.
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
@@ -57,6 +58,8 @@ export const k8sCommand: Command = async (argv, io) => {
     startAt: str('start-at'),
     rendezvousTimeoutS: typeof v['rendezvous-timeout'] === 'number' ? v['rendezvous-timeout'] : null,
     maxClockUncertaintyMs: typeof v['max-clock-uncertainty'] === 'number' ? v['max-clock-uncertainty'] : null,
+    // One rendezvous NAME per invocation: a NAME serves one run (shard/rendezvous.ts).
+    rendezvousName: `${str('name')!.slice(0, 55)}-${randomBytes(4).toString('hex')}`,
     cpu: str('cpu')!,
     memory: str('memory')!,
     storageClass: str('storage-class'),
