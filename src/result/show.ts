@@ -159,9 +159,11 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     latency.push(['decode', formatRate(p('decode_tok_s_p50'), 'tok/s'), formatRate(p('decode_tok_s_p95'), 'tok/s')]);
     latency.push(['prompt tokens', text(p('prompt_tokens_p50')), text(p('prompt_tokens_p95'))]);
   }
+  const shards = shardsLine(doc);
   const tail = pairs([
     ['throughput', throughput(m)],
     ['prefix cache hit', cacheHit(m)],
+    ...(shards !== null ? [['shards', shards] as [string, string]] : []),
     ...('reasoning_chunks' in m
       ? [
           ['chunks', `${text(m['content_chunks'])} content, ${text(m['reasoning_chunks'])} reasoning`] as [
@@ -182,4 +184,21 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ...(warnings.length > 0 ? ['', ...warnings] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A merged result's shards (`servebench.shards`), in one line, or null for a single-process run. */
+function shardsLine(doc: Record<string, unknown>): string | null {
+  const servebench = doc['servebench'];
+  if (typeof servebench !== 'object' || servebench === null) return null;
+  const shards = (servebench as Record<string, unknown>)['shards'] as
+    | { count?: unknown; merged?: unknown; complete?: unknown; missing?: unknown; alignment?: Record<string, unknown> }
+    | undefined;
+  if (typeof shards !== 'object' || shards === null) return null;
+  const alignment = shards.alignment ?? {};
+  const spread = typeof alignment['start_spread_ms'] === 'number' ? alignment['start_spread_ms'].toFixed(2) : '?';
+  const uncertainty =
+    typeof alignment['max_uncertainty_ms'] === 'number' ? ` ± ${alignment['max_uncertainty_ms'].toFixed(2)} ms` : '';
+  const missing =
+    Array.isArray(shards.missing) && shards.missing.length > 0 ? `, missing ${shards.missing.join(', ')}` : '';
+  return `${String(shards.merged)} of ${String(shards.count)} merged${shards.complete === false ? ' (partial)' : ''}${missing}; started within ${spread} ms${uncertainty} (${String(alignment['mode'] ?? '?')})`;
 }

@@ -100,6 +100,8 @@ test('a shard killed mid-run: merge names it missing, --allow-partial merges the
   assert.equal(result.requests, 40);
   const validate = await runCli(['validate', merged]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  const show = await runCli(['show', merged]);
+  assert.match(show.stdout, /^shards +2 of 3 merged \(partial\), missing 1; /m);
 });
 
 test('a shard of another plan is refused, naming the field', async () => {

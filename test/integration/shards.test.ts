@@ -121,6 +121,8 @@ test('3 shards meet in Redis, start together, and merge into the single-process 
   assert.equal(merge.code, 0, merge.stderr);
   const validate = await runCli(['validate', merged]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  const show = await runCli(['show', merged]);
+  assert.match(show.stdout, /^shards +3 of 3 merged; started within [\d.]+ ms ± [\d.]+ ms \(rendezvous\)$/m);
 
   const single = join(dir, 'closed-single.json');
   const direct = await runCli(['run', '--plan', plan, '--base-url', sims.fast.url, '--output', single, '--quiet']);
