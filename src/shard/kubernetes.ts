@@ -17,6 +17,7 @@ import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import type { IJob } from 'kubernetes-models/batch/v1/Job';
 import { parsePlan } from '../plan/run-plan.js';
+import { gzipSync } from 'node:zlib';
 import { UsageError } from '../util/errors.js';
 
 type ObjectMeta = NonNullable<IJob['metadata']>;
@@ -81,7 +82,7 @@ export const MAX_SHARDS = 10_000;
 
 /** Where the pods see their files. */
 const POD_PATHS = {
-  plan: '/servebench/plan/plan.json',
+  planDir: '/servebench/plan',
   shards: '/servebench/shards',
   apiKey: '/servebench/key/api-key',
 } as const;
@@ -116,6 +117,7 @@ interface Checked {
   shards: number;
   image: string;
   planJson: string;
+  plan: PlanStorage;
   baseUrl: string;
   apiKeySecret: string | null;
   redis: string;
@@ -166,7 +168,7 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
   const cpu = quantity('--cpu', options.cpu ?? KUBERNETES_DEFAULTS.cpu);
   const memory = quantity('--memory', options.memory ?? KUBERNETES_DEFAULTS.memory);
   const storage = quantity('--storage', options.storage ?? KUBERNETES_DEFAULTS.storage);
-  if (withPlan) checkPlan(options.planJson);
+  const plan: PlanStorage = withPlan ? checkPlan(options.planJson) : { key: 'plan.json', text: '' };
   const baseUrl = checkBaseUrl(options.baseUrl);
   const rendezvousName = options.rendezvousName ?? name;
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(rendezvousName))
@@ -192,6 +194,7 @@ function checkOptions(options: KubernetesOptions, withPlan = true): Checked {
     shards,
     image,
     planJson: options.planJson,
+    plan,
     baseUrl,
     apiKeySecret,
     redis,
@@ -215,13 +218,14 @@ function quantity(flag: string, value: string): string {
   return value;
 }
 
-/** The plan must be one the pods can run, and fit in a ConfigMap. */
-function checkPlan(planJson: string): void {
-  const bytes = Buffer.byteLength('plan.json') + Buffer.byteLength(planJson);
-  if (bytes > CONFIGMAP_LIMIT_BYTES)
-    throw new UsageError(
-      `the plan is ${Buffer.byteLength(planJson)} bytes, over the 1 MiB a ConfigMap holds (${CONFIGMAP_LIMIT_BYTES} bytes with its key): make a plan of fewer requests, or several (docs/kubernetes.md, "A plan over 1 MiB")`,
-    );
+/** How the plan sits in its ConfigMap: as text, or gzipped (base64 in binaryData) when the text is over the limit. */
+type PlanStorage = { key: 'plan.json'; text: string } | { key: 'plan.json.gz'; base64: string };
+
+/**
+ * The plan must be one the pods can run, and fit in a ConfigMap: as text when it does, else
+ * gzipped (`run --plan` reads either; a plan's number columns compress many times over).
+ */
+function checkPlan(planJson: string): PlanStorage {
   let value: unknown;
   try {
     value = JSON.parse(planJson);
@@ -229,6 +233,13 @@ function checkPlan(planJson: string): void {
     throw new UsageError('the plan is not JSON: write one with servebench plan --output');
   }
   parsePlan(value);
+  if (Buffer.byteLength('plan.json') + Buffer.byteLength(planJson) <= CONFIGMAP_LIMIT_BYTES)
+    return { key: 'plan.json', text: planJson };
+  const base64 = gzipSync(planJson, { level: 9 }).toString('base64');
+  if (Buffer.byteLength('plan.json.gz') + base64.length <= CONFIGMAP_LIMIT_BYTES) return { key: 'plan.json.gz', base64 };
+  throw new UsageError(
+    `the plan is ${Buffer.byteLength(planJson)} bytes (${base64.length} gzipped, in base64), over the 1 MiB a ConfigMap holds (${CONFIGMAP_LIMIT_BYTES} bytes with its key): make a plan of fewer requests, or several (docs/kubernetes.md, "A plan over 1 MiB")`,
+  );
 }
 
 function checkBaseUrl(text: string): string {
@@ -305,7 +316,9 @@ function planConfigMap(o: Checked): IConfigMap {
     metadata: metadata(o, `${o.name}-plan`, 'plan'),
     // Immutable: a run's plan never changes under running shards, and kubelets stop watching it.
     immutable: true,
-    data: { 'plan.json': o.planJson },
+    ...(o.plan.key === 'plan.json'
+      ? { data: { 'plan.json': o.plan.text } }
+      : { binaryData: { 'plan.json.gz': o.plan.base64 } }),
   };
 }
 
@@ -421,7 +434,7 @@ function shardArgs(o: Checked): string[] {
   const args = [
     'run',
     '--plan',
-    POD_PATHS.plan,
+    `${POD_PATHS.planDir}/${o.plan.key}`,
     '--shard',
     `auto/${o.shards}`,
     '--base-url',
@@ -464,7 +477,7 @@ function shardVolumes(o: Checked): { volumes: IVolume[]; mounts: IVolumeMount[] 
     { name: 'shards', persistentVolumeClaim: { claimName: `${o.name}-shards` } },
   ];
   const mounts: IVolumeMount[] = [
-    { name: 'plan', mountPath: '/servebench/plan', readOnly: true },
+    { name: 'plan', mountPath: POD_PATHS.planDir, readOnly: true },
     { name: 'shards', mountPath: POD_PATHS.shards },
   ];
   if (o.apiKeySecret !== null) {

@@ -5,6 +5,8 @@
  * each index expand (as the kubelet expands them) to that shard's files, bad options are one line,
  * no secret reaches the output, and the CLI prints YAML that reads back as the same objects.
  */
+import { gunzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -261,16 +263,38 @@ test('bad names and quantities are refused in one line naming the flag', () => {
   assert.equal(kubernetesManifests({ ...base(), name: 'b'.repeat(56) }).length, 6);
 });
 
-test('a plan over the 1 MiB a ConfigMap holds is refused, saying what to do; one at the limit is accepted', () => {
+test('a plan over the 1 MiB a ConfigMap holds goes in gzipped; one that does not fit even so is refused, saying what to do', () => {
   const room = CONFIGMAP_LIMIT_BYTES - Buffer.byteLength('plan.json');
   // Trailing blanks keep the plan valid JSON at any size.
   const atLimit = planJson + ' '.repeat(room - Buffer.byteLength(planJson));
-  assert.equal(kubernetesManifests({ ...base(), planJson: atLimit }).length, 6);
+  const asText = kubernetesManifests({ ...base(), planJson: atLimit });
+  assert.equal((byKind(asText, 'ConfigMap', 'bench-plan')['data'] as Record<string, string>)['plan.json'], atLimit);
+  // One byte more: gzipped, in binaryData, and the pods read plan.json.gz (run --plan unzips it).
+  const over = `${atLimit} `;
+  const zipped = kubernetesManifests({ ...base(), planJson: over });
+  const configMap = byKind(zipped, 'ConfigMap', 'bench-plan');
+  assert.equal(configMap['data'], undefined);
+  const stored = (configMap['binaryData'] as Record<string, string>)['plan.json.gz']!;
+  assert.equal(gunzipSync(Buffer.from(stored, 'base64')).toString('utf8'), over);
+  for (const manifest of zipped) validateManifest(manifest);
+  assert.ok(podArgsForIndex(byKind(zipped, 'Job', 'bench'), 0).includes('/servebench/plan/plan.json.gz'));
+  // A plan whose text does not compress (dataset rows of random text) is refused in one line.
+  const plan = JSON.parse(planJson) as { requests: { count: number }; prompts: unknown };
+  const n = plan.requests.count;
+  const noise = (i: number): string => randomBytes(Math.ceil(1_200_000 / n)).toString('base64') + String(i);
+  plan.prompts = {
+    kind: 'dataset',
+    cache_bust: false,
+    messages: Array.from({ length: n }, (_, i) => [{ role: 'user', content: noise(i) }]),
+    expected_tokens: Array.from({ length: n }, () => null),
+  };
   assert.throws(
-    () => kubernetesManifests({ ...base(), planJson: `${atLimit} ` }),
+    () => kubernetesManifests({ ...base(), planJson: JSON.stringify(plan) }),
     (error: unknown) =>
       error instanceof UsageError &&
-      /^the plan is \d+ bytes, over the 1 MiB a ConfigMap holds .*make a plan of fewer requests/.test(error.message),
+      /^the plan is \d+ bytes \(\d+ gzipped, in base64\), over the 1 MiB a ConfigMap holds .*make a plan of fewer requests/.test(
+        error.message,
+      ),
   );
   assert.throws(() => kubernetesManifests({ ...base(), planJson: '{"schema": "other"}' }), /not a servebench run plan/);
 });
