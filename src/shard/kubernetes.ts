@@ -236,7 +236,8 @@ function checkPlan(planJson: string): PlanStorage {
   if (Buffer.byteLength('plan.json') + Buffer.byteLength(planJson) <= CONFIGMAP_LIMIT_BYTES)
     return { key: 'plan.json', text: planJson };
   const base64 = gzipSync(planJson, { level: 9 }).toString('base64');
-  if (Buffer.byteLength('plan.json.gz') + base64.length <= CONFIGMAP_LIMIT_BYTES) return { key: 'plan.json.gz', base64 };
+  if (Buffer.byteLength('plan.json.gz') + base64.length <= CONFIGMAP_LIMIT_BYTES)
+    return { key: 'plan.json.gz', base64 };
   throw new UsageError(
     `the plan is ${Buffer.byteLength(planJson)} bytes (${base64.length} gzipped, in base64), over the 1 MiB a ConfigMap holds (${CONFIGMAP_LIMIT_BYTES} bytes with its key): make a plan of fewer requests, or several (docs/kubernetes.md, "A plan over 1 MiB")`,
   );
