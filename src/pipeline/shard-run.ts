@@ -24,21 +24,13 @@ import {
 } from './benchmark.js';
 import type { JournalStatus } from '../record/journal.js';
 import { waitUntilWallMs } from '../shard/wait-until.js';
+import type { StartGate } from '../shard/rendezvous.js';
 
 /** How long before the common instant the start-up work (the client's self-check, priorities) begins, ms. */
 const START_UP_MS = 50;
 
-/** How the shard's clock meets the others' (shard/rendezvous.ts makes one from Redis or --start-at). */
-export interface ShardStartGate {
-  mode: ShardHeader['start']['mode'];
-  clock: ClockAlignment;
-  /** The common start instant on the reference clock, epoch ms; null: start at once. */
-  startReferenceMs: number | null;
-  join: ShardHeader['start']['join'];
-  /** Resolves at the start instant. */
-  waitForStart(signal?: AbortSignal): Promise<{ lateMs: number }>;
-  close(): Promise<void>;
-}
+/** How the shard's clock meets the others' (shard/rendezvous.ts: a Redis rendezvous or a local start), and which it was. */
+export type ShardStartGate = StartGate & { mode: ShardHeader['start']['mode'] };
 
 export interface ShardRunSettings {
   spec: ShardSpec;

@@ -125,19 +125,12 @@ export async function runShardCommand(
           maxUncertaintyMs: flags.maxClockUncertaintyMs,
           ...(signal !== undefined ? { signal } : {}),
         });
-        return { mode: 'rendezvous', ...gate, waitForStart: (s) => gate.waitForStart(s), close: () => gate.close() };
+        return { mode: 'rendezvous', ...gate };
       }
       if (io.env[LOCAL_SHARD_ENV] === '1' && process.send !== undefined) {
-        const gate = localStartGate(await startFromParent(signal));
-        return { mode: 'start-at', ...gate, waitForStart: (s) => gate.waitForStart(s), close: () => gate.close() };
+        return { mode: 'start-at', ...localStartGate(await startFromParent(signal)) };
       }
-      const gate = localStartGate(startAtMs);
-      return {
-        mode: startAtMs === null ? 'immediate' : 'start-at',
-        ...gate,
-        waitForStart: (s) => gate.waitForStart(s),
-        close: () => gate.close(),
-      };
+      return { mode: startAtMs === null ? 'immediate' : 'start-at', ...localStartGate(startAtMs) };
     };
     const onEvent = (event: BenchmarkEvent): void => {
       if (event.kind === 'start') {
