@@ -16,6 +16,7 @@ const ALL_BUT_CLI = [
   'schedule',
   'metrics',
   'result',
+  'scrape',
   'report',
   'config',
   'target',
@@ -34,6 +35,9 @@ export const STAGE_IMPORTS = {
   schedule: ['workload', 'util'],
   metrics: ['record', 'util'],
   result: ['metrics', 'record', 'util'],
+  // The server's own metrics: its Prometheus endpoint scraped over the run, its engine's names, the
+  // figures derived from it and their reconciliation with the client's records.
+  scrape: ['result', 'metrics', 'client', 'record', 'util'],
   report: ['result', 'metrics', 'record', 'util'],
   config: ['workload', 'schedule', 'metrics', 'record', 'util'],
   // target/ and plan/ write parts of the result's servebench block (sizing, load): they use its types.
@@ -44,7 +48,9 @@ export const STAGE_IMPORTS = {
   // One plan from many processes: shard files, the rendezvous, the exact merge, the Kubernetes manifests.
   shard: ['assemble', 'plan', 'metrics', 'result', 'record', 'util'],
   pipeline: ALL_BUT_CLI,
-  cli: ALL_BUT_CLI,
+  // servebench's own live figures for the user's Prometheus (--metrics-port), fed by the run's events.
+  live: ['pipeline', 'metrics', 'record', 'util'],
+  cli: [...ALL_BUT_CLI, 'live'],
 };
 
 /** Files nest at most this many folders below their stage folder (test/lint-arrows.test.ts checks). */
