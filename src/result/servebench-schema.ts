@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { extendedMetricsSchema } from './extended-schema.js';
+import { serverMetricsBlockSchema } from './server-metrics-schema.js';
 
 const int = z.int();
 const num = z.number();
@@ -333,6 +334,7 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   journal: journalBlockSchema.optional(),
   rebuilt_from_journal: z.strictObject({ wall_estimated: z.boolean() }).optional(),
   shards: shardsBlockSchema.optional(),
+  server_metrics: serverMetricsBlockSchema.optional(),
   metrics: extendedMetricsSchema,
   calibration: calibrationBlockSchema,
   early_stops: earlyStopsBlockSchema,
