@@ -34,6 +34,9 @@ const SHARD_RUN_FLAGS = [
   'max-clock-uncertainty',
 ] as const;
 
+/** The live-metrics flags (docs/monitoring.md): they serve the figures of one run while it lasts. */
+const LIVE_METRICS_RUN_FLAGS = ['metrics-port', 'metrics-host', 'metrics-linger'] as const;
+
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
 const SWEEP_EXCLUDED_RUN_FLAGS = [
   'concurrency',
@@ -44,6 +47,7 @@ const SWEEP_EXCLUDED_RUN_FLAGS = [
   'json',
   'plan',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 /** The run flags that are about executing a run, not about what it would send: `plan` refuses them. */
@@ -55,6 +59,7 @@ const PLAN_EXCLUDED_RUN_FLAGS = [
   'json',
   'on-interrupt',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 /** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
@@ -72,6 +77,7 @@ export const WITH_PLAN_RUN_FLAGS = [
   'quiet',
   'help',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
@@ -325,7 +331,7 @@ simulator, so no point inherits another's prefix cache or queue. Give exactly on
       flags: RUN_FLAGS,
       except: SWEEP_EXCLUDED_RUN_FLAGS,
       noun: 'a sweep',
-      exceptWhy: 'each point writes its own file under --output-dir',
+      exceptWhy: 'each point writes its own file under --output-dir; --metrics-* serve the figures of one run',
     },
     exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run',
   },
@@ -587,7 +593,16 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
     inherits: {
       from: 'run',
       flags: RUN_FLAGS,
-      except: ['journal', 'report', 'dry-run', 'json', 'on-interrupt', 'shard', 'rendezvous'],
+      except: [
+        'journal',
+        'report',
+        'dry-run',
+        'json',
+        'on-interrupt',
+        'shard',
+        'rendezvous',
+        ...LIVE_METRICS_RUN_FLAGS,
+      ],
       noun: 'k8s',
       exceptWhy: 'it prints manifests and runs nothing; the shard pods get their own run flags',
     },
