@@ -331,7 +331,7 @@ simulator, so no point inherits another's prefix cache or queue. Give exactly on
       flags: RUN_FLAGS,
       except: SWEEP_EXCLUDED_RUN_FLAGS,
       noun: 'a sweep',
-      exceptWhy: 'each point writes its own file under --output-dir; --metrics-* serve the figures of one run',
+      exceptWhy: 'each point is a run of its own, writing its own file under --output-dir',
     },
     exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run',
   },
