@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -70,4 +71,45 @@ test('Prometheus stores the completed-request counter the result reports', { tim
     await prometheus?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a --metrics-port in use refuses the run in one line, exit 2, before anything is sent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'servebench-live-busy-'));
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as AddressInfo;
+  try {
+    const output = join(dir, 'result.json');
+    const run = await runCli(['run', '--requests', '2', '--metrics-port', String(port), '--output', output]);
+    assert.equal(run.code, 2);
+    assert.equal(
+      run.stderr,
+      `servebench run: --metrics-port ${port}: 127.0.0.1:${port} is already in use (0 picks a free port)\n`,
+    );
+    // Refused before the simulator started: nothing was benchmarked, nothing written.
+    assert.doesNotMatch(run.stdout, /built-in simulator|BENCH/);
+    assert.equal(existsSync(output), false);
+  } finally {
+    await new Promise<void>((resolve) => holder.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the live-metrics flags are refused where they cannot apply, each in one line', async () => {
+  for (const [args, message] of [
+    [['--metrics-host', '0.0.0.0'], '--metrics-host applies only with --metrics-port N'],
+    [['--metrics-linger', '5'], '--metrics-linger applies only with --metrics-port N'],
+    [['--metrics-port', '0', '--dry-run'], '--metrics-port does not apply to --dry-run: nothing is sent'],
+    [
+      ['--metrics-port', '0', '--shards', '2'],
+      '--metrics-port does not apply with --shards: N processes cannot share one port (run each shard with --shard I/N and its own --metrics-port; docs/monitoring.md)',
+    ],
+  ] as const) {
+    const run = await runCli(['run', ...args]);
+    assert.equal(run.code, 2, args.join(' '));
+    assert.equal(run.stderr, `servebench run: ${message}\n`);
+  }
+  const sweep = await runCli(['sweep', '--concurrency', '1,2', '--metrics-port', '0']);
+  assert.equal(sweep.code, 2);
+  assert.match(sweep.stderr, /^servebench sweep: --metrics-port does not apply to a sweep \(/);
 });
