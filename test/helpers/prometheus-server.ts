@@ -28,7 +28,7 @@ const READY_TIMEOUT_MS = 30_000;
 export async function startPrometheus(job: string, targets: readonly string[]): Promise<PrometheusServer> {
   const dir = mkdtempSync(join(tmpdir(), 'servebench-prometheus-'));
   const config = join(dir, 'prometheus.yml');
-  // 1 s is the shortest interval Prometheus takes; the timeout may not exceed it.
+  // Every second: several scrapes inside a run of seconds. A scrape timeout may not exceed the interval.
   writeFileSync(
     config,
     [
