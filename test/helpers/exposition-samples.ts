@@ -1,35 +1,15 @@
 /**
- * Reads samples out of a Prometheus text exposition for tests that check values by name and
- * labels. Deliberately small (a sample line is `name{labels} value`): the project's parser is
- * src/scrape/exposition.ts, tested on its own; this only has to read what prom-client and the
- * live exporter write.
+ * Samples of a Prometheus text exposition by name and labels, read with the project's own parser
+ * (src/scrape/exposition.ts); text it cannot read whole fails the test, so whatever servebench
+ * serves is also what its own scraper reads.
  */
+import { parseExposition, type Sample } from '../../src/scrape/exposition.js';
 
-export interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-function unescape(value: string): string {
-  return value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-}
-
-/** Every sample of `text` (comments and blank lines skipped). */
+/** Every sample of `text`; throws when any line is not well-formed. */
 export function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = SAMPLE.exec(line);
-    if (match === null) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) labels[name!] = unescape(value!);
-    out.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return out;
+  const exposition = parseExposition(text);
+  if (exposition.problems.length > 0) throw new Error(`not well-formed: ${exposition.problems.join('; ')}`);
+  return exposition.samples;
 }
 
 /** The value of the one sample named `name` whose labels include `labels`; throws when none or several match. */
