@@ -45,7 +45,12 @@ function derivedTable(block: ServerMetricsBlock): string {
   const s = block.scrapes;
   const rows: [string, string][] = [
     ['engine', block.engine ?? 'unknown'],
-    ['scraped', `${block.url} (${block.source}), every ${block.interval_s} s`],
+    // The URL alone in its cell, as the workload table shows the endpoint: text, never a link.
+    ['scraped', block.url],
+    [
+      'how',
+      `${block.source === 'auto' ? 'found at the base URL’s origin (auto)' : 'given to --server-metrics'}, every ${block.interval_s} s`,
+    ],
     [
       'scrapes',
       `${s.ok} of ${s.attempted} ok, ${s.failed} failed, slowest ${opt(s.max_round_trip_ms, (v) => `${v.toFixed(1)} ms`)} (${block.status})`,
@@ -107,7 +112,10 @@ export function serverSection(run: RunView, d: RunChartData, i: number, panel: P
   const title = `<h2><span class="sw c${i % 8}"></span>Server metrics · ${esc(run.label)}</h2>`;
   if (block === 'invalid')
     return `<section class="server-metrics">${title}<p class="note">The <code>servebench.server_metrics</code> block does not match its schema: not shown.</p></section>`;
-  const head = `<p class="note">${esc(`${scrapeSummary(block)} from ${block.url}`)}</p>${block.notes.map((n) => `<p class="note">note: ${esc(n)}</p>`).join('')}`;
+  const head = `<p class="note">${esc(scrapeSummary(block))}</p>${block.notes.map((n) => `<p class="note">note: ${esc(n)}</p>`).join('')}`;
+  // Nothing was scraped: the notes say why, and there are no figures to show.
+  if (block.status === 'unavailable')
+    return `<section class="server-metrics" id="server-metrics-${i}">${title}${head}</section>`;
   const parts: string[] = [];
   const s = d.server;
   const axis =
