@@ -33,7 +33,6 @@ export function readServerMetrics(doc: unknown): Block | null | 'invalid' {
  * obey an escape sequence in it.
  */
 export function oneLine(text: string): string {
-   
   return text.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
 

@@ -46,7 +46,7 @@ test("the server series sit on the client's axis: same x values, range to the en
   });
   // The rates add back to the counters' deltas over the run (scrapes 1 s apart).
   assert.equal(
-    data.server!.promptTokS!.reduce((a, b) => a! + b!, 0),
+    data.server.promptTokS.reduce<number>((a, b) => a + (b ?? 0), 0),
     32579,
   );
 });

@@ -116,7 +116,6 @@ test('number formats: grouping reads back, signs, buckets without float noise, o
   assert.equal(bucketMs([2.5, null]), '> 2500 ms');
   fc.assert(
     fc.property(fc.string({ unit: 'binary' }), (s) => {
-       
       assert.doesNotMatch(oneLine(s), /[\u0000-\u001f\u007f-\u009f]/);
     }),
   );
