@@ -423,8 +423,9 @@ hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result 
     name: 'sim',
     usage: 'servebench sim [--port N] [--host ADDR] [--config FILE] [--seed N] [--faults SPEC]',
     summary: 'run the built-in OpenAI-compatible simulator as a server',
-    about: `Serves /v1/models, /v1/chat/completions, /v1/completions, /tokenize, /health and
-/sim/ground-truth until SIGINT or SIGTERM. Flags override the config file.`,
+    about: `Serves /v1/models, /v1/chat/completions, /v1/completions, /tokenize, /health,
+/sim/ground-truth and /metrics (Prometheus, in vLLM's names) until SIGINT or SIGTERM. Flags
+override the config file.`,
     flags: SIM_FLAGS,
     wording: 'must-be',
     exit: '0 after SIGINT or SIGTERM · 2 bad usage, a bad config file, or an address it cannot listen on',
