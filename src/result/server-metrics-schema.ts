@@ -42,7 +42,7 @@ export type CanonicalHistogram = (typeof CANONICAL_HISTOGRAMS)[number];
 export type ServerEngine = (typeof SERVER_ENGINES)[number];
 
 /** A gauge over the run: its largest sample and its time-weighted mean, between the first and last request. */
-const gaugeSummarySchema = z.strictObject({ peak: num, mean: num, samples: int });
+const gaugeSummarySchema = z.strictObject({ peak: num, time_weighted_avg: num, samples: int });
 
 /** `[lower, upper]` bound of the histogram bucket a percentile fell in, seconds; upper null for +Inf. */
 const bucketBoundsSchema = z.tuple([num, num.nullable()]);

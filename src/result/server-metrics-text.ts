@@ -117,8 +117,8 @@ export function scrapeSummary(block: Block): string {
 
 /** `peak 4, mean 2.50` (a mean always with two decimals); KV usage as percentages. */
 export function gaugeSummary(g: GaugeSummary, asPercent = false, sep = ''): string {
-  if (asPercent) return `peak ${percent(g.peak, sep)}, mean ${percent(g.mean, sep)}`;
-  return `peak ${gaugeValue(g.peak)}, mean ${g.mean.toFixed(2)}`;
+  if (asPercent) return `peak ${percent(g.peak, sep)}, mean ${percent(g.time_weighted_avg, sep)}`;
+  return `peak ${gaugeValue(g.peak)}, mean ${g.time_weighted_avg.toFixed(2)}`;
 }
 
 /** Spec-decode acceptance: `71.0% of 1,234 draft tokens accepted`. */

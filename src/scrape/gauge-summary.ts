@@ -15,7 +15,7 @@ export interface GaugePoint {
 
 export interface GaugeSummary {
   peak: number;
-  mean: number;
+  time_weighted_avg: number;
   samples: number;
 }
 
@@ -36,5 +36,5 @@ export function summarizeGauge(points: readonly GaugePoint[], endS: number): Gau
     span += hold;
     plain += p.value;
   });
-  return { peak, mean: span > 0 ? weighted / span : plain / inside.length, samples: inside.length };
+  return { peak, time_weighted_avg: span > 0 ? weighted / span : plain / inside.length, samples: inside.length };
 }

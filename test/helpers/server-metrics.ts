@@ -52,9 +52,9 @@ const block: ServerMetricsBlock = {
     raw_dropped: 2,
   },
   derived: {
-    requests_running: { peak: 4, mean: 2.75, samples: 5 },
-    requests_waiting: { peak: 3, mean: 1, samples: 5 },
-    kv_cache_usage_ratio: { peak: 0.625, mean: 0.34375, samples: 5 },
+    requests_running: { peak: 4, time_weighted_avg: 2.75, samples: 5 },
+    requests_waiting: { peak: 3, time_weighted_avg: 1, samples: 5 },
+    kv_cache_usage_ratio: { peak: 0.625, time_weighted_avg: 0.34375, samples: 5 },
     prompt_tokens: 32579,
     generated_tokens: 520,
     requests_completed: 16,

@@ -169,7 +169,7 @@ describe('summarizeGauge', () => {
           assert.ok(s !== null);
           assert.equal(s.samples, inside.length);
           assert.equal(s.peak, Math.max(...inside));
-          assert.ok(s.mean >= Math.min(...inside) - 1e-9 && s.mean <= s.peak + 1e-9);
+          assert.ok(s.time_weighted_avg >= Math.min(...inside) - 1e-9 && s.time_weighted_avg <= s.peak + 1e-9);
         },
       ),
     );

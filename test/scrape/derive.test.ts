@@ -145,11 +145,11 @@ describe('deriveServerMetrics: a worked run, every figure by hand', () => {
 
   it('summarizes the gauges over the samples inside the run, each holding until the next', () => {
     // running: 2 for 3 s (1→4), 4 for 4 s (4→8), 1 for 2 s (8→10): 24 / 9
-    assert.deepEqual(block.derived.requests_running, { peak: 4, mean: 24 / 9, samples: 3 });
+    assert.deepEqual(block.derived.requests_running, { peak: 4, time_weighted_avg: 24 / 9, samples: 3 });
     // waiting: 1 for 3 s, then 0 from 4 s to the end (the scrape at 8 s lacked it): 3 / 9
-    assert.deepEqual(block.derived.requests_waiting, { peak: 1, mean: 3 / 9, samples: 2 });
+    assert.deepEqual(block.derived.requests_waiting, { peak: 1, time_weighted_avg: 3 / 9, samples: 2 });
     // KV: 0.5·3 + 0.25·4 + 0.125·2 = 2.75, over 9 s
-    assert.deepEqual(block.derived.kv_cache_usage_ratio, { peak: 0.5, mean: 2.75 / 9, samples: 3 });
+    assert.deepEqual(block.derived.kv_cache_usage_ratio, { peak: 0.5, time_weighted_avg: 2.75 / 9, samples: 3 });
   });
 
   it('takes counter deltas through a reset, and from zero for a counter the baseline lacked', () => {
