@@ -54,6 +54,8 @@ const PLAN_EXCLUDED_RUN_FLAGS = [
   'dry-run',
   'json',
   'on-interrupt',
+  'server-metrics',
+  'scrape-interval',
   ...SHARD_RUN_FLAGS,
 ] as const;
 
@@ -64,6 +66,8 @@ export const WITH_PLAN_RUN_FLAGS = [
   'api-key-env',
   'api-key-file',
   'sim-config',
+  'server-metrics',
+  'scrape-interval',
   'output',
   'report',
   'journal',
