@@ -39,43 +39,57 @@ export async function fetchMetricsText(
   headers: Readonly<Record<string, string>>,
   bounds: FetchBounds,
 ): Promise<FetchOutcome> {
-  const deadline = AbortSignal.timeout(bounds.timeoutMs);
-  const signal = AbortSignal.any([deadline, bounds.signal]);
-  const why = (error: unknown): FetchOutcome => {
+  // One controller per exchange, its deadline cleared as soon as the exchange is over: a deadline
+  // that fired later would abort a body already let go, an error nobody listens to any more.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, bounds.timeoutMs);
+  const onStop = (): void => controller.abort();
+  bounds.signal.addEventListener('abort', onStop, { once: true });
+  try {
+    return await exchange(agent, url, headers, bounds.maxBytes, controller.signal);
+  } catch (error) {
     if (bounds.signal.aborted) return { ok: false, kind: 'aborted', problem: 'abandoned: the run ended' };
-    if (deadline.aborted || isTimeout(error))
+    if (timedOut || isTimeout(error))
       return { ok: false, kind: 'timeout', problem: `no complete answer within ${bounds.timeoutMs} ms` };
     return { ok: false, kind: 'connection', problem: connectionProblem(error) };
-  };
-  let response;
-  try {
-    response = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
-  } catch (error) {
-    return why(error);
+  } finally {
+    clearTimeout(timer);
+    bounds.signal.removeEventListener('abort', onStop);
   }
+}
+
+async function exchange(
+  agent: Agent,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<FetchOutcome> {
+  const response = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
   const { statusCode, body } = response;
+  body.on('error', () => undefined); // a body given up on may still report its end as an error
   if (statusCode !== 200) {
     body.destroy();
     return { ok: false, kind: 'status', problem: `HTTP ${statusCode}` };
   }
   const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > bounds.maxBytes) {
+  if (Number.isFinite(declared) && declared > maxBytes) {
     body.destroy();
-    return tooLarge(bounds.maxBytes);
+    return tooLarge(maxBytes);
   }
   const chunks: Buffer[] = [];
   let bytes = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      bytes += chunk.length;
-      if (bytes > bounds.maxBytes) {
-        body.destroy();
-        return tooLarge(bounds.maxBytes);
-      }
-      chunks.push(chunk);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      body.destroy();
+      return tooLarge(maxBytes);
     }
-  } catch (error) {
-    return why(error);
+    chunks.push(chunk);
   }
   return { ok: true, text: new TextDecoder('utf-8').decode(Buffer.concat(chunks, bytes)), bytes };
 }
