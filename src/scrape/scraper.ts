@@ -19,12 +19,12 @@ const WORKER_SCRIPT = new URL('./scrape-worker.js', import.meta.url);
  * but at least 0.5 s (a short interval must not fail an endpoint that answers in 300 ms) and at
  * most 10 s (an endpoint that slow is noted, not waited for).
  */
-export function scrapeTimeoutMs(intervalS: number): number {
+function scrapeTimeoutMs(intervalS: number): number {
   return Math.min(Math.max(intervalS * 1000, 500), 10_000);
 }
 
 /** The baseline and the final scrape carry every counter's delta: they get at least 2 s. */
-export function boundaryTimeoutMs(intervalS: number): number {
+function boundaryTimeoutMs(intervalS: number): number {
   return Math.max(scrapeTimeoutMs(intervalS), 2_000);
 }
 
