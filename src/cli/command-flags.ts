@@ -34,6 +34,9 @@ const SHARD_RUN_FLAGS = [
   'max-clock-uncertainty',
 ] as const;
 
+/** The live-metrics flags (docs/monitoring.md): they serve the figures of one run while it lasts. */
+const LIVE_METRICS_RUN_FLAGS = ['metrics-port', 'metrics-host', 'metrics-linger'] as const;
+
 /** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
 const SWEEP_EXCLUDED_RUN_FLAGS = [
   'concurrency',
@@ -44,6 +47,7 @@ const SWEEP_EXCLUDED_RUN_FLAGS = [
   'json',
   'plan',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 /** The run flags that are about executing a run, not about what it would send: `plan` refuses them. */
@@ -57,6 +61,7 @@ const PLAN_EXCLUDED_RUN_FLAGS = [
   'server-metrics',
   'scrape-interval',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 /** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
@@ -76,6 +81,7 @@ export const WITH_PLAN_RUN_FLAGS = [
   'quiet',
   'help',
   ...SHARD_RUN_FLAGS,
+  ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
 
 const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
@@ -329,7 +335,7 @@ simulator, so no point inherits another's prefix cache or queue. Give exactly on
       flags: RUN_FLAGS,
       except: SWEEP_EXCLUDED_RUN_FLAGS,
       noun: 'a sweep',
-      exceptWhy: 'each point writes its own file under --output-dir',
+      exceptWhy: 'each point is a run of its own, writing its own file under --output-dir',
     },
     exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run',
   },
@@ -427,8 +433,9 @@ hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result 
     name: 'sim',
     usage: 'servebench sim [--port N] [--host ADDR] [--config FILE] [--seed N] [--faults SPEC]',
     summary: 'run the built-in OpenAI-compatible simulator as a server',
-    about: `Serves /v1/models, /v1/chat/completions, /v1/completions, /tokenize, /health and
-/sim/ground-truth until SIGINT or SIGTERM. Flags override the config file.`,
+    about: `Serves /v1/models, /v1/chat/completions, /v1/completions, /tokenize, /health,
+/sim/ground-truth and /metrics (Prometheus, in vLLM's names) until SIGINT or SIGTERM. Flags
+override the config file.`,
     flags: SIM_FLAGS,
     wording: 'must-be',
     exit: '0 after SIGINT or SIGTERM · 2 bad usage, a bad config file, or an address it cannot listen on',
@@ -591,7 +598,16 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
     inherits: {
       from: 'run',
       flags: RUN_FLAGS,
-      except: ['journal', 'report', 'dry-run', 'json', 'on-interrupt', 'shard', 'rendezvous'],
+      except: [
+        'journal',
+        'report',
+        'dry-run',
+        'json',
+        'on-interrupt',
+        'shard',
+        'rendezvous',
+        ...LIVE_METRICS_RUN_FLAGS,
+      ],
       noun: 'k8s',
       exceptWhy: 'it prints manifests and runs nothing; the shard pods get their own run flags',
     },

@@ -9,6 +9,7 @@ import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
+import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../live/exporter.js';
 
 /** A run flag's default, from config/'s table (the library reads the same one): stated once. */
 function runDefault(name: string): string | number | boolean {
@@ -465,6 +466,32 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     type: 'boolean',
     default: runDefault('cold-connections'),
     help: "do not open the connection pool before the run, and start each request's clock when it is handed to the HTTP stack (as the reference did): connection set-up then counts in the first requests' TTFT (recorded in servebench.connections)",
+  },
+  {
+    name: 'metrics-port',
+    type: 'int',
+    min: 0,
+    max: 65535,
+    meta: 'N',
+    defaultText: 'off',
+    help: "while the run lasts, serve servebench's own live figures for Prometheus at http://HOST:N/metrics (requests started, completed, failed and in flight, time to first chunk, time per chunk, duration, tokens, schedule lag, the client's own load; OpenTelemetry GenAI names, docs/monitoring.md); 0 picks a free port; the URL is printed once; a port in use is refused before any request",
+  },
+  {
+    name: 'metrics-host',
+    type: 'string',
+    default: DEFAULT_METRICS_HOST,
+    nonEmpty: true,
+    meta: 'HOST',
+    help: 'address --metrics-port listens on (in a pod: 0.0.0.0, so Prometheus can reach it)',
+  },
+  {
+    name: 'metrics-linger',
+    type: 'float',
+    default: DEFAULT_METRICS_LINGER_S,
+    min: 0,
+    max: 3600,
+    meta: 'S',
+    help: "after the run, keep serving --metrics-port until one scrape has read the final values, at most S seconds (the default is the scrape interval of Prometheus's shipped configuration; 0: close at once)",
   },
   {
     name: 'dry-run',

@@ -50,9 +50,9 @@ export interface EngineNames {
   /** Histogram family names (without `_bucket`), alternatives in order of preference; buckets add per `le` over label sets. */
   histograms: Partial<Record<CanonicalHistogram, readonly string[]>>;
   /**
-   * Values at or above this are not exact: the engine prints them rounded. Infinity when it
-   * prints every value exactly (prometheus_client and the Rust exporter write shortest round-trip
-   * floats).
+   * Values at or above this are not exact: the engine prints them rounded. Infinity for an
+   * engine whose exporter is not known to round (vLLM and SGLang write with prometheus_client, TGI
+   * with a Rust exporter; servebench has not found either to round an integer count).
    */
   countersExactBelow: number;
   /** Why {@link countersExactBelow} is finite, for the reconcile warning; null when it is not. */

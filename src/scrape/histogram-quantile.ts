@@ -62,7 +62,8 @@ export function histogramQuantile(q: number, buckets: readonly (readonly [number
   const lower = b === 0 ? Math.min(0, upper) : buckets[b - 1]![0];
   const before = b === 0 ? 0 : cumulative[b - 1]!;
   const value = lower + (upper - lower) * ((rank - before) / (cumulative[b]! - before));
-  return { value, bounds: [lower, upper] };
+  // Clamped: rounding in the interpolation must not step outside the bucket it estimates.
+  return { value: Math.min(upper, Math.max(lower, value)), bounds: [lower, upper] };
 }
 
 /** The block's figures of one histogram over the run (result/server-metrics-schema.ts `histogramSummarySchema`). */

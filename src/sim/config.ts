@@ -28,6 +28,14 @@
  *   completion_tokens = ignore_eos ? cap : min(cap, natural); finish_reason = "stop" iff
  *   natural ≤ cap and not ignore_eos, else "length". Reasoning tokens come first and count
  *   toward the cap (as on real engines, thinking can eat the whole budget).
+ *
+ * KV CACHE (observed, not enforced; GET /metrics, src/sim/vllm-metrics.ts)
+ *   kv_cache_usage = min(1, Σ over running sequences of ⌈(prompt tokens computed or cached
+ *                    + tokens generated) / block_tokens⌉ × block_tokens / kv_cache_tokens)
+ * `kv_cache_tokens` is the modelled capacity. It never gates admission and nothing is preempted:
+ * the default (16 × 131,072 = max_num_seqs full-length sequences) is large enough that the
+ * defaults never claim more than fits, and a default `servebench run` (16 requests of 16K–128K
+ * tokens in flight, 4 waiting) peaks at about half of it (0.54 measured).
  */
 import { extname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -105,6 +113,8 @@ export const SimConfigSchema = z.strictObject({
   /** vLLM puts finish_reason on the last token chunk; llama.cpp sends a separate empty-delta chunk. */
   finish_chunk: z.enum(['with_last_token', 'separate']).default('with_last_token'),
   prefix_cache: PrefixCache.prefault({}),
+  /** KV-cache capacity in tokens, for vllm:kv_cache_usage_perc only (formula above); admission ignores it. */
+  kv_cache_tokens: positiveInt.default(16 * 131_072),
   /** Multiplies every model duration (0.1 = ten times faster than configured). */
   time_scale: z.number().positive().default(1),
   /** Busy-wait (setImmediate) this long before each step deadline for sub-ms precision; 0 = timers only. */

@@ -20,6 +20,12 @@
  * submitted before that step actually begins (same tick on a real clock, same instant on a
  * virtual one) is admitted with it. Requests arriving during a step wait for its end, as in vLLM.
  *
+ * Totals for GET /metrics (src/sim/vllm-metrics.ts) are plain counters bumped where the event
+ * happens, so the step loop pays a few additions, never an allocation: prompt tokens when a
+ * prefill completes (the whole prompt, cached prefix included, as vLLM counts them), generated
+ * tokens as the engine emits them, prefix-cache queries and hits in tokens at admission, finished
+ * requests by reason. KV usage is the blocks held by running sequences (below, `hold`).
+ *
  * Worked example (decode_step_ms 10, slowdown 0.1, prefill 1000 tok/s, max_num_seqs 2, four
  * 100-token prompts at t=0, 3 tokens each): step 1 admits r0,r1: 200 prefill tokens (200 ms) +
  * decode at b=2 (11 ms) → first tokens of r0,r1 at 211 ms; steps 2,3 (11 ms each) → r0,r1 done at
@@ -104,6 +110,28 @@ export interface EngineStats {
   prefixCacheBlocks: number;
 }
 
+/**
+ * Cumulative engine totals since start, in vLLM's units (tokens, requests); read at scrape time by
+ * src/sim/vllm-metrics.ts. Requests dropped by close() are in none of them.
+ */
+export interface EngineTotals {
+  /** Every prompt token of each request whose prefill completed (its cached prefix included). */
+  promptTokens: number;
+  /** Output tokens the engine emitted; an abandoned request's tokens count up to its last emitted chunk. */
+  generationTokens: number;
+  /** Prompt tokens looked up in the prefix cache at admission (0 while the cache is disabled). */
+  prefixCacheQueries: number;
+  /** Of those, tokens found cached (what `usage.prompt_tokens_details.cached_tokens` reports). */
+  prefixCacheHits: number;
+  /** Requests that ended with their last token, by finish reason. */
+  finishedStop: number;
+  finishedLength: number;
+  /** Requests the client abandoned (waiting or running) before their last token. */
+  finishedAbort: number;
+  /** KV blocks (of `prefix_cache.block_tokens` tokens) held by running sequences now. */
+  kvBlocksHeld: number;
+}
+
 /** Optional hooks. */
 export interface EngineOptions {
   /** Called when each step is planned (at its start). */
@@ -124,6 +152,8 @@ interface Seq {
   prefillLeft: number;
   emitted: number;
   chunks: number;
+  /** KV blocks this sequence holds now (counted in Engine.totals.kvBlocksHeld). */
+  heldBlocks: number;
 }
 
 interface Emission {
@@ -149,6 +179,16 @@ export class Engine {
   private timer: CancelTimer | undefined;
   private nextIndex = 0;
   private readonly counters = { completed: 0, cancelled: 0, steps: 0 };
+  private readonly sums: EngineTotals = {
+    promptTokens: 0,
+    generationTokens: 0,
+    prefixCacheQueries: 0,
+    prefixCacheHits: 0,
+    finishedStop: 0,
+    finishedLength: 0,
+    finishedAbort: 0,
+    kvBlocksHeld: 0,
+  };
 
   constructor(
     private readonly config: SimConfig,
@@ -182,6 +222,7 @@ export class Engine {
       prefillLeft: request.promptPieces.length,
       emitted: 0,
       chunks: 0,
+      heldBlocks: 0,
     };
     this.queue.push(seq);
     this.waiting++;
@@ -197,6 +238,33 @@ export class Engine {
     else if (seq.state !== 'running') return;
     seq.state = 'cancelled';
     this.counters.cancelled++;
+    this.sums.finishedAbort++;
+    // A real engine frees an aborted request's blocks at once; the slot itself is reclaimed at the step boundary.
+    this.release(seq);
+  }
+
+  /**
+   * Bring `seq`'s KV blocks up to date: the prompt tokens computed or scheduled so far (the cached
+   * prefix included: its blocks are referenced) plus the tokens generated, in whole blocks of
+   * `prefix_cache.block_tokens` (vLLM's paged KV cache allocates whole blocks). Blocks shared by
+   * two running sequences with a common prefix are counted for each of them (vLLM counts a shared
+   * block once), so with shared prefixes the simulator's usage is an upper bound.
+   */
+  private hold(seq: Seq): void {
+    const tokens = seq.promptTokens - seq.prefillLeft + seq.emitted;
+    const blocks = Math.ceil(tokens / this.config.prefix_cache.block_tokens);
+    this.sums.kvBlocksHeld += blocks - seq.heldBlocks;
+    seq.heldBlocks = blocks;
+  }
+
+  private release(seq: Seq): void {
+    this.sums.kvBlocksHeld -= seq.heldBlocks;
+    seq.heldBlocks = 0;
+  }
+
+  /** Cumulative totals and the KV blocks held now (a copy). */
+  totals(): EngineTotals {
+    return { ...this.sums };
   }
 
   /** Current counters. */
@@ -225,6 +293,7 @@ export class Engine {
     this.queueHead = 0;
     this.waiting = 0;
     this.busy = false;
+    this.sums.kvBlocksHeld = 0;
   }
 
   /** Admit waiting requests into free slots (FIFO), skipping cancelled ones. */
@@ -240,8 +309,12 @@ export class Engine {
         // As in vLLM, at least the last prompt token is always computed (it yields the logits).
         const usable = Math.floor((seq.promptTokens - 1) / block) * block;
         seq.cachedTokens = Math.min(this.cache.match(seq.hashes) * block, usable);
+        // vLLM counts the lookup in tokens: the whole prompt queried, the reused prefix hit.
+        this.sums.prefixCacheQueries += seq.promptTokens;
+        this.sums.prefixCacheHits += seq.cachedTokens;
       }
       seq.prefillLeft = seq.promptTokens - seq.cachedTokens;
+      this.hold(seq);
       this.running.push(seq);
       admitted.push(seq.index);
       seq.listener.onAdmitted({ atNs: startNs, cachedTokens: seq.cachedTokens });
@@ -271,6 +344,7 @@ export class Engine {
       budget -= take;
       prefillTokens += take;
       seq.prefillLeft -= take;
+      if (take > 0) this.hold(seq); // the chunk's KV slots are allocated when it is scheduled, as in vLLM
       // The forward pass that completes a prompt also samples its first token (one token, no drafts yet).
       if (seq.prefillLeft === 0) emissions.push({ seq, tokens: 1, completesPrefill: true });
     }
@@ -311,15 +385,24 @@ export class Engine {
 
   private emit({ seq, tokens, completesPrefill }: Emission, atNs: number): void {
     if (seq.state !== 'running') return; // cancelled during the step: its tokens are discarded
-    if (completesPrefill) this.cache.insert(seq.hashes);
+    if (completesPrefill) {
+      this.cache.insert(seq.hashes);
+      this.sums.promptTokens += seq.promptTokens;
+    }
     const before = seq.emitted;
     seq.emitted += tokens;
+    this.sums.generationTokens += tokens;
     const r = seq.plan.reasoningTokens;
     const reasoningTokens = Math.min(seq.emitted, r) - Math.min(before, r);
     const done = seq.emitted >= seq.total;
     if (done) {
       seq.state = 'done';
       this.counters.completed++;
+      if (seq.plan.finishReason === 'stop') this.sums.finishedStop++;
+      else this.sums.finishedLength++;
+      this.release(seq);
+    } else {
+      this.hold(seq);
     }
     const finish = done
       ? {

@@ -21,6 +21,7 @@ import type { GenerationRequest } from './requests.js';
 import { FillerText } from './text.js';
 import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
 import type { SlicedQueue } from '../util/sliced-queue.js';
+import type { LatencyObserver } from './vllm-metrics.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
 const SSE_HEADERS = {
@@ -61,6 +62,8 @@ export class ResponseWriter implements EngineListener {
   private content = '';
   /** Where the stream's bytes go: the socket, or a fault (src/sim/faults-stream.ts). */
   private readonly sink: StreamSink;
+  /** When the previous chunk was handed over (ns), for the inter-token histogram. */
+  private lastOutputNs = 0;
 
   constructor(
     private readonly config: SimConfig,
@@ -70,6 +73,8 @@ export class ResponseWriter implements EngineListener {
     sink?: StreamSink,
     /** Where stream writes are queued (util/sliced-queue.ts); without one, each chunk is written at once. */
     private readonly outbox?: SlicedQueue,
+    /** The server's latency histograms (GET /metrics); semantics in src/sim/vllm-metrics.ts. */
+    private readonly latency?: LatencyObserver,
   ) {
     this.sink = sink ?? plainSink(res);
   }
@@ -122,6 +127,8 @@ export class ResponseWriter implements EngineListener {
       t.cachedTokens = event.finish.usage.cachedTokens;
     }
     if (!this.request.stream) {
+      // Nothing is written before the end: the latencies are the engine's, as vLLM measures them.
+      this.observe(event, this.clock.nowNs());
       const { r, c } = this.produce(event);
       this.accumulate(event, r, c);
       return;
@@ -189,8 +196,10 @@ export class ResponseWriter implements EngineListener {
       parts.push({ kind: 'done', text: SSE_DONE });
       this.finished = true;
       this.sink.write(parts, true);
+      this.observe(event, now);
     } else if (!this.res.destroyed) {
       this.sink.write(parts, false);
+      this.observe(event, now);
     }
     t.firstOutputNs ??= now;
     if (c !== '') t.firstContentNs ??= now;
@@ -200,6 +209,17 @@ export class ResponseWriter implements EngineListener {
       t.lastChunkNs = now;
       t.status = 'done';
     }
+  }
+
+  /** Feed the latency histograms with a chunk handed over at `now` (measured from the engine's arrival reading). */
+  private observe(event: ChunkEvent, now: number): void {
+    const latency = this.latency;
+    if (latency === undefined || this.handle === undefined) return;
+    const arrivalNs = this.handle.arrivalNs;
+    if (event.chunkIndex === 0) latency.firstToken((now - arrivalNs) / 1e9);
+    else latency.interToken((now - this.lastOutputNs) / 1e9);
+    this.lastOutputNs = now;
+    if (event.finish !== null) latency.lastToken((now - arrivalNs) / 1e9);
   }
 
   private accumulate(event: ChunkEvent, r: string, c: string): void {

@@ -9,6 +9,9 @@
  *   GET  /health                {"status":"ok"}
  *   GET  /sim/ground-truth      every kept ground-truth record; `?id=chatcmpl-…` for one
  *   GET  /sim/stats             engine counters
+ *   GET  /metrics               Prometheus text format in vLLM V1's names (src/sim/vllm-metrics.ts):
+ *                               running, waiting, KV usage, token and request counters, TTFT /
+ *                               inter-token / e2e histograms, from the engine's own state
  * Errors use OpenAI's shape `{"error":{"message","type","param","code"}}`.
  *
  * Fault injection (config key `faults`, `servebench sim --faults SPEC`, or a request's
@@ -39,6 +42,7 @@ import {
   type FaultName,
 } from './faults.js';
 import { FaultSink } from './faults-stream.js';
+import { SimMetrics } from './vllm-metrics.js';
 
 /** A running simulator. */
 export interface SimHandle {
@@ -66,6 +70,7 @@ interface SimContext {
   config: SimConfig;
   clock: RealClock;
   engine: Engine;
+  metrics: SimMetrics;
   truth: GroundTruthStore;
   /**
    * Generation requests are read, parsed, tokenized and queued one per loop turn, in arrival order:
@@ -140,6 +145,7 @@ function generate(
     res,
     fault === null ? undefined : new FaultSink(res, fault),
     ctx.outbox,
+    ctx.metrics,
   );
   const submittedNs = ctx.clock.nowNs();
   const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
@@ -368,6 +374,7 @@ const ROUTES: Record<string, readonly string[]> = {
   '/health': ['GET'],
   '/sim/ground-truth': ['GET'],
   '/sim/stats': ['GET'],
+  '/metrics': ['GET'],
 };
 
 async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse, receivedNs: number): Promise<void> {
@@ -392,6 +399,12 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
       return sendJson(res, 200, ctx.engine.stats());
     case '/sim/ground-truth':
       return groundTruthRoute(ctx, url, res);
+    case '/metrics': {
+      const { contentType, text } = await ctx.metrics.exposition();
+      res.writeHead(200, { 'content-type': contentType });
+      res.end(text);
+      return;
+    }
     case '/tokenize':
       return tokenizeRoute(ctx, req, res);
     // Even the body waits for the request's turn: reading it through the stream's async iterator
@@ -458,10 +471,12 @@ export async function startSim(config: SimConfigInput = {}): Promise<SimHandle> 
   const resolved = resolveSimConfig(config);
   const clock = new RealClock(resolved.timer_spin_us * 1000);
   const faults = new FaultSchedule(resolved.faults === null ? null : parseFaultSpec(resolved.faults), resolved.seed);
+  const engine = new Engine(resolved, clock);
   const ctx: SimContext = {
     config: resolved,
     clock,
-    engine: new Engine(resolved, clock),
+    engine,
+    metrics: new SimMetrics(resolved, engine),
     truth: new GroundTruthStore(resolved.ground_truth_limit),
     intake: new TurnQueue(),
     outbox: new SlicedQueue(),

@@ -76,7 +76,7 @@ test('sweep lists: comma-separated, bounded, no repeats; a value flag without it
   refused(
     ['--rate', '1', '--journal', 'j.jsonl'],
     'sweep',
-    '--journal does not apply to a sweep (each point writes its own file under --output-dir)',
+    '--journal does not apply to a sweep (each point is a run of its own, writing its own file under --output-dir)',
   );
   assert.equal(
     parseCommand(['--rate', '1', '--requests', '7'], spec).values['requests'],

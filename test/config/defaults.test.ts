@@ -7,10 +7,20 @@ import { RUN_DEFAULTS, runConfigFrom } from '../../src/config/defaults.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 
 /**
- * The CLI's own output switches (how the command prints) and the shard flags (how a plan is
- * executed across processes: shard/ states their defaults), no part of a run's configuration.
+ * The CLI's own output switches (how the command prints), the shard flags (how a plan is
+ * executed across processes: shard/ states their defaults) and the live-metrics flags (how the
+ * run is watched: live/ states their defaults), no part of a run's configuration.
  */
-const CLI_ONLY = ['dry-run', 'json', 'quiet', 'help', 'rendezvous-timeout', 'max-clock-uncertainty'];
+const CLI_ONLY = [
+  'dry-run',
+  'json',
+  'quiet',
+  'help',
+  'rendezvous-timeout',
+  'max-clock-uncertainty',
+  'metrics-host',
+  'metrics-linger',
+];
 
 test("every default of the run flag table is config/'s, and no other", () => {
   const table = Object.fromEntries(

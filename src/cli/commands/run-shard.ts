@@ -26,6 +26,8 @@ import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { interruptHandling } from '../interrupts.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { LOCAL_SHARD_ENV, startFromParent } from '../local-shard-ipc.js';
+import { finishLiveMetrics, startLiveMetrics, type LiveMetricsFlags } from '../live-metrics.js';
+import type { LiveExporter } from '../../live/exporter.js';
 
 /** How late after the common start a shard's clock may start before it is refused, ms. */
 const LATE_START_TOLERANCE_MS = 1000;
@@ -89,6 +91,7 @@ export async function runShardCommand(
   contextBuckets: string | null,
   quiet: boolean,
   io: CliIO,
+  liveFlags: LiveMetricsFlags | null = null,
 ): Promise<number> {
   // Every input is read and every flag checked before anything is sent.
   const spec: ShardSpec = parseShardSpec(flags.shard, io.env);
@@ -112,7 +115,11 @@ export async function runShardCommand(
   const interrupts = interruptHandling(config, io);
   let connection: RendezvousConnection | null = null;
   let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
+  let live: LiveExporter | null = null;
   try {
+    // Each shard serves its own figures on its own port, labelled with its shard (docs/monitoring.md).
+    if (liveFlags !== null)
+      live = await startLiveMetrics(liveFlags, say, { servebench_shard: `${spec.index}/${spec.count}` });
     // Redis first: unreachable, the shard stops here with nothing sent.
     if (address !== null)
       connection = await connectRendezvous(address, {
@@ -139,7 +146,15 @@ export async function runShardCommand(
       }
       return { mode: startAtMs === null ? 'immediate' : 'start-at', ...localStartGate(startAtMs) };
     };
+    const target = {
+      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
+      apiKey,
+      // A shard process started by `run --shards N` for the simulator its parent started.
+      embeddedSimulator: sim !== null || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
+    };
+    const liveEvents = live?.observer(target.baseUrl);
     const onEvent = (event: BenchmarkEvent): void => {
+      liveEvents?.(event);
       if (event.kind === 'start') {
         interrupts.phase = 'running';
         if (!quiet) say(`started: ${event.requests} requests of the plan's ${event.plan.requests.count}`);
@@ -148,12 +163,6 @@ export async function runShardCommand(
       } else if (event.kind === 'warning') io.stderr(`warning: ${label}: ${event.text}\n`);
       else if (event.kind === 'request' && !event.result.ok && event.result.error !== null)
         io.stderr(`  ${label} req ${event.result.requestIndex} error: ${event.result.error.type}\n`);
-    };
-    const target = {
-      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
-      apiKey,
-      // A shard process started by `run --shards N` for the simulator its parent started.
-      embeddedSimulator: sim !== null || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
     };
     const outcome = await runShardBenchmark(
       savedPlan !== null ? { plan: savedPlan } : { config },
@@ -182,10 +191,12 @@ export async function runShardCommand(
     say(
       `${outcome.records} requests measured${skew} (${offset}); shard file written to ${outcome.shardFile}${outcome.journalPath !== null ? ` (journal ${outcome.journalPath})` : ''}`,
     );
+    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, interrupts.stop.signal, say);
     if (outcome.interrupted) return EXIT.interrupted;
     return outcome.failed > 0 ? EXIT.failed : EXIT.ok;
   } finally {
     interrupts.phase = 'finishing';
+    await live?.close();
     await sim?.close(interrupts.stop.signal);
     await connection?.close();
     interrupts.dispose();

@@ -35,6 +35,8 @@ import { writeHtmlReport } from './report.js';
 import { runShardCommand, shardFlags } from './run-shard.js';
 import { interruptHandling } from '../interrupts.js';
 import { runLocalShards } from './run-local-shards.js';
+import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
+import type { LiveExporter } from '../../live/exporter.js';
 
 const HELP = `usage: servebench run [flags]
 
@@ -63,9 +65,15 @@ export const runCommand: Command = async (argv, io) => {
   const savedPlan = planFile === null ? null : readPlanFile(planFile).plan;
   const contextBucketsFlag =
     typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
+  const liveFlags = liveMetricsFlags(parsed.values, parsed.given);
   const shard = shardFlags(parsed.values, parsed.given);
-  if (shard !== null) return runShardCommand(shard, config, savedPlan, planFile, contextBucketsFlag, cli.quiet, io);
-  if (typeof parsed.values['shards'] === 'number')
+  if (shard !== null)
+    return runShardCommand(shard, config, savedPlan, planFile, contextBucketsFlag, cli.quiet, io, liveFlags);
+  if (typeof parsed.values['shards'] === 'number') {
+    if (liveFlags !== null)
+      throw new UsageError(
+        '--metrics-port does not apply with --shards: N processes cannot share one port (run each shard with --shard I/N and its own --metrics-port; docs/monitoring.md)',
+      );
     return runLocalShards(
       parsed.values['shards'],
       config,
@@ -74,9 +82,12 @@ export const runCommand: Command = async (argv, io) => {
       { ...cli, report: typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null },
       io,
     );
+  }
   const reportPath = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
   if (reportPath !== null && cli.dryRun)
     throw new UsageError('--report needs a result; it does not apply to --dry-run');
+  if (cli.dryRun && liveFlags !== null)
+    throw new UsageError('--metrics-port does not apply to --dry-run: nothing is sent');
   if (cli.dryRun) {
     const plan = await buildDryRunPlan(config);
     io.stdout(cli.json ? `${JSON.stringify(plan, null, 2)}\n` : `${formatDryRunPlan(plan)}\n`);
@@ -100,8 +111,11 @@ export const runCommand: Command = async (argv, io) => {
   // left waiting for a probe, the sizing loop or a thread to start.
   const interrupts = interruptHandling(config, io);
   let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
+  let live: LiveExporter | null = null;
   let outputPath: string | null = config.output.result;
   try {
+    // First: a port in use refuses the run before the simulator starts or anything is sent.
+    if (liveFlags !== null) live = await startLiveMetrics(liveFlags, say);
     sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
     const target = {
@@ -110,7 +124,9 @@ export const runCommand: Command = async (argv, io) => {
       embeddedSimulator: sim !== null,
     };
     let progress: Progress | null = null;
+    const liveEvents = live?.observer(target.baseUrl);
     const onEvent = (event: BenchmarkEvent): void => {
+      liveEvents?.(event);
       if (event.kind === 'start') {
         interrupts.phase = 'running';
         say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
@@ -171,6 +187,7 @@ export const runCommand: Command = async (argv, io) => {
       });
       say(`report written to ${reportPath}`);
     }
+    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, interrupts.stop.signal, say);
     if (outcome.interrupted) return EXIT.interrupted;
     const unmeasured = nothingMeasured(outcome.plan, outcome.results, outcome.interrupted);
     if (unmeasured !== null) {
@@ -181,6 +198,7 @@ export const runCommand: Command = async (argv, io) => {
   } finally {
     interrupts.phase = 'finishing';
     // An interrupted run (or a signal while closing) stops the simulator's thread at once.
+    await live?.close();
     await sim?.close(interrupts.stop.signal);
     interrupts.dispose();
   }
