@@ -606,6 +606,9 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         'on-interrupt',
         'shard',
         'rendezvous',
+        // A shard never scrapes the server (each would count all of its traffic).
+        'server-metrics',
+        'scrape-interval',
         ...LIVE_METRICS_RUN_FLAGS,
       ],
       noun: 'k8s',
