@@ -7,6 +7,8 @@
 import type { ResultDocument } from './schema.js';
 import { asDoc, runWarnings, type Doc } from './run-view.js';
 import { finiteOrNull } from '../util/numbers.js';
+import { serverMetricsRows, serverMetricsWarnings } from './show-server.js';
+import { readServerMetrics } from './server-metrics-text.js';
 
 const DASH = '–';
 
@@ -160,6 +162,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     latency.push(['prompt tokens', text(p('prompt_tokens_p50')), text(p('prompt_tokens_p95'))]);
   }
   const shards = shardsLine(doc);
+  const server = readServerMetrics(doc);
   const tail = pairs([
     ['throughput', throughput(m)],
     ['prefix cache hit', cacheHit(m)],
@@ -172,8 +175,10 @@ export function renderShow(parsed: ResultDocument, label: string): string {
           ],
         ]
       : []),
+    ...serverMetricsRows(server),
   ]);
-  const warnings = runWarnings(doc).map((warning) => `warning: ${warning}`);
+  const own = runWarnings(doc);
+  const warnings = [...own, ...serverMetricsWarnings(server, own)].map((warning) => `warning: ${warning}`);
   const lines = [
     ...head,
     '',

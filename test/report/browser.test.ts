@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,7 @@ import { startSimProcess, type SimProcess } from '../helpers/sim-process.js';
 import { launchChromium, type Browser } from '../helpers/browser.js';
 import { externalReferences } from '../helpers/html.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { serverMetricsFixture } from '../helpers/server-metrics.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-browser-'));
 const SHOTS = join(REPO_ROOT, 'test-output');
@@ -89,7 +90,24 @@ before(async () => {
     const run = await runCli(args, { timeoutMs: 180_000 });
     assert.equal(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
   }
+  // The same run with the hand-built server metrics block, and without any (whatever the run scraped).
+  const doc = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { servebench: Record<string, unknown> };
+  doc.servebench['server_metrics'] = serverMetricsFixture();
+  writeFileSync(join(dir, 'run-server.json'), JSON.stringify(doc, null, 2));
+  delete doc.servebench['server_metrics'];
+  writeFileSync(join(dir, 'run-plain.json'), JSON.stringify(doc, null, 2));
+  for (const name of ['run-server', 'run-plain']) {
+    const run = await runCli(['report', join(dir, `${name}.json`), '--html', join(dir, `${name}.html`)]);
+    assert.equal(run.code, 0, `report ${name}: ${run.stderr}`);
+  }
 });
+
+/** The endpoints a run's page shows as text: its base URL and the server metrics URL it scraped, if any. */
+function endpointsOf(file: string): string[] {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { servebench?: { server_metrics?: { url?: string } } };
+  const scraped = doc.servebench?.server_metrics?.url;
+  return [reasoning.url, ...(scraped === undefined ? [] : [scraped])];
+}
 after(async () => {
   await reasoning?.stop();
   await evil?.stop();
@@ -146,7 +164,7 @@ test('the run report and the overlay load offline, without errors, and draw ever
       ['overlay', ['cdf-ttft', 'timeline-1', 'series-1']],
     ] as const) {
       const file = join(dir, `${name}.html`);
-      assert.deepEqual(externalReferences(readFileSync(file, 'utf8'), [reasoning.url]), []);
+      assert.deepEqual(externalReferences(readFileSync(file, 'utf8'), endpointsOf(join(dir, 'run.json'))), []);
       const page = await browser.context.newPage();
       const loaded = await open(page, file);
       assertClean(file, loaded);
@@ -155,6 +173,59 @@ test('the run report and the overlay load offline, without errors, and draw ever
       await page.screenshot({ path: join(SHOTS, `report-${name}.png`), fullPage: true });
       await page.close();
     }
+  } finally {
+    await browser.close();
+  }
+});
+
+test("the server metrics section draws the server's series on the client's time axis; absent without the block", async (t) => {
+  const browser = await launchChromium(t);
+  if (browser === null) return;
+  try {
+    const file = join(dir, 'run-server.html');
+    assert.deepEqual(externalReferences(readFileSync(file, 'utf8'), endpointsOf(join(dir, 'run-server.json'))), []);
+    const page = await browser.context.newPage();
+    const loaded = await open(page, file);
+    assertClean(file, loaded);
+    const ids = loaded.charts.map((c) => c.id);
+    for (const id of ['series-0', 'server-load-0', 'server-tokens-0'])
+      assert.ok(ids.includes(id), `chart ${id} missing (have ${ids.join(', ')})`);
+    // One x range for the client's load chart and the server's charts.
+    const ranges = await page.evaluate(
+      "['series-0', 'server-load-0', 'server-tokens-0'].map((id) => [Chart.getChart(id).scales.x.min, Chart.getChart(id).scales.x.max])",
+    );
+    const series = JSON.parse(readFileSync(join(dir, 'run-server.json'), 'utf8')).servebench.metrics.time_series as {
+      t_s: number[];
+    };
+    const end = series.t_s[series.t_s.length - 1]! + 1;
+    assert.deepEqual(ranges, [
+      [0, end],
+      [0, end],
+      [0, end],
+    ]);
+    const labels = await page.evaluate("Chart.getChart('server-load-0').data.datasets.map((d) => d.label)");
+    assert.deepEqual(labels, [
+      'requests running (server)',
+      'requests waiting (server)',
+      'requests in flight (client avg)',
+      'KV-cache usage % (server)',
+    ]);
+    assert.equal(await page.evaluate("document.querySelectorAll('section.server-metrics').length"), 1);
+    assert.equal(await page.evaluate('typeof window.__pwned'), 'undefined');
+    await page.screenshot({ path: join(SHOTS, 'report-server-metrics.png'), fullPage: true });
+    await page.close();
+
+    const plainFile = join(dir, 'run-plain.html');
+    const plain = await browser.context.newPage();
+    const plainLoaded = await open(plain, plainFile);
+    assertClean(plainFile, plainLoaded);
+    assert.equal(await plain.evaluate("document.querySelectorAll('section.server-metrics').length"), 0);
+    assert.deepEqual(
+      plainLoaded.charts.map((c) => c.id).filter((id) => id.startsWith('server-')),
+      [],
+    );
+    assert.ok(plainLoaded.charts.some((c) => c.id === 'series-0'));
+    await plain.close();
   } finally {
     await browser.close();
   }

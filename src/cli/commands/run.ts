@@ -24,6 +24,7 @@ import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
 import { elapsedMs } from '../../execute/clock.js';
 import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
 import { formatSummary } from '../../report/console.js';
+import { serverMetricsLines } from '../../report/server-summary.js';
 import { Progress } from '../../report/progress.js';
 import { parseResultText, writeResultFile } from '../../result/io.js';
 import { serializeResult } from '../../result/pyjson.js';
@@ -175,7 +176,11 @@ export const runCommand: Command = async (argv, io) => {
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
     if (cli.json) io.stdout(serializeResult(outcome.result));
-    else io.stdout(`${formatSummary(outcome.result)}\n`);
+    else {
+      io.stdout(`${formatSummary(outcome.result)}\n`);
+      for (const line of serverMetricsLines(outcome.result.servebench.server_metrics, outcome.warnings))
+        io.stdout(`${line}\n`);
+    }
     for (const warning of outcome.warnings) io.stderr(`warning: ${warning}\n`);
     const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
     if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);

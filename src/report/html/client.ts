@@ -68,6 +68,31 @@ export const CLIENT_SCRIPT = String.raw`
     return [1, 2, 5].some(function (k) { return Math.abs(m - k) < 1e-6; }) ? (v >= 1 ? String(Math.round(v)) : String(+v.toPrecision(1))) : '';
   }
 
+  // With server metrics the client's load chart and the server's charts share one x range, so
+  // the same instant sits at the same place in each; without them the load chart is as it was.
+  function timeAxis(run) {
+    var x = Object.assign(axis('s from run start'), { min: 0 });
+    if (run.server) x.max = run.server.xMax;
+    return x;
+  }
+  // A gauge at each scrape instant; a missing sample is a gap.
+  function gaugeSet(label, t, ys, c, yAxis) {
+    return { label: label, data: t.map(function (x, k) { return { x: x, y: ys[k] }; }), borderColor: color(c), backgroundColor: color(c),
+      pointRadius: 2, borderWidth: 2, yAxisID: yAxis };
+  }
+  // A rate holds from one scrape to the next: a step, closed at the last scrape.
+  function rateSet(label, t, ys, c, yAxis) {
+    var pts = ys.map(function (y, k) { return { x: t[k], y: y }; });
+    if (ys.length > 0) pts.push({ x: t[t.length - 1], y: ys[ys.length - 1] });
+    return { label: label, data: pts, borderColor: color(c), backgroundColor: color(c), stepped: 'after', pointRadius: 0, borderWidth: 2, yAxisID: yAxis };
+  }
+  // The client's per-second buckets, dashed, for comparison on the same axis.
+  function clientSet(label, series, ys, c, yAxis) {
+    var pts = series.t.map(function (x, k) { return { x: x, y: ys[k] }; });
+    pts.push({ x: series.t[series.t.length - 1] + 1, y: ys[ys.length - 1] });
+    return { label: label, data: pts, borderColor: color(c), backgroundColor: color(c), borderDash: [6, 4], stepped: 'after', pointRadius: 0, borderWidth: 1.5, yAxisID: yAxis };
+  }
+
   var builders = {
     cdf: function (canvas) {
       var key = canvas.dataset.metric;
@@ -100,7 +125,8 @@ export const CLIENT_SCRIPT = String.raw`
         plugins: { tooltip: { callbacks: { label: function (c) { var r = c.raw; return r ? c.dataset.label + ': ' + r[0].toFixed(0) + '–' + r[1].toFixed(0) + ' ms' : ''; } } } } } });
     },
     series: function (canvas) {
-      var s = data.runs[Number(canvas.dataset.run)].series;
+      var run = data.runs[Number(canvas.dataset.run)];
+      var s = run.series;
       // Each value holds for its whole one-second bucket: close the last step at its end.
       var pts = function (ys) {
         var out = s.t.map(function (t, k) { return { x: t, y: ys[k] }; });
@@ -109,8 +135,31 @@ export const CLIENT_SCRIPT = String.raw`
       draw(canvas, { type: 'line', data: { datasets: [
         { label: 'output tok/s', data: pts(s.tokS), borderColor: PALETTE[0], backgroundColor: color(0, 0.15), fill: true, stepped: 'after', pointRadius: 0, yAxisID: 'y' },
         { label: 'requests in flight (avg)', data: pts(s.inFlight), borderColor: PALETTE[1], backgroundColor: PALETTE[1], stepped: 'after', pointRadius: 0, yAxisID: 'y1' }
-      ] }, options: { scales: { x: Object.assign(axis('s from run start'), { min: 0 }), y: Object.assign(axis('output tok/s'), { min: 0 }),
+      ] }, options: { scales: { x: timeAxis(run), y: Object.assign(axis('output tok/s'), { min: 0 }),
         y1: Object.assign(axis('in flight'), { min: 0, position: 'right', grid: { drawOnChartArea: false } }) } } });
+    },
+    serverLoad: function (canvas) {
+      var run = data.runs[Number(canvas.dataset.run)];
+      var s = run.server;
+      var sets = [];
+      if (s.running) sets.push(gaugeSet('requests running (server)', s.t, s.running, 2, 'y'));
+      if (s.waiting) sets.push(gaugeSet('requests waiting (server)', s.t, s.waiting, 3, 'y'));
+      if (run.series) sets.push(clientSet('requests in flight (client avg)', run.series, run.series.inFlight, 1, 'y'));
+      if (s.kvPct) sets.push(gaugeSet('KV-cache usage % (server)', s.t, s.kvPct, 4, 'y1'));
+      draw(canvas, { type: 'line', data: { datasets: sets }, options: { scales: { x: timeAxis(run),
+        y: Object.assign(axis('requests'), { min: 0 }),
+        y1: Object.assign(axis('KV-cache usage %'), { min: 0, max: 100, position: 'right', grid: { drawOnChartArea: false } }) } } });
+    },
+    serverTokens: function (canvas) {
+      var run = data.runs[Number(canvas.dataset.run)];
+      var s = run.server;
+      var sets = [];
+      if (s.generatedTokS) sets.push(rateSet('generated tok/s (server)', s.t, s.generatedTokS, 0, 'y'));
+      if (run.series) sets.push(clientSet('output tok/s (client)', run.series, run.series.tokS, 1, 'y'));
+      if (s.promptTokS) sets.push(rateSet('prompt tok/s (server)', s.t, s.promptTokS, 5, 'y1'));
+      draw(canvas, { type: 'line', data: { datasets: sets }, options: { scales: { x: timeAxis(run),
+        y: Object.assign(axis('generated / output tok/s'), { min: 0 }),
+        y1: Object.assign(axis('prompt tok/s'), { min: 0, position: 'right', grid: { drawOnChartArea: false } }) } } });
     },
     scatter: function (canvas) {
       var sets = data.runs.map(function (run, i) {

@@ -9,6 +9,8 @@
 import { asDoc, get, rowValues, type RunView } from '../../result/run-view.js';
 import { finiteOrNull } from '../../util/numbers.js';
 import type { SweepSummary } from '../sweep.js';
+import { readServerMetrics } from '../../result/server-metrics-text.js';
+import { serverChartData, type ServerChartData } from './server-data.js';
 
 const CDF_POINTS = 1000;
 /** Requests drawn in the timeline and the scatter. */
@@ -34,6 +36,8 @@ export interface RunChartData {
   /** [prompt tokens, TTFT ms]. */
   scatter: [number, number][];
   gaps: { edges: number[]; counts: number[] } | null;
+  /** `servebench.server_metrics` on the series' axis; absent (not null) without the block, so older pages' data stay as they were. */
+  server?: ServerChartData;
 }
 
 /** The sweep curves' data. */
@@ -109,6 +113,13 @@ export function runChartData(view: RunView): RunChartData {
     const t = finiteOrNull(row['ttft_ms']);
     if (p !== null && t !== null && scatter.length < MAX_DRAWN_REQUESTS) scatter.push([p, r3(t)]);
   }
+  const client = series(view);
+  const block = readServerMetrics(view.doc);
+  // The client's chart closes its last one-second step at t + 1 (client.ts): the server's range ends there too.
+  const server =
+    block === null || block === 'invalid'
+      ? null
+      : serverChartData(block, client === null ? null : client.t[client.t.length - 1]! + 1);
   return {
     label: view.label,
     reasons: view.rows.some(
@@ -120,9 +131,10 @@ export function runChartData(view: RunView): RunChartData {
       e2e: cdf(rowValues(view, 'e2e_ms')),
     },
     timeline: timeline(view),
-    series: series(view),
+    series: client,
     scatter,
     gaps: counts.length > 0 && edges.length === counts.length + 1 ? { edges, counts } : null,
+    ...(server === null ? {} : { server }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { SweepSummary } from '../sweep.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { MAX_DRAWN_REQUESTS, runChartData, sweepChartData, type RunChartData } from './data.js';
 import { embedJson, escapeHtml as esc } from './escape.js';
+import { serverSection } from './server-section.js';
 import { STYLE } from './style.js';
 import {
   cards,
@@ -124,7 +125,7 @@ function runSections(input: ReportInput, data: Charts): string {
       }
       // What the run said about itself on the console (a saturated client first of all) stays with its figures.
       const warnings = run.warnings.map((warning) => `<p class="note warning">warning: ${esc(warning)}</p>`).join('');
-      return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2>${warnings}<div class="grid">${parts.join('')}</div></section>`;
+      return `<section><h2><span class="sw c${i % 8}"></span>${esc(run.label)}</h2>${warnings}<div class="grid">${parts.join('')}</div></section>${serverSection(run, d, i, panel, canvas)}`;
     })
     .join('');
 }

@@ -51,5 +51,9 @@ ul.verdicts { list-style: none; padding: 0; margin: 10px 0 0; }
 ul.verdicts li { padding: 6px 10px; border-radius: 6px; margin-top: 4px; }
 ul.verdicts li.ok { background: var(--ok-bg); } ul.verdicts li.warn { background: var(--warn-bg); }
 details summary { cursor: pointer; font-weight: 600; }
+p.verdict { margin: 0 0 8px; padding: 6px 10px; border-radius: 6px; font-weight: 600; }
+p.verdict.agree { background: var(--ok-bg); } p.verdict.differ { background: var(--warn-bg); }
+td.differs { color: var(--bad); font-weight: 600; }
+ul.raw { margin: 6px 0 0; padding-left: 18px; word-break: break-all; }
 footer { color: var(--muted); font-size: 12px; padding: 0 28px 28px; }
 `;
