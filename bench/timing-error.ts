@@ -5,6 +5,7 @@
  *   node dist/bench/timing-error.js                          # 64, 256, 1024 streams
  *   node dist/bench/timing-error.js --streams 256,2048,4096 --step-ms 5
  *   node dist/bench/timing-error.js --streams 256 --ramp 1 --repeat 5
+ *   node dist/bench/timing-error.js --streams 256 --repeat 5 --scrape both   # scraping off vs on
  *
  * For each stream count S, the simulator runs in its own process pinned to core 1 (S batch
  * slots, no batch slowdown, near-instant prefill, `--tokens` tokens per request at one token
@@ -28,6 +29,12 @@
  * of S streams. `--repeat N` runs each case N times and ends with the spread over the runs (p99
  * of a few thousand requests is set by a handful of them, so one run says little).
  *
+ * `--scrape off|on|both` (default off): `on` scrapes a stand-in of an engine's /metrics
+ * (bench/metrics-endpoint.ts, the size of vLLM's) every `--scrape-interval` seconds during the
+ * run (`--server-metrics URL`); `both` runs each case with scraping off, then on, alternating
+ * `--repeat` times, and ends with the ratio of the TTFT error medians, on / off: what scraping
+ * costs the client's timing.
+ *
  * Pinning needs `taskset` and two cores; without them both processes share the machine and the
  * output says so.
  */
@@ -38,6 +45,7 @@ import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
 import { CAN_PIN, closedLoopArgs, fixedPaceSim, percentiles, runClient, scratchDir, startSim } from './harness.js';
+import { startMetricsEndpoint } from './metrics-endpoint.js';
 
 export interface TimingOptions {
   streams: number[];
@@ -48,6 +56,8 @@ export interface TimingOptions {
   workers: number;
   rampS: number;
   repeat: number;
+  scrape: 'off' | 'on' | 'both';
+  scrapeIntervalS: number;
 }
 
 /** The bench's defaults: issue 8's load (100 tokens at 10 ms per token), six rounds of which two warm up. */
@@ -60,6 +70,8 @@ export const TIMING_DEFAULTS: TimingOptions = {
   workers: 1,
   rampS: 0,
   repeat: 1,
+  scrape: 'off',
+  scrapeIntervalS: 1,
 };
 
 function parseArgs(argv: string[]): TimingOptions {
@@ -91,9 +103,16 @@ function parseArgs(argv: string[]): TimingOptions {
       case '--repeat':
         options.repeat = numberArg('--repeat', value, 'count');
         break;
+      case '--scrape':
+        if (value !== 'off' && value !== 'on' && value !== 'both') throw new Error('--scrape: off, on or both');
+        options.scrape = value;
+        break;
+      case '--scrape-interval':
+        options.scrapeIntervalS = numberArg('--scrape-interval', value, 'positive');
+        break;
       default:
         throw new Error(
-          `unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat)`,
+          `unknown argument ${argv[i]} (use --streams, --tokens, --step-ms, --rounds, --warmup-rounds, --workers, --ramp, --repeat, --scrape, --scrape-interval)`,
         );
     }
   }
@@ -123,11 +142,15 @@ export interface RunFigures {
   verdict: string;
 }
 
-/** Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and returns the headline ones. */
+/**
+ * Runs the simulator and `servebench run` at `streams` streams, prints one line of figures and
+ * returns the headline ones. `metricsUrl`: scrape it during the run (else scraping is off).
+ */
 export async function measureTimingError(
   streams: number,
   options: TimingOptions,
   print: (line: string) => void = console.log,
+  metricsUrl: string | null = null,
 ): Promise<RunFigures> {
   const requests = streams * options.rounds;
   const sim = await startSim(fixedPaceSim(streams, options.stepMs, requests + 1000), 1);
@@ -142,6 +165,9 @@ export async function measureTimingError(
         String(streams * options.warmupRounds),
         ...(options.workers > 1 ? ['--workers', String(options.workers)] : []),
         ...(options.rampS > 0 ? ['--ramp', String(options.rampS)] : []),
+        ...(metricsUrl === null
+          ? ['--server-metrics', 'off']
+          : ['--server-metrics', metricsUrl, '--scrape-interval', String(options.scrapeIntervalS)]),
       ],
       0,
     );
@@ -149,8 +175,13 @@ export async function measureTimingError(
     if (run.code !== 0) throw new Error(`servebench run exited ${run.code}: ${run.stderr.trim()}`);
     const { results } = parseJournal(readFileSync(join(dir, 'result.journal.jsonl'), 'utf8'));
     const result = JSON.parse(readFileSync(output, 'utf8')) as {
-      servebench: { client: Record<string, number | boolean>; clock: { run_start_monotonic_ns: string } };
+      servebench: {
+        client: Record<string, number | boolean>;
+        clock: { run_start_monotonic_ns: string };
+        server_metrics?: { status: string; scrapes: { ok: number; max_round_trip_ms: number | null } };
+      };
     };
+    const scraped = result.servebench.server_metrics;
     const truth = await sim.groundTruth();
     const clocks = {
       clientRunStartNs: BigInt(result.servebench.clock.run_start_monotonic_ns),
@@ -167,7 +198,8 @@ export async function measureTimingError(
     const lastS = Math.max(...results.map((r) => r.startOffsetMs / 1000 + (r.e2eS ?? 0)));
     const tokens = results.reduce((sum, r) => sum + r.contentChunks, 0);
     print(
-      `${String(streams).padStart(5)} streams  ${(tokens / (lastS - firstS) / 1000).toFixed(1).padStart(5)}k tok/s  ` +
+      `${metricsUrl === null ? '' : `[scraping: ${scraped === undefined ? 'no block' : `${scraped.status}, ${scraped.scrapes.ok} scrapes, slowest ${scraped.scrapes.max_round_trip_ms?.toFixed(1) ?? '?'} ms`}] `}` +
+        `${String(streams).padStart(5)} streams  ${(tokens / (lastS - firstS) / 1000).toFixed(1).padStart(5)}k tok/s  ` +
         `TTFT err ${distribution(errors, (e) => e.ttftErrorMs)}  TTFO err ${distribution(errors, (e) => e.ttfoErrorMs)}  ` +
         `E2E err ${distribution(errors, (e) => e.e2eErrorMs)}\n       send delay ${distribution(errors, (e) => e.sendDelayMs ?? null)}  ` +
         `TTFT arrival err ${distribution(errors, (e) => e.ttftArrivalErrorMs ?? null)}  E2E arrival err ${distribution(errors, (e) => e.e2eArrivalErrorMs ?? null)}  matched ${errors.length}/${results.length}${unmatched > 0 ? ` (${unmatched} unmatched)` : ''}  ` +
@@ -200,23 +232,52 @@ async function main(): Promise<void> {
       (options.rampS > 0 ? `streams join over ${options.rampS} s (spread out)` : 'all streams start together (waves)'),
   );
   console.log(`errors in ms as p50 / p90 / p99 / max (client interval − server interval)`);
-  for (const streams of options.streams) {
-    const runs: RunFigures[] = [];
-    for (let i = 0; i < options.repeat; i++) runs.push(await measureTimingError(streams, options));
-    if (runs.length > 1) {
-      const range = (of: RunFigures[], pick: (r: RunFigures) => number): string => {
-        const values = of.map(pick).sort((a, b) => a - b);
-        if (values.length === 1) return values[0]!.toFixed(2);
-        return `${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)} (median ${values[Math.floor((values.length - 1) / 2)]!.toFixed(2)})`;
-      };
-      const flagged = runs.filter((r) => r.saturated);
-      const unflagged = runs.filter((r) => !r.saturated);
-      console.log(
-        `${String(streams).padStart(5)} streams over ${runs.length} runs: TTFT err p50 ${range(runs, (r) => r.p50)}, p99 ${range(runs, (r) => r.p99)}; ` +
-          `${flagged.length} flagged client_saturated${flagged.length > 0 ? ` (p99 ${range(flagged, (r) => r.p99)})` : ''}` +
-          `${unflagged.length > 0 && flagged.length > 0 ? `, the others p99 ${range(unflagged, (r) => r.p99)}` : ''}`,
-      );
+  const endpoint = options.scrape === 'off' ? null : await startMetricsEndpoint();
+  try {
+    for (const streams of options.streams) await measureCase(streams, options, endpoint?.url ?? null);
+  } finally {
+    await endpoint?.close();
+  }
+}
+
+/** One stream count: `--repeat` runs (with `--scrape both`, alternately off and on, then the ratio). */
+async function measureCase(streams: number, options: TimingOptions, metricsUrl: string | null): Promise<void> {
+  if (options.scrape === 'both' && metricsUrl !== null) {
+    const off: RunFigures[] = [];
+    const on: RunFigures[] = [];
+    for (let i = 0; i < options.repeat; i++) {
+      off.push(await measureTimingError(streams, options));
+      on.push(await measureTimingError(streams, options, console.log, metricsUrl));
     }
+    const median = (of: RunFigures[], pick: (r: RunFigures) => number): number => {
+      const values = of.map(pick).sort((a, b) => a - b);
+      return values[Math.floor((values.length - 1) / 2)]!;
+    };
+    const line = (label: string, pick: (r: RunFigures) => number): string =>
+      `${label} ${median(off, pick).toFixed(2)} off, ${median(on, pick).toFixed(2)} on (ratio ${(median(on, pick) / median(off, pick)).toFixed(2)})`;
+    console.log(
+      `${String(streams).padStart(5)} streams, scraping every ${options.scrapeIntervalS} s vs off, medians over ${options.repeat} run${options.repeat === 1 ? '' : 's'} each: ` +
+        `${line('TTFT err p50', (r) => r.p50)}; ${line('p99', (r) => r.p99)}; ` +
+        `flagged client_saturated ${off.filter((r) => r.saturated).length} off, ${on.filter((r) => r.saturated).length} on`,
+    );
+    return;
+  }
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < options.repeat; i++)
+    runs.push(await measureTimingError(streams, options, console.log, metricsUrl));
+  if (runs.length > 1) {
+    const range = (of: RunFigures[], pick: (r: RunFigures) => number): string => {
+      const values = of.map(pick).sort((a, b) => a - b);
+      if (values.length === 1) return values[0]!.toFixed(2);
+      return `${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)} (median ${values[Math.floor((values.length - 1) / 2)]!.toFixed(2)})`;
+    };
+    const flagged = runs.filter((r) => r.saturated);
+    const unflagged = runs.filter((r) => !r.saturated);
+    console.log(
+      `${String(streams).padStart(5)} streams over ${runs.length} runs: TTFT err p50 ${range(runs, (r) => r.p50)}, p99 ${range(runs, (r) => r.p99)}; ` +
+        `${flagged.length} flagged client_saturated${flagged.length > 0 ? ` (p99 ${range(flagged, (r) => r.p99)})` : ''}` +
+        `${unflagged.length > 0 && flagged.length > 0 ? `, the others p99 ${range(unflagged, (r) => r.p99)}` : ''}`,
+    );
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   ShardsBlock,
   WorkersBlock,
 } from '../result/servebench-schema.js';
+import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
@@ -60,6 +61,8 @@ export interface RunEnd {
   rebuiltFromJournal?: { wallEstimated: boolean };
   /** A result merged from shard files (shard/merge.ts): `servebench.shards`. */
   shards?: ShardsBlock;
+  /** The server's own metrics scraped over the run (src/scrape/): `servebench.server_metrics`. */
+  serverMetrics?: ServerMetricsBlock;
   /** Warnings known before assembly (a merge's: a missing shard, a shard's client that flagged itself), first in `servebench.warnings`. */
   warnings?: readonly string[];
 }
@@ -115,6 +118,7 @@ export function assembleResult(
       ? { rebuilt_from_journal: { wall_estimated: end.rebuiltFromJournal.wallEstimated } }
       : {}),
     ...(end.shards !== undefined ? { shards: end.shards } : {}),
+    ...(end.serverMetrics !== undefined ? { server_metrics: end.serverMetrics } : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
       targetConcurrency: header.shape.targetConcurrency,

@@ -58,6 +58,8 @@ const PLAN_EXCLUDED_RUN_FLAGS = [
   'dry-run',
   'json',
   'on-interrupt',
+  'server-metrics',
+  'scrape-interval',
   ...SHARD_RUN_FLAGS,
   ...LIVE_METRICS_RUN_FLAGS,
 ] as const;
@@ -69,6 +71,8 @@ export const WITH_PLAN_RUN_FLAGS = [
   'api-key-env',
   'api-key-file',
   'sim-config',
+  'server-metrics',
+  'scrape-interval',
   'output',
   'report',
   'journal',
@@ -602,6 +606,9 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         'on-interrupt',
         'shard',
         'rendezvous',
+        // A shard never scrapes the server (each would count all of its traffic).
+        'server-metrics',
+        'scrape-interval',
         ...LIVE_METRICS_RUN_FLAGS,
       ],
       noun: 'k8s',

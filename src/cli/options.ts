@@ -81,6 +81,22 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     help: 'GPU label recorded in the result',
   },
   {
+    name: 'server-metrics',
+    type: 'string',
+    default: runDefault('server-metrics'),
+    meta: 'URL|auto|off',
+    help: "scrape the server's Prometheus metrics during the run (servebench.server_metrics): auto = the base URL's origin + /metrics, used when it answers with the text format before the run, else off (said once); a URL is scraped whatever it answers (failures are notes in the result; user:password@ is sent as Basic auth, the API key only to the base URL's origin; credentials and query are not recorded); not with --shard or --shards",
+  },
+  {
+    name: 'scrape-interval',
+    type: 'float',
+    default: runDefault('scrape-interval'),
+    min: 0.1,
+    max: 600,
+    meta: 'S',
+    help: 'seconds between scrapes of --server-metrics; a scrape still unanswered after max(S, 0.5 s) (at most 10 s) is abandoned and noted, never two at once',
+  },
+  {
     name: 'requests',
     type: 'int',
     default: runDefault('requests'),

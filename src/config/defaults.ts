@@ -35,6 +35,8 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   'retry-max-wait': 30,
   workers: 1,
   'cold-connections': false,
+  'server-metrics': 'auto',
+  'scrape-interval': 1,
 };
 
 /** A fresh copy of the defaults, to change before resolving. */

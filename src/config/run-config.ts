@@ -19,6 +19,7 @@ import { parseTokenizerSpec } from '../workload/tokenizer/index.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
 import { loadRunInputs, type RunInputs } from './input-files.js';
+import { parseServerMetrics, type ServerMetricsChoice } from './server-metrics.js';
 
 /**
  * Everything a run needs, resolved and parsed, grouped by concern. `target.baseUrl` null means:
@@ -57,6 +58,10 @@ export interface TargetConfig {
   maxModelLen: number;
   /** Absolute path of `--sim-config` (only without a base URL), or null. */
   simConfig: string | null;
+  /** `--server-metrics`: where the server's own metrics are scraped during the run (src/scrape/). */
+  serverMetrics: ServerMetricsChoice;
+  /** `--scrape-interval`: seconds between two scrapes. */
+  scrapeIntervalS: number;
 }
 
 /** What every load model shares. */
@@ -168,6 +173,7 @@ export function resolveRunConfig(
     sourceRecipe = `${manifest}#${tier}`;
   }
   if (baseUrl !== null) checkBaseUrl(baseUrl);
+  const serverMetrics = parseServerMetrics(str('server-metrics') ?? 'auto');
   const simConfig = str('sim-config');
   if (simConfig !== null && baseUrl !== null) {
     throw new UsageError(
@@ -241,6 +247,8 @@ export function resolveRunConfig(
       sourceRecipe,
       maxModelLen,
       simConfig: simConfigPath,
+      serverMetrics,
+      scrapeIntervalS: typeof values['scrape-interval'] === 'number' ? values['scrape-interval'] : 1,
     },
     load: {
       ...load,

@@ -40,6 +40,8 @@ import { assembleResult, type RunHeader } from '../assemble/assemble.js';
 import { runHeader } from '../assemble/header.js';
 import { summarizeSendWaits } from '../assemble/send-waits.js';
 import { checkPlanFitsTarget } from './plan-target.js';
+import { beginServerScrape, type ServerMetricsSetting } from './server-scrape.js';
+import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 
 /** Progress notifications for a console or a log. */
 export type BenchmarkEvent =
@@ -82,6 +84,12 @@ export interface BenchmarkOptions {
   cancelSignal?: AbortSignal;
   /** Where to journal the run, given its run id; null for no journal. */
   journalPathFor?: (runId: string) => string | null;
+  /**
+   * Scrape the server's own metrics during the run (`--server-metrics`, `--scrape-interval`).
+   * `runBenchmark` takes its configuration's when this is absent; `runPlannedBenchmark` scrapes
+   * only when it is given (a plan holds no target); a shard never scrapes.
+   */
+  serverMetrics?: ServerMetricsSetting;
 }
 
 /** The run's outcome: the result document (ready to serialise) and the raw request results. */
@@ -205,7 +213,11 @@ export async function runBenchmark(
 ): Promise<BenchmarkOutcome> {
   return withSession(connectionLimit(config), config.client.timeoutS, target, options, async (session) => {
     const { plan, lazySizer } = await planWith(config, target, session, options);
-    return executeAndAssemble(plan, lazySizer, target, session, options);
+    const serverMetrics = options.serverMetrics ?? {
+      choice: config.target.serverMetrics,
+      intervalS: config.target.scrapeIntervalS,
+    };
+    return executeAndAssemble(plan, lazySizer, target, session, { ...options, serverMetrics });
   });
 }
 
@@ -265,6 +277,8 @@ export interface JournaledExecution {
   workersInfo: WorkersBlock | undefined;
   journalPath: string | null;
   journalStatus: JournalStatus | null;
+  /** `servebench.server_metrics`, when the server's metrics were scraped. */
+  serverMetrics: ServerMetricsBlock | undefined;
 }
 
 /** The execute and assemble stages, with the journal written between them. */
@@ -285,6 +299,7 @@ async function executeAndAssemble(
     promptSetId: execution.promptSetId,
     ...(workersInfo ? { workers: workersInfo } : {}),
     ...(journalStatus !== null ? { journal: journalStatus } : {}),
+    ...(run.serverMetrics !== undefined ? { serverMetrics: run.serverMetrics } : {}),
   });
   return {
     result,
@@ -332,6 +347,14 @@ export async function executeJournaled(
   let done = 0;
   // A shard sends its part of the plan only.
   const total = hooks.shard !== undefined ? shardPart(plan, hooks.shard).indexes.length : plan.requests.count;
+  const warn = (text: string): void => options.onEvent?.({ kind: 'warning', text });
+  // After planning (its calibration and sizing traffic comes before the baseline) and before the
+  // first request: the baseline scrape is over when executePlan starts. A shard never scrapes.
+  const scrape =
+    options.serverMetrics !== undefined && hooks.shard === undefined
+      ? await beginServerScrape(options.serverMetrics, target.baseUrl, target.apiKey, warn)
+      : null;
+  let runStartNs: bigint | null = null;
   let execution;
   try {
     execution = await executePlan(
@@ -344,9 +367,10 @@ export async function executeJournaled(
         ...(hooks.startGate !== undefined ? { startGate: hooks.startGate } : {}),
         ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
         ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
-        warn: (text) => options.onEvent?.({ kind: 'warning', text }),
+        warn,
         onSetupDone: () => session.setupDone(),
         onStarted: (start) => {
+          runStartNs = start.runStartNs;
           header.servebench['connections'] = start.connections;
           if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
           if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
@@ -377,6 +401,7 @@ export async function executeJournaled(
       },
     );
   } catch (error) {
+    await scrape?.abandon();
     if (!(error instanceof LoopFailure)) throw error;
     const writer = journal as JournalWriter | null;
     writer?.close();
@@ -388,6 +413,16 @@ export async function executeJournaled(
     throw new RunFailedError(error.message, journalPath, writer?.requestsJournaled ?? done);
   }
   const finishedAt = utcSeconds(execution.finishedAt);
+  // The run ends where its wall time ends: the last response's end, on the run's clock.
+  const startNs = runStartNs as bigint | null;
+  let serverMetrics: ServerMetricsBlock | undefined;
+  if (scrape !== null && startNs !== null)
+    serverMetrics = await scrape.finish(
+      startNs,
+      startNs + BigInt(Math.round(execution.wallSeconds * 1e9)),
+      execution.results,
+    );
+  else await scrape?.abandon();
   // execute/ cannot import result/: its self-check is the `servebench.client` block, typed here.
   const client = { ...execution.client, ...summarizeSendWaits(execution.results) } as ClientBlock;
   const workersInfo = execution.workers as WorkersBlock | undefined;
@@ -408,8 +443,9 @@ export async function executeJournaled(
     ...(workersInfo ? { workers: workersInfo } : {}),
     prompt_set_id: execution.promptSetId,
     ...(expected !== null ? { journal: expected } : {}),
+    ...(serverMetrics !== undefined ? { server_metrics: serverMetrics } : {}),
   });
   writer?.close();
   const journalStatus = writer?.status() ?? null;
-  return { header, execution, finishedAt, client, workersInfo, journalPath, journalStatus };
+  return { header, execution, finishedAt, client, workersInfo, journalPath, journalStatus, serverMetrics };
 }

@@ -42,6 +42,8 @@ export interface JournalEnd {
   prompt_set_id?: string;
   /** How the journal was written, as it stands once this line is on disk (servebench.journal): a rebuild then gives the run's own result. */
   journal?: JournalStatus;
+  /** The server's own metrics over the run (servebench.server_metrics), when they were scraped. */
+  server_metrics?: Record<string, unknown>;
 }
 
 export type JournalLine = JournalHeader | JournalRequest | JournalEnd;

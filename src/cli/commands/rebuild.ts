@@ -7,6 +7,7 @@
  * the journal's own status is marked the same way (`wall_estimated: false`).
  */
 import type { ClientBlock, WorkersBlock } from '../../result/servebench-schema.js';
+import { serverMetricsBlockSchema, type ServerMetricsBlock } from '../../result/server-metrics-schema.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommand } from '../parse.js';
@@ -75,6 +76,19 @@ export const rebuildCommand: Command = async (argv, io) => {
   const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
   const finishedAt =
     journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
+  // The end line's server metrics go into the result as they are: a hand-edited block is refused here, naming the key.
+  const serverMetrics = journal.end?.server_metrics;
+  if (serverMetrics !== undefined) {
+    const checked = serverMetricsBlockSchema.safeParse(serverMetrics);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      const path = (issue?.path ?? []).map(String).join('.');
+      throw new InputFileError(
+        file,
+        `end.server_metrics${path === '' ? '' : `.${path}`}: ${issue?.message ?? 'invalid'}`,
+      );
+    }
+  }
   let assembled;
   try {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
@@ -91,6 +105,7 @@ export const rebuildCommand: Command = async (argv, io) => {
       ...(end?.prompt_set_id !== undefined ? { promptSetId: end.prompt_set_id } : {}),
       ...(end?.client ? { client: end.client as ClientBlock } : {}),
       ...(end?.workers ? { workers: end.workers as WorkersBlock } : {}),
+      ...(serverMetrics !== undefined ? { serverMetrics: serverMetrics as ServerMetricsBlock } : {}),
     });
   } catch (error) {
     // Whatever else is wrong with a hand-edited or foreign header is still a problem of this file.

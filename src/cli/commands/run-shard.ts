@@ -45,6 +45,13 @@ export interface ShardFlags {
 export function shardFlags(values: Record<string, FlagValue>, given: ReadonlySet<string>): ShardFlags | null {
   const text = (name: string): string | null => (typeof values[name] === 'string' ? values[name] : null);
   const shard = text('shard');
+  // A shard sees only its share of the load but the server's counters count all of it: auto is
+  // simply off in a sharded run, and a URL asked for is refused rather than recorded wrongly.
+  const metrics = text('server-metrics');
+  if ((shard !== null || given.has('shards')) && given.has('server-metrics') && metrics !== 'auto' && metrics !== 'off')
+    throw new UsageError(
+      `--server-metrics URL does not apply with --${shard !== null ? 'shard' : 'shards'}: each shard would count the whole server's traffic as its own (scrape the server beside the run instead)`,
+    );
   if (given.has('shards'))
     for (const name of ['journal', 'dry-run', 'rendezvous', 'start-at', 'max-clock-uncertainty', 'rendezvous-timeout'])
       if (given.has(name))

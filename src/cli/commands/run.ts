@@ -158,6 +158,8 @@ export const runCommand: Command = async (argv, io) => {
     };
     const options = {
       onEvent,
+      // With --plan too: where the server's metrics are is the target's, not the plan's.
+      serverMetrics: { choice: config.target.serverMetrics, intervalS: config.target.scrapeIntervalS },
       stopSignal: interrupts.stop.signal,
       cancelSignal: interrupts.cancel.signal,
       journalPathFor: (runId: string) => {
