@@ -74,8 +74,14 @@ const ttftReconcileSchema = z.strictObject({
   server_s: num.nullable(),
   server_bucket_s: bucketBoundsSchema.nullable(),
   client_s: num.nullable(),
-  /** client − server, ms: the network and the client. */
+  /** client − server (the server's interpolated estimate), ms: the network and the client; within the bucket's resolution it may be negative. */
   network_and_client_ms: num.nullable(),
+  /**
+   * What the network and the client can have taken at this percentile, ms, given only that the
+   * server's percentile lies in its bucket [lower, upper] and that no client sees a token before the
+   * server writes it: [max(0, client − upper), client − lower]. Null when the client lies below the bucket.
+   */
+  network_and_client_range_ms: z.tuple([num, num]).nullable(),
   /** The client's percentile lies below the server's bucket: impossible unless the clocks or the counting disagree. */
   negative_beyond_resolution: z.boolean(),
 });

@@ -47,12 +47,6 @@ export function signedCount(n: number): string {
   return n > 0 ? `+${grouped(n)}` : grouped(n);
 }
 
-/** Milliseconds with one decimal and a sign: `+3.7 ms`, `-0.4 ms`. */
-export function signedMs(ms: number): string {
-  const text = `${ms.toFixed(1)} ms`;
-  return ms > 0 ? `+${text}` : text;
-}
-
 /** Seconds as milliseconds with one decimal: `40.0 ms`. */
 export function secondsAsMs(s: number): string {
   return `${(s * 1000).toFixed(1)} ms`;
@@ -91,14 +85,21 @@ export function tokenComparison(r: TokenReconcile): string {
   return `${relation}${without}`;
 }
 
-/** One reconciled TTFT percentile: `server 40.0 ms (bucket 25–50 ms), client 43.7 ms: network + client +3.7 ms`. */
+/** What the network and the client took at a percentile, as far as the server's bucket tells: `0.0–18.7 ms`. */
+export function networkRange(r: TtftReconcile): string | null {
+  const range = r.network_and_client_range_ms;
+  return range === null ? null : `${range[0].toFixed(1)}–${range[1].toFixed(1)} ms`;
+}
+
+/** One reconciled TTFT percentile: `server 40.0 ms (bucket 25–50 ms), client 43.7 ms: network + client 0.0–18.7 ms`. */
 export function ttftComparison(r: TtftReconcile): string {
   const server =
     r.server_s === null
       ? 'server –'
       : `server ${secondsAsMs(r.server_s)}${r.server_bucket_s === null ? '' : ` (bucket ${bucketMs(r.server_bucket_s)})`}`;
   const client = r.client_s === null ? 'client –' : `client ${secondsAsMs(r.client_s)}`;
-  const gap = r.network_and_client_ms === null ? '' : `: network + client ${signedMs(r.network_and_client_ms)}`;
+  const range = networkRange(r);
+  const gap = range === null ? '' : `: network + client ${range}`;
   const negative = r.negative_beyond_resolution ? ' (below the server bucket: the clocks or the counts disagree)' : '';
   return `${server}, ${client}${gap}${negative}`;
 }

@@ -10,11 +10,11 @@ import {
   bucketMs,
   gaugeSummary,
   grouped,
+  networkRange,
   oneLine,
   percent,
   scrapeSummary,
   secondsAsMs,
-  signedMs,
   specDecodeSummary,
   tokenComparison,
   type TtftReconcile,
@@ -41,7 +41,8 @@ function ttft(p: string, r: TtftReconcile): string {
   const server = r.server_s === null ? DASH : secondsAsMs(r.server_s);
   const bucket = r.server_bucket_s === null ? '' : ` [${bucketMs(r.server_bucket_s)}]`;
   const client = r.client_s === null ? DASH : secondsAsMs(r.client_s);
-  const gap = r.network_and_client_ms === null ? '' : ` (${signedMs(r.network_and_client_ms)})`;
+  const range = networkRange(r);
+  const gap = range === null ? '' : ` (network + client ${range})`;
   const negative = r.negative_beyond_resolution ? ' below the server bucket' : '';
   return `${p} ${server}${bucket} / client ${client}${gap}${negative}`;
 }

@@ -117,6 +117,10 @@ function ttftReconcile(
       server_bucket_s: bucket,
       client_s: clientS,
       network_and_client_ms: clientS !== null && serverS !== null ? (clientS - serverS) * 1000 : null,
+      network_and_client_range_ms:
+        clientS === null || bucket === null || negative
+          ? null
+          : [Math.max(0, bucket[1] === null ? 0 : (clientS - bucket[1]) * 1000), (clientS - bucket[0]) * 1000],
       negative_beyond_resolution: negative,
     };
   };

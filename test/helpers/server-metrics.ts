@@ -83,6 +83,7 @@ const block: ServerMetricsBlock = {
         server_bucket_s: [0.25, 0.5],
         client_s: 0.5305,
         network_and_client_ms: 50.5,
+        network_and_client_range_ms: [30.5, 280.5],
         negative_beyond_resolution: false,
       },
       p90: {
@@ -90,6 +91,7 @@ const block: ServerMetricsBlock = {
         server_bucket_s: [0.5, 0.75],
         client_s: 0.6695,
         network_and_client_ms: 29.5,
+        network_and_client_range_ms: [0, 169.5],
         negative_beyond_resolution: false,
       },
       p99: {
@@ -97,6 +99,7 @@ const block: ServerMetricsBlock = {
         server_bucket_s: [0.5, 0.75],
         client_s: 0.6708,
         network_and_client_ms: -29.2,
+        network_and_client_range_ms: [0, 170.8],
         negative_beyond_resolution: false,
       },
     },

@@ -83,7 +83,7 @@ test('the section: two charts, the reconcile table, the derived figures, escaped
   );
   assert.ok(
     html.includes(
-      '<tr><th>TTFT p99</th><td class="num">700.0 ms (500–750 ms)</td><td class="num">670.8 ms</td><td class="num">-29.2 ms network + client</td><td></td></tr>',
+      '<tr><th>TTFT p99</th><td class="num">700.0 ms (500–750 ms)</td><td class="num">670.8 ms</td><td class="num">0.0–170.8 ms</td><td></td></tr>',
     ),
   );
   assert.ok(html.includes('<tr><th>KV-cache usage</th><td>peak 62.5%, mean 34.4% (5 samples)</td></tr>'));

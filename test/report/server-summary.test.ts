@@ -25,8 +25,8 @@ test('the console lines of the fixture, computed by hand', () => {
     '  prompt tokens: server 32,579 = client 32,579',
     '  generated tokens: server 520 ≠ client 512 (+8)',
     `  warning: ${WARNING}`,
-    '  TTFT p50: server 480.0 ms (bucket 250–500 ms), client 530.5 ms: network + client +50.5 ms',
-    '  TTFT p90: server 640.0 ms (bucket 500–750 ms), client 669.5 ms: network + client +29.5 ms',
+    '  TTFT p50: server 480.0 ms (bucket 250–500 ms), client 530.5 ms: network + client 30.5–280.5 ms',
+    '  TTFT p90: server 640.0 ms (bucket 500–750 ms), client 669.5 ms: network + client 0.0–169.5 ms',
     '  running: peak 4, mean 2.75; waiting: peak 3, mean 1.00; KV cache: peak 62.5%, mean 34.4%',
     '  prefix cache hit: 25.0%; preemptions: 0',
     `  note: ${EVIL_NOTE}`,
@@ -59,6 +59,7 @@ test('variants: a server below the client, records without usage, a negative TTF
     server_bucket_s: [0.25, 0.5],
     client_s: 0.2,
     network_and_client_ms: -300,
+    network_and_client_range_ms: null,
     negative_beyond_resolution: true,
   };
   block.reconcile.ttft!.p90 = {
@@ -66,6 +67,7 @@ test('variants: a server below the client, records without usage, a negative TTF
     server_bucket_s: null,
     client_s: 0.6695,
     network_and_client_ms: null,
+    network_and_client_range_ms: null,
     negative_beyond_resolution: false,
   };
   block.derived.requests_running = null;
@@ -80,7 +82,7 @@ test('variants: a server below the client, records without usage, a negative TTF
     '  reconcile: server and client differ',
     '  prompt tokens: server 12,345 ≠ client 12,400 (-55)',
     '  generated tokens: server 1,234,567 (no client count)',
-    '  TTFT p50: server 500.0 ms (bucket 250–500 ms), client 200.0 ms: network + client -300.0 ms (below the server bucket: the clocks or the counts disagree)',
+    '  TTFT p50: server 500.0 ms (bucket 250–500 ms), client 200.0 ms (below the server bucket: the clocks or the counts disagree)',
     '  TTFT p90: server –, client 669.5 ms',
     '  spec decode: 71.0% of 1,200 draft tokens accepted',
     '  note: line one line two?[31m',

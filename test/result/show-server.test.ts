@@ -19,7 +19,7 @@ const WARNING = 'generated tokens: the server counted 8 more than the client (an
 const ROWS = [
   'server metrics    vllm, 5/5 scrapes ok (complete); server and client differ',
   'server tokens     prompt: server 32,579 = client 32,579; generated: server 520 ≠ client 512 (+8)',
-  'server TTFT       p50 480.0 ms [250–500 ms] / client 530.5 ms (+50.5 ms); p90 640.0 ms [500–750 ms] / client 669.5 ms (+29.5 ms)',
+  'server TTFT       p50 480.0 ms [250–500 ms] / client 530.5 ms (network + client 30.5–280.5 ms); p90 640.0 ms [500–750 ms] / client 669.5 ms (network + client 0.0–169.5 ms)',
   'server load       running peak 4, mean 2.75; waiting peak 3, mean 1.00; KV peak 62.5 %, mean 34.4 %',
   'server cache      prefix hit 25.0 %; preemptions 0',
   'server note       scrape 3: 1 malformed line skipped (line 7: <b>bad</b> "value")',

@@ -195,6 +195,12 @@ describe('deriveServerMetrics: a worked run, every figure by hand', () => {
     assert.equal(r.ttft?.p99.client_s, 0.6);
     near(r.ttft?.p50.network_and_client_ms, 25);
     near(r.ttft?.p90.network_and_client_ms, 100);
+    // p50: client 0.4 s in the bucket [0.25, 0.5] s → [max(0, 400 − 500), 400 − 250] = [0, 150] ms;
+    // p90: client 0.6 s, bucket [0.5, +Inf) → [0, 600 − 500] = [0, 100] ms.
+    near(r.ttft?.p50.network_and_client_range_ms?.[0], 0);
+    near(r.ttft?.p50.network_and_client_range_ms?.[1], 150);
+    near(r.ttft?.p90.network_and_client_range_ms?.[0], 0);
+    near(r.ttft?.p90.network_and_client_range_ms?.[1], 100);
     assert.equal(r.ttft?.p50.negative_beyond_resolution, false);
     assert.deepEqual(r.ttft?.p50.server_bucket_s, [0.25, 0.5]);
     assert.equal(r.verdict, 'agree');
@@ -235,6 +241,7 @@ describe('deriveServerMetrics: what differs, what is missing', () => {
     assert.equal(block.reconcile.prompt_tokens?.difference, 1234);
     assert.equal(block.reconcile.generated_tokens?.difference, 0);
     assert.equal(block.reconcile.ttft?.p50.negative_beyond_resolution, true);
+    assert.equal(block.reconcile.ttft?.p50.network_and_client_range_ms, null, 'no range below the bucket');
     assert.equal(block.reconcile.verdict, 'differ');
     assert.deepEqual(block.reconcile.warnings, [
       "the server counted 1,234 more prompt tokens than the client's usage: another client may share the server",

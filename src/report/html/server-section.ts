@@ -12,12 +12,12 @@ import {
   bucketMs,
   gaugeSummary,
   grouped,
+  networkRange,
   percent,
   readServerMetrics,
   scrapeSummary,
   secondsAsMs,
   signedCount,
-  signedMs,
   specDecodeSummary,
   type TokenReconcile,
   type TtftReconcile,
@@ -83,7 +83,7 @@ function tokenRow(label: string, r: TokenReconcile | null): string {
 function ttftRow(p: string, r: TtftReconcile): string {
   const server = r.server_s === null ? DASH : secondsAsMs(r.server_s);
   const bucket = r.server_bucket_s === null ? '' : ` (${bucketMs(r.server_bucket_s)})`;
-  const gap = r.network_and_client_ms === null ? DASH : `${signedMs(r.network_and_client_ms)} network + client`;
+  const gap = networkRange(r) ?? DASH;
   const note = r.negative_beyond_resolution ? 'client below the server bucket: the clocks or the counts disagree' : '';
   return `<tr><th>TTFT ${esc(p)}</th><td class="num">${esc(server + bucket)}</td><td class="num">${esc(opt(r.client_s, secondsAsMs))}</td><td class="num${note === '' ? '' : ' differs'}">${esc(gap)}</td><td>${esc(note)}</td></tr>`;
 }
