@@ -53,7 +53,9 @@ export function serverMetricsLines(
     ].filter((g) => g !== null);
     if (gauges.length > 0) more.push(gauges.join('; '));
     const extras = [
-      derived.prefix_cache_hit_ratio === null ? null : `prefix cache hit: ${percent(derived.prefix_cache_hit_ratio)}`,
+      derived.prefix_cache_hit_ratio === null
+        ? null
+        : `prefix cache hits: ${percent(derived.prefix_cache_hit_ratio)} of prompt tokens`,
       derived.spec_decode === null ? null : `spec decode: ${specDecodeSummary(derived.spec_decode)}`,
       derived.preemptions === null ? null : `preemptions: ${grouped(derived.preemptions)}`,
     ].filter((e) => e !== null);

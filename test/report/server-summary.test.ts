@@ -28,7 +28,7 @@ test('the console lines of the fixture, computed by hand', () => {
     '  TTFT p50: server 480.0 ms (bucket 250–500 ms), client 530.5 ms: network + client 30.5–280.5 ms',
     '  TTFT p90: server 640.0 ms (bucket 500–750 ms), client 669.5 ms: network + client 0.0–169.5 ms',
     '  running: peak 4, mean 2.75; waiting: peak 3, mean 1.00; KV cache: peak 62.5%, mean 34.4%',
-    '  prefix cache hit: 25.0%; preemptions: 0',
+    '  prefix cache hits: 25.0% of prompt tokens; preemptions: 0',
     `  note: ${EVIL_NOTE}`,
   ]);
 });
