@@ -352,7 +352,7 @@ export async function executeJournaled(
   // first request: the baseline scrape is over when executePlan starts. A shard never scrapes.
   const scrape =
     options.serverMetrics !== undefined && hooks.shard === undefined
-      ? await beginServerScrape(options.serverMetrics, target.baseUrl, target.apiKey, warn)
+      ? await beginServerScrape(options.serverMetrics, target.baseUrl, target.apiKey, warn, session.setup)
       : null;
   let runStartNs: bigint | null = null;
   let execution;

@@ -38,16 +38,22 @@ export async function beginServerScrape(
   baseUrl: string,
   apiKey: string | null,
   warn: (text: string) => void,
+  setupSignal: AbortSignal,
 ): Promise<RunScrape | null> {
   const { choice } = setting;
   if (choice.kind === 'off') return null;
   const endpoint = scrapeEndpoint(choice, baseUrl, apiKey);
   let scrape: ServerScrape;
   try {
-    scrape = await startServerScrape({ endpoint, intervalS: setting.intervalS });
+    scrape = await startServerScrape({ endpoint, intervalS: setting.intervalS, signal: setupSignal });
   } catch (error) {
     // The thread itself could not start (a broken install): the run goes on without the block.
     warn(`server metrics not scraped: the scraper did not start (${error instanceof Error ? error.name : 'error'})`);
+    return null;
+  }
+  // Interrupted while the baseline was awaited: nothing to say, the run stops before it starts.
+  if (setupSignal.aborted) {
+    await scrape.cancel();
     return null;
   }
   if (endpoint.source === 'auto' && !scrape.baseline.ok) {

@@ -7,39 +7,11 @@
  */
 
 import { z } from 'zod';
+import { CANONICAL_SERIES, SERVER_ENGINES } from './server-metrics-names.js';
 
 const int = z.int();
 const num = z.number();
 const str = z.string();
-
-/** The engines whose metric names servebench knows (src/scrape/engines.ts). */
-export const SERVER_ENGINES = ['vllm', 'sglang', 'llamacpp', 'tgi'] as const;
-
-/**
- * The canonical series servebench reads from an engine, with their units in the names: gauges
- * (running, waiting, KV usage) and counters (the rest). Each engine maps some of them.
- */
-export const CANONICAL_SERIES = [
-  'requests_running',
-  'requests_waiting',
-  'kv_cache_usage_ratio',
-  'prompt_tokens_total',
-  'generated_tokens_total',
-  'requests_completed_total',
-  'prefix_cache_hits_total',
-  'prefix_cache_queries_total',
-  'preemptions_total',
-  'spec_decode_drafts_total',
-  'spec_decode_draft_tokens_total',
-  'spec_decode_accepted_tokens_total',
-] as const;
-
-/** The server-side latency histograms servebench reads, in seconds. */
-export const CANONICAL_HISTOGRAMS = ['ttft_seconds', 'inter_token_seconds', 'e2e_seconds'] as const;
-
-export type CanonicalSeries = (typeof CANONICAL_SERIES)[number];
-export type CanonicalHistogram = (typeof CANONICAL_HISTOGRAMS)[number];
-export type ServerEngine = (typeof SERVER_ENGINES)[number];
 
 /** A gauge over the run: its largest sample and its time-weighted mean, between the first and last request. */
 const gaugeSummarySchema = z.strictObject({ peak: num, time_weighted_avg: num, samples: int });

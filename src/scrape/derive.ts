@@ -5,8 +5,9 @@
  */
 
 import type { RequestResult } from '../record/types.js';
-import type { CanonicalSeries, ServerMetricsBlock } from '../result/server-metrics-schema.js';
-import { CANONICAL_HISTOGRAMS, CANONICAL_SERIES } from '../result/server-metrics-schema.js';
+import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
+import type { CanonicalSeries } from '../result/server-metrics-names.js';
+import { CANONICAL_HISTOGRAMS, CANONICAL_SERIES } from '../result/server-metrics-names.js';
 import { counterDelta } from './counter-delta.js';
 import { ENGINE_NAMES } from './engines.js';
 import { summarizeGauge } from './gauge-summary.js';

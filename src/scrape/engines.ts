@@ -24,8 +24,8 @@
  *   `tgi_request_input_length` is recorded: once per request that passes validation).
  */
 
-import type { CanonicalHistogram, CanonicalSeries, ServerEngine } from '../result/server-metrics-schema.js';
-import { SERVER_ENGINES } from '../result/server-metrics-schema.js';
+import type { CanonicalHistogram, CanonicalSeries, ServerEngine } from '../result/server-metrics-names.js';
+import { SERVER_ENGINES } from '../result/server-metrics-names.js';
 import type { Exposition } from './exposition.js';
 
 /** Where one canonical series is read from. */

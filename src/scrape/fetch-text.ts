@@ -1,10 +1,14 @@
 /**
- * One bounded GET of a metrics endpoint, for the scraper's thread: its own undici agent (one
+ * One bounded GET of a metrics endpoint, for the scraper's thread: its own agent (one keep-alive
  * connection, never the run's pool), a deadline on the whole exchange, and a byte bound on the
  * body, read as it streams so a huge answer is cut off rather than held. Failures are values,
  * each with a short kind (tallied into one note per kind) and a line naming no secret.
+ * node:http rather than undici (which the run's requests use): one plain GET needs nothing more,
+ * and importing undici was the larger part of the thread's start, which every run waits for
+ * before its first request (figures in bench/README.md, "Figures behind code comments").
  */
-import { Agent, request } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /** A body above this is abandoned: a real engine's /metrics is tens to hundreds of KiB. */
 export const MAX_METRICS_BYTES = 8 * 1024 * 1024;
@@ -14,15 +18,25 @@ export type FetchFailureKind = 'status' | 'timeout' | 'too-large' | 'connection'
 export type FetchOutcome =
   { ok: true; text: string; bytes: number } | { ok: false; kind: FetchFailureKind; problem: string };
 
-/** The agent a scraper keeps for its whole run: one keep-alive connection, no pipelining. */
-export function scrapeAgent(timeoutMs: number): Agent {
-  return new Agent({
-    connections: 1,
-    pipelining: 1,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs },
-  });
+/** The agents a scraper keeps for its whole run: one keep-alive connection each. */
+export interface ScrapeAgent {
+  http: HttpAgent;
+  https: HttpsAgent;
+  close(): Promise<void>;
+}
+
+export function scrapeAgent(): ScrapeAgent {
+  const http = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets: 1 });
+  return {
+    http,
+    https,
+    close: () => {
+      http.destroy();
+      https.destroy();
+      return Promise.resolve();
+    },
+  };
 }
 
 export interface FetchBounds {
@@ -34,7 +48,7 @@ export interface FetchBounds {
 
 /** GETs `url` with `headers`; resolves (never rejects) with the body's text or why there is none. */
 export async function fetchMetricsText(
-  agent: Agent,
+  agent: ScrapeAgent,
   url: string,
   headers: Readonly<Record<string, string>>,
   bounds: FetchBounds,
@@ -62,21 +76,38 @@ export async function fetchMetricsText(
   }
 }
 
+/** The response head, or the request's error (an abort included). */
+function get(
+  agent: ScrapeAgent,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const secure = target.protocol === 'https:';
+    const options = { method: 'GET', headers, signal, agent: secure ? agent.https : agent.http };
+    const request = secure ? httpsRequest(target, options, resolve) : httpRequest(target, options, resolve);
+    request.on('error', reject);
+    request.end();
+  });
+}
+
 async function exchange(
-  agent: Agent,
+  agent: ScrapeAgent,
   url: string,
   headers: Readonly<Record<string, string>>,
   maxBytes: number,
   signal: AbortSignal,
 ): Promise<FetchOutcome> {
-  const response = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
-  const { statusCode, body } = response;
+  const body = await get(agent, url, headers, signal);
+  const statusCode = body.statusCode ?? 0;
   body.on('error', () => undefined); // a body given up on may still report its end as an error
   if (statusCode !== 200) {
     body.destroy();
     return { ok: false, kind: 'status', problem: `HTTP ${statusCode}` };
   }
-  const declared = Number(response.headers['content-length']);
+  const declared = Number(body.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     body.destroy();
     return tooLarge(maxBytes);
@@ -100,10 +131,10 @@ function tooLarge(maxBytes: number): FetchOutcome {
 
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+  return code === 'ETIMEDOUT';
 }
 
-/** The failure's code (ECONNREFUSED, UND_ERR_SOCKET…): never its message, which may quote a URL. */
+/** The failure's code (ECONNREFUSED, ECONNRESET…): never its message, which may quote a URL. */
 function connectionProblem(error: unknown): string {
   const seen = new Set<unknown>();
   for (
@@ -113,7 +144,7 @@ function connectionProblem(error: unknown): string {
   ) {
     seen.add(e);
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR_ABORTED') return `connection failed (${code})`;
+    if (typeof code === 'string' && code !== 'ABORT_ERR') return `connection failed (${code})`;
   }
   return 'connection failed';
 }

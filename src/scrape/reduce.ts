@@ -3,8 +3,8 @@
  * the engine's table (engines.ts), plus the series the table does not know, kept raw and bounded.
  */
 
-import type { CanonicalHistogram, CanonicalSeries, ServerEngine } from '../result/server-metrics-schema.js';
-import { CANONICAL_HISTOGRAMS, CANONICAL_SERIES } from '../result/server-metrics-schema.js';
+import type { CanonicalHistogram, CanonicalSeries, ServerEngine } from '../result/server-metrics-names.js';
+import { CANONICAL_HISTOGRAMS, CANONICAL_SERIES } from '../result/server-metrics-names.js';
 import { ENGINE_NAMES, HISTOGRAM_SUFFIXES, knownNames, type SeriesSource } from './engines.js';
 import type { Exposition, Sample } from './exposition.js';
 

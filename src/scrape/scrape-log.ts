@@ -3,7 +3,7 @@
  * its client monotonic instant, and the facts about the ones that failed.
  */
 
-import type { ServerEngine } from '../result/server-metrics-schema.js';
+import type { ServerEngine } from '../result/server-metrics-names.js';
 import type { ScrapeValues } from './reduce.js';
 
 export interface TimedScrape {

@@ -5,9 +5,8 @@
  * `process.hrtime.bigint()` is CLOCK_MONOTONIC, the one clock of every thread of the process: the
  * main thread's run start and these stamps are on the same timeline.
  */
-import type { Agent } from 'undici';
-import type { ServerEngine } from '../result/server-metrics-schema.js';
-import { fetchMetricsText, type FetchFailureKind } from './fetch-text.js';
+import type { ServerEngine } from '../result/server-metrics-names.js';
+import { fetchMetricsText, type FetchFailureKind, type ScrapeAgent } from './fetch-text.js';
 import { parseExposition } from './exposition.js';
 import { detectEngine } from './engines.js';
 import { reduceScrape } from './reduce.js';
@@ -26,7 +25,7 @@ export type ScrapeOutcome =
   | { ok: false; kind: ScrapeFailureKind; problem: string };
 
 export interface ScrapeRequest {
-  agent: Agent;
+  agent: ScrapeAgent;
   url: string;
   headers: Readonly<Record<string, string>>;
   timeoutMs: number;

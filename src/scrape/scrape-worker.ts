@@ -6,7 +6,7 @@
  * the main thread, which stamps the chunks, receives nothing while the run lasts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ServerEngine } from '../result/server-metrics-schema.js';
+import type { ServerEngine } from '../result/server-metrics-names.js';
 import { headerSecrets } from './endpoint.js';
 import { FailureNotes } from './failure-notes.js';
 import { scrapeAgent } from './fetch-text.js';
@@ -21,7 +21,7 @@ const settings = workerData as ScraperSettings;
 if (settings.lowerPriority) lowerThisThread();
 const post = (message: FromScraper): void => port.postMessage(message);
 
-const agent = scrapeAgent(Math.max(settings.timeoutMs, settings.boundaryTimeoutMs));
+const agent = scrapeAgent();
 const stopping = new AbortController();
 port.on('message', (message: ToScraper) => {
   if (message.type === 'stop') stopping.abort();

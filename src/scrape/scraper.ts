@@ -38,7 +38,15 @@ export interface ServerScrapeOptions {
   maxBytes?: number;
   /** Lower the thread's priority (default true). */
   lowerPriority?: boolean;
+  /**
+   * The run's set-up signal: aborted while the baseline is awaited (an interrupt before the run),
+   * the thread is ended at once and the baseline is a failure (`interrupted`).
+   */
+  signal?: AbortSignal;
 }
+
+/** The baseline's problem when the set-up was interrupted while it was awaited. */
+const BASELINE_INTERRUPTED = 'interrupted';
 
 /** A scrape in progress. */
 export interface ServerScrape {
@@ -88,6 +96,7 @@ export async function startServerScrape(options: ServerScrapeOptions): Promise<S
   const next = async <T extends FromScraper['type']>(
     type: T,
     withinMs: number,
+    interrupted: Promise<string> = new Promise<string>(() => undefined),
   ): Promise<Extract<FromScraper, { type: T }> | string> => {
     const deadline = Date.now() + withinMs;
     for (;;) {
@@ -99,6 +108,7 @@ export async function startServerScrape(options: ServerScrapeOptions): Promise<S
       const outcome = await Promise.race([
         new Promise<null>((resolve) => (wake = () => resolve(null))),
         died,
+        interrupted,
         new Promise<string>((resolve) => (timer = setTimeout(() => resolve(''), left))),
       ]);
       clearTimeout(timer);
@@ -110,7 +120,12 @@ export async function startServerScrape(options: ServerScrapeOptions): Promise<S
       }
     }
   };
-  const first = await next('baseline', settings.boundaryTimeoutMs + STOP_GRACE_MS);
+  const { signal } = options;
+  const interrupted = new Promise<string>((resolve) => {
+    if (signal?.aborted === true) resolve(BASELINE_INTERRUPTED);
+    else signal?.addEventListener('abort', () => resolve(BASELINE_INTERRUPTED), { once: true });
+  });
+  const first = await next('baseline', settings.boundaryTimeoutMs + STOP_GRACE_MS, interrupted);
   const baseline = typeof first === 'string' ? { ok: false as const, problem: first } : first;
   if (typeof first === 'string') {
     void worker.terminate();

@@ -155,7 +155,8 @@ for (const workers of [1, 2]) {
     async () => {
       const server = await startSilentServer();
       try {
-        // Model and window given, no calibration: the warm-up GET /models is the first request.
+        // Model and window given, no calibration, no metrics probe: the warm-up GET /models is the
+        // first request.
         const args = [
           'run',
           '--base-url',
@@ -166,6 +167,8 @@ for (const workers of [1, 2]) {
           '4096',
           '--tokenizer',
           'chars:3.0',
+          '--server-metrics',
+          'off',
           '--requests',
           '4',
           '--concurrency',
@@ -181,6 +184,27 @@ for (const workers of [1, 2]) {
     },
   );
 }
+
+test(
+  'SIGINT while the baseline scrape of a /metrics that never answers is awaited: exit 130, one line, no result',
+  { timeout: 60_000 },
+  async () => {
+    const server = await startSilentServer();
+    try {
+      // Model and window given, no calibration: the metrics probe (the baseline scrape, --server-metrics
+      // auto) is the first request, sent before the first measured one.
+      const args = ['run', '--base-url', server.url, '--model', 'm', '--max-model-len', '4096'];
+      const run = await interruptWhen(
+        [...args, '--tokenizer', 'chars:3.0', '--scrape-interval', '10', '--requests', '4'],
+        'SIGINT',
+        () => server.saw(/^GET \/metrics /),
+      );
+      assertInterruptedBeforeStart(run);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 test(
   'SIGINT while sizing 100,000 prompts against the built-in simulator (tokenize calls): exit 130, one line, no result',

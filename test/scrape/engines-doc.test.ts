@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SERVER_ENGINES } from '../../src/result/server-metrics-schema.js';
+import { SERVER_ENGINES } from '../../src/result/server-metrics-names.js';
 import { ENGINE_NAMES } from '../../src/scrape/engines.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SERVER_ENGINES } from '../../src/result/server-metrics-schema.js';
+import { SERVER_ENGINES } from '../../src/result/server-metrics-names.js';
 import { detectEngine, ENGINE_NAMES, knownNames } from '../../src/scrape/engines.js';
 import { parseExposition } from '../../src/scrape/exposition.js';
 import { MAX_RAW_SERIES, reduceScrape, seriesKey } from '../../src/scrape/reduce.js';
