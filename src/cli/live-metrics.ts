@@ -5,7 +5,7 @@
  * scrape has read the final values, or the linger time passes.
  */
 import type { FlagValue } from '../config/flag-value.js';
-import type { LiveExporter } from '../live/exporter.js';
+import { startLiveExporter, type LiveExporter } from '../live/exporter.js';
 import { UsageError } from '../util/errors.js';
 
 export interface LiveMetricsFlags {
@@ -37,9 +37,6 @@ export async function startLiveMetrics(
   say: (text: string) => void,
   constantLabels: Readonly<Record<string, string>> = {},
 ): Promise<LiveExporter> {
-  // Loaded only when asked for: prom-client's import would otherwise delay every run's start
-  // (bench/README.md, "Figures behind code comments").
-  const { startLiveExporter } = await import('../live/exporter.js');
   const exporter = await startLiveExporter({ host: flags.host, port: flags.port, constantLabels });
   say(`live metrics at ${exporter.url}`);
   return exporter;
