@@ -5,6 +5,7 @@
  * setup.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopByPid } from './child-process.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ async function tryStart(dir: string, config: string, port: number): Promise<Prom
   const origin = `http://127.0.0.1:${port}`;
   const ready = await Promise.race([waitForReady(origin, child), exited]);
   if (ready !== true) {
-    await stopChild(child);
+    await stopByPid(child, 10_000);
     return ready;
   }
   const api = async (expression: string): Promise<unknown[]> => {
@@ -98,7 +99,7 @@ async function tryStart(dir: string, config: string, port: number): Promise<Prom
         (r) => ({ metric: r.metric, values: r.values.map(([, v]) => Number(v)) }),
       ),
     stop: async () => {
-      await stopChild(child);
+      await stopByPid(child, 10_000);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -118,16 +119,4 @@ async function waitForReady(origin: string, child: ChildProcess): Promise<true |
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return `no answer on ${origin}/-/ready within ${READY_TIMEOUT_MS} ms`;
-}
-
-/** Stops prometheus by its PID: SIGTERM, then SIGKILL if it has not exited within 10 s. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, 'SIGTERM');
-  const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
-  }, 10_000);
-  await gone;
-  clearTimeout(timer);
 }

@@ -5,6 +5,7 @@
  * test password never shows in the process list.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopByPid } from './child-process.js';
 import { createConnection, createServer } from 'node:net';
 
 export interface RedisServer {
@@ -69,7 +70,7 @@ async function tryStart(port: number, password: string | undefined): Promise<Red
   if (child.pid === undefined) return exited.then((problem) => Promise.reject(new Error(problem)));
   const ready = await Promise.race([waitForReady(port, password, child), exited]);
   if (ready !== true) {
-    await stopChild(child);
+    await stopByPid(child, 5000);
     return ready;
   }
   const pid = child.pid;
@@ -81,7 +82,7 @@ async function tryStart(port: number, password: string | undefined): Promise<Red
         auth === undefined ? '' : `${encodeURIComponent(auth.user ?? '')}:${encodeURIComponent(auth.password)}@`;
       return `redis://${userInfo}127.0.0.1:${port}/${name}`;
     },
-    stop: () => stopChild(child),
+    stop: () => stopByPid(child, 5000),
   };
 }
 
@@ -124,16 +125,4 @@ function processIdOn(port: number, password: string | undefined): Promise<number
     socket.once('error', () => resolve(null));
     socket.once('close', () => resolve(null));
   });
-}
-
-/** Stops the server by its PID: SIGTERM, then SIGKILL if it has not exited within 5 s. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, 'SIGTERM');
-  const timer = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
-  }, 5000);
-  await gone;
-  clearTimeout(timer);
 }
