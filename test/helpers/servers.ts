@@ -2,7 +2,12 @@
  * Real-socket test servers for the client tests (architecture rule 9: no HTTP mocking).
  * Everything listens on 127.0.0.1 port 0 and is closed by the test that started it.
  */
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -36,6 +41,22 @@ export async function httpServer(handler: (req: IncomingMessage, res: ServerResp
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Forwards one request to `upstream` (its origin; the path is the request's own) as it streams,
+ * and its answer back: status, headers and body. A failed upstream exchange destroys the response.
+ */
+export function forwardRequest(upstream: URL, req: IncomingMessage, res: ServerResponse): void {
+  const forward = httpRequest(
+    { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  forward.on('error', () => res.destroy());
+  req.pipe(forward);
 }
 
 /**

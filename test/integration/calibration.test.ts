@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
+import { forwardRequest } from '../helpers/servers.js';
 
 let sim: SimHandle;
 let shortOutputs: SimHandle;
@@ -48,14 +49,7 @@ before(async () => {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
       return;
     }
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    req.pipe(upstream);
+    forwardRequest(target, req, res);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;

@@ -9,13 +9,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
-import { httpServer, type TestServer } from '../helpers/servers.js';
+import { forwardRequest, httpServer, type TestServer } from '../helpers/servers.js';
 import { leakedForms, PLANTED_KEY } from '../helpers/secrets.js';
 
 /** Enough requests and tokens that the run outlasts a few scrape intervals. */
@@ -247,34 +246,15 @@ test('a working endpoint at another origin: complete, a scrape before the first 
 async function withoutMetrics(sim: SimHandle): Promise<TestServer & { metricsAuth: (string | null)[] }> {
   const upstream = new URL(sim.url);
   const metricsAuth: (string | null)[] = [];
-  const server = createServer((req, res) => {
+  const server = await httpServer((req, res) => {
     if (req.url === '/metrics') {
       metricsAuth.push(req.headers.authorization ?? null);
       res.writeHead(404).end();
       return;
     }
-    const forward = request(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+    forwardRequest(upstream, req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    port,
-    connections: () => 0,
-    metricsAuth,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...server, url: `${server.url}/v1`, metricsAuth };
 }
 
 let sim: SimHandle;
