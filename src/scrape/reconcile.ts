@@ -15,6 +15,7 @@
 import { percentile } from '../metrics/percentile.js';
 import type { RequestResult } from '../record/types.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
+import { grouped } from '../result/server-metrics-text.js';
 import type { HistogramSummary } from './histogram-quantile.js';
 
 type Reconcile = ServerMetricsBlock['reconcile'];
@@ -34,8 +35,6 @@ export interface ReconcileInput {
   ttft: HistogramSummary | null;
   records: readonly RequestResult[];
 }
-
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 export function reconcile(input: ReconcileInput): Reconcile {
   const warnings: string[] = [];
@@ -79,16 +78,16 @@ function tokens(
     warnings.push(`${what} tokens are not exactly comparable: ${server.inexact}`);
   } else if (difference > 0) {
     warnings.push(
-      `the server counted ${fmt(difference)} more ${what} tokens than the client's usage: another client may share the server`,
+      `the server counted ${grouped(difference)} more ${what} tokens than the client's usage: another client may share the server`,
     );
   } else if (difference < 0) {
     warnings.push(
-      `the server counted ${fmt(-difference)} fewer ${what} tokens than the client's usage: its counters may have been reset, or the final scrape came before it counted the last requests`,
+      `the server counted ${grouped(-difference)} fewer ${what} tokens than the client's usage: its counters may have been reset, or the final scrape came before it counted the last requests`,
     );
   }
   if (withoutUsage > 0 && difference !== 0) {
     warnings.push(
-      `${fmt(withoutUsage)} of ${fmt(records.length)} requests carried no ${usageKey} in their usage: the server counted their tokens, the client could not`,
+      `${grouped(withoutUsage)} of ${grouped(records.length)} requests carried no ${usageKey} in their usage: the server counted their tokens, the client could not`,
     );
   }
   return { server: serverCount, client, difference, requests_without_usage: withoutUsage };
