@@ -88,6 +88,12 @@ export interface RequestResult {
    * the last attempt. Absent when the request was sent once.
    */
   attempts?: RequestAttempt[];
+  /**
+   * True when this response's reasoning was split out of `content` by `<think>…</think>` tags
+   * (`--reasoning-parser think-tags`, or `auto` having seen an opening tag at the start of the
+   * content, client/think-tags.ts); absent otherwise. Set by the client.
+   */
+  thinkTags?: boolean;
 }
 
 /** One failed attempt of a request that was then sent again. */
