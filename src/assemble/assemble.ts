@@ -119,6 +119,10 @@ export function assembleResult(
       : {}),
     ...(end.shards !== undefined ? { shards: end.shards } : {}),
     ...(end.serverMetrics !== undefined ? { server_metrics: end.serverMetrics } : {}),
+    reasoning_parser: {
+      setting: header.servebench.config.reasoning_parser ?? 'none',
+      think_tag_requests: measured.filter((r) => r.thinkTags === true).length,
+    },
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
       targetConcurrency: header.shape.targetConcurrency,

@@ -8,6 +8,7 @@
 import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
+import { REASONING_PARSERS } from '../record/reasoning-parser.js';
 import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
 import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../live/exporter.js';
 
@@ -327,6 +328,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     choices: REASONING_EFFORTS,
     meta: 'E',
     help: `top-level reasoning_effort sent with each request: ${REASONING_EFFORTS.join(', ')} (not with --no-thinking or an explicit --thinking-mode)`,
+  },
+  {
+    name: 'reasoning-parser',
+    type: 'string',
+    default: runDefault('reasoning-parser'),
+    choices: REASONING_PARSERS,
+    meta: 'P',
+    help: 'reasoning streamed inside content as <think>…</think>: auto splits it off when the content opens with <think>; think-tags treats the content as thinking until </think>; none counts all content as visible (docs/reasoning.md)',
   },
   {
     name: 'timeout',

@@ -4,7 +4,7 @@
  * anything the server said back before it reaches a result.
  */
 import type { RequestAttempt, RequestError, RequestResult } from '../record/types.js';
-import { bounded, EXCERPT_CHARS, newChunkState, type ChunkState } from './chunk.js';
+import { bounded, EXCERPT_CHARS, flushThinkTags, newChunkState, type ChunkState } from './chunk.js';
 import { makeRedactor, type ClientFailure } from './errors.js';
 import type { StreamRequest } from './stream.js';
 
@@ -15,7 +15,7 @@ export interface StopReason {
 
 /** The clock and the facts of one request, and the construction of its result. */
 export class Attempt {
-  readonly state: ChunkState = newChunkState();
+  readonly state: ChunkState;
   httpStatus: number | null = null;
   #t0: bigint;
   #endNs: bigint | null = null;
@@ -26,6 +26,7 @@ export class Attempt {
   constructor(req: StreamRequest, stop: StopReason) {
     this.#req = req;
     this.#stop = stop;
+    this.state = newChunkState(req.reasoningParser ?? 'auto');
     this.#t0 = process.hrtime.bigint();
   }
 
@@ -91,6 +92,7 @@ export class Attempt {
 
   /** The stream ended; success iff visible content arrived (spec §3.4). */
   completed(): RequestResult {
+    flushThinkTags(this.state, this.#endNs ?? process.hrtime.bigint());
     if (this.state.firstContentNs === null) {
       const failure: ClientFailure = {
         type: 'ValueError',
@@ -164,6 +166,7 @@ export class Attempt {
       responseId: s.responseId === null ? null : redact(s.responseId),
       httpStatus: this.httpStatus,
       error,
+      ...(s.thinkTags?.detected === true ? { thinkTags: true } : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null
         ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
         : {}),

@@ -4,6 +4,8 @@
  * (spec §8 item 2): in-stream error objects and corrupt JSON.
  */
 import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
+import type { ReasoningParser } from '../record/reasoning-parser.js';
+import { ThinkTagSplitter } from './think-tags.js';
 
 /** Longest excerpt of a payload kept in a failure (spec §3.4 bounds messages to 2048 characters). */
 export const EXCERPT_CHARS = 2048;
@@ -37,6 +39,8 @@ export interface ChunkState {
   lastArrivalNs: bigint | null;
   /** {@link lastArrivalNs} as seconds from {@link originNs}. */
   lastArrivalS: number;
+  /** Splits `<think>` reasoning out of `content` (`--reasoning-parser` auto or think-tags); null for `none`. */
+  thinkTags: ThinkTagSplitter | null;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -58,7 +62,7 @@ const CONTINUE: ChunkVerdict = { kind: 'continue' };
 const DONE: ChunkVerdict = { kind: 'done' };
 
 /** A fresh state for one request. */
-export function newChunkState(): ChunkState {
+export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkState {
   return {
     firstOutputNs: null,
     firstContentNs: null,
@@ -72,6 +76,7 @@ export function newChunkState(): ChunkState {
     originNs: 0n,
     lastArrivalNs: null,
     lastArrivalS: 0,
+    thinkTags: reasoningParser === 'none' ? null : new ThinkTagSplitter(reasoningParser),
   };
 }
 
@@ -164,13 +169,26 @@ function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: st
 
 /**
  * Spec §3.2: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both
- * (in both counters), but it is one output arrival in {@link ChunkState.chunkOffsetsS}.
+ * (in both counters), but it is one output arrival in {@link ChunkState.chunkOffsetsS}. A string
+ * `content` first goes through the think-tag splitter (think-tags.ts), which may turn part or all
+ * of it into reasoning, or hold it for a delta (then this delta carries nothing yet).
  */
 function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: bigint): void {
   const reasoningContent = delta['reasoning_content'];
   const reasoning = isTruthy(reasoningContent) ? reasoningContent : delta['reasoning'];
-  const hasReasoning = isTruthy(reasoning);
-  const hasContent = isTruthy(delta['content']);
+  let hasReasoning = isTruthy(reasoning);
+  const content = delta['content'];
+  let hasContent = isTruthy(content);
+  if (state.thinkTags !== null && typeof content === 'string' && content !== '') {
+    const split = state.thinkTags.feed(content);
+    hasReasoning ||= split.reasoning !== '';
+    hasContent = split.content !== '';
+  }
+  countOutput(state, hasReasoning, hasContent, atNs);
+}
+
+/** Counts one output delta's parts and stamps it (TTFO, TTFT and the arrival list). */
+function countOutput(state: ChunkState, hasReasoning: boolean, hasContent: boolean, atNs: bigint): void {
   if (hasReasoning) {
     state.firstOutputNs ??= atNs;
     state.reasoningChunks++;
@@ -181,6 +199,16 @@ function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: big
     state.contentChunks++;
   }
   if (hasReasoning || hasContent) recordArrival(state, atNs);
+}
+
+/**
+ * The stream ended cleanly: text the think-tag splitter still held (a lone `<`, or thinking that
+ * ended in the middle of a possible `</think>`) counts as one last delta at `atNs`.
+ */
+export function flushThinkTags(state: ChunkState, atNs: bigint): void {
+  if (state.thinkTags === null) return;
+  const tail = state.thinkTags.end();
+  countOutput(state, tail.reasoning !== '', tail.content !== '', atNs);
 }
 
 /**

@@ -11,6 +11,7 @@ import { isStaleKeepAlive } from './stale-connection.js';
 import { ExchangeHandler } from './exchange.js';
 import { subscribeAbort } from './abort.js';
 import { withHeaderDefaults } from './transport.js';
+import type { ReasoningParser } from '../record/reasoning-parser.js';
 
 /** `--retries`: how often a failed request may be sent again, and the longest wait between attempts. */
 export interface RetryPolicy {
@@ -80,6 +81,11 @@ export interface StreamRequest {
    * so TTFT and E2E include the discarded attempt.
    */
   timeFrom?: 'write' | 'dispatch' | undefined;
+  /**
+   * `--reasoning-parser`: how reasoning streamed inside `content` as `<think>` … `</think>` is
+   * told apart (think-tags.ts); default `auto` (only a content that opens with the tag).
+   */
+  reasoningParser?: ReasoningParser | undefined;
 }
 
 /**

@@ -28,6 +28,7 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   'max-model-len': 0,
   margin: 1024,
   'no-thinking': false,
+  'reasoning-parser': 'auto',
   timeout: 900,
   'max-response-bytes': 64 * 1024 * 1024,
   'max-line-bytes': 1024 * 1024,

@@ -4,6 +4,7 @@
  * Every input file is read and validated here too (src/config/input-files.ts), so a bad one is
  * refused before the runner sends anything.
  */
+import type { ReasoningParser } from '../record/reasoning-parser.js';
 import { resolve } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { checkWriteTargets } from '../util/write-targets.js';
@@ -94,6 +95,8 @@ export interface WorkloadConfig {
   dataset: string | null;
   ignoreEos: boolean;
   minTokens: number;
+  /** `--reasoning-parser`: how `<think>` reasoning inside content is told apart (client/think-tags.ts). */
+  reasoningParser: ReasoningParser;
 }
 
 export interface ClientConfig {
@@ -273,6 +276,7 @@ export function resolveRunConfig(
       dataset: datasetPath,
       ignoreEos: values['ignore-eos'] === true,
       minTokens,
+      reasoningParser: (str('reasoning-parser') ?? 'auto') as ReasoningParser,
     },
     client: {
       timeoutS: values['timeout'] as number,

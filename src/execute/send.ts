@@ -34,7 +34,7 @@ export interface SenderOptions {
 /** The client's bounds on one request, as planned: the same in whichever thread it streams. */
 export type StreamBounds = Pick<
   StreamRequest,
-  'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom'
+  'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom' | 'reasoningParser'
 >;
 
 /** The client's bounds on one request, as the plan fixes them. */
@@ -47,6 +47,7 @@ export function streamBounds(plan: RunPlan): StreamBounds {
     maxLineBytes: client.max_line_bytes,
     // --cold-connections keeps the reference's clock: connect and client queueing count in TTFT.
     timeFrom: plan.identity.clock_origin === 'write' ? 'write' : 'dispatch',
+    reasoningParser: plan.body.reasoning_parser ?? 'auto',
     ...(client.retries > 0 ? { retry: { retries: client.retries, maxWaitS: client.retry_max_wait_s } } : {}),
   };
 }

@@ -34,6 +34,7 @@ export function configSnapshot(config: RunConfig, window: number | null): Record
     dataset: config.workload.dataset,
     ignore_eos: config.workload.ignoreEos,
     min_tokens: config.workload.minTokens,
+    reasoning_parser: config.workload.reasoningParser,
     warmup: config.load.warmup,
     slo: config.slo?.text ?? null,
     on_interrupt: config.load.onInterrupt,

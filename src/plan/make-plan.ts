@@ -198,6 +198,7 @@ export async function planRun(
       thinking: config.workload.thinking,
       ignore_eos: config.workload.ignoreEos,
       min_tokens: config.workload.minTokens,
+      reasoning_parser: config.workload.reasoningParser,
     },
     client: {
       idle_timeout_s: config.client.timeoutS,

@@ -9,6 +9,7 @@
  * a synthetic prompt is its skeleton (prefix policy, shared-prefix length) and its body length,
  * rendered on demand by the executor (workload/skeleton.ts), so a 128K-token plan stays small.
  */
+import { REASONING_PARSERS } from '../record/reasoning-parser.js';
 import { z } from 'zod';
 import { InputFileError } from '../util/errors.js';
 import { LEVELS } from '../metrics/order-stats.js';
@@ -168,6 +169,8 @@ const runPlanSchema = z
       thinking: thinkingSchema,
       ignore_eos: z.boolean(),
       min_tokens: z.number().int().nonnegative(),
+      /** `--reasoning-parser`; absent in plans written before it existed, which read as `auto`. */
+      reasoning_parser: z.enum(REASONING_PARSERS).optional(),
     }),
     /** The client's bounds on one request and how it holds its connections. */
     client: z.strictObject({

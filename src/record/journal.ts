@@ -277,6 +277,7 @@ const requestResultSchema = z.looseObject({
   warmup: z.boolean().optional(),
   connectionRetries: z.int().min(0).optional(),
   sendWaitMs: z.number().min(0).optional(),
+  thinkTags: z.boolean().optional(),
   attempts: z
     .array(
       z.looseObject({

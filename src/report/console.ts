@@ -71,5 +71,10 @@ export function formatSummary(result: CapacityResult): string {
   lines.push(
     `  prefix cache hit: ${hit === null ? 'not reported by the server (no cached_tokens)' : `${(hit * 100).toFixed(1)}%`}`,
   );
+  const parser = result.servebench.reasoning_parser;
+  if (parser !== undefined && parser.think_tag_requests > 0)
+    lines.push(
+      `  reasoning: <think>…</think> split off the content in ${parser.think_tag_requests} of ${result.requests} requests (--reasoning-parser ${parser.setting})`,
+    );
   return lines.join('\n');
 }

@@ -208,6 +208,15 @@ const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
     read: setting((sb) => get(sb, 'config', 'ignore_eos') ?? false, false),
   },
   {
+    // TTFO/TTFT boundaries move when reasoning is split out of content (client/think-tags.ts).
+    name: 'think_tags',
+    reason: 'reasoning split out of content by <think> tags (--reasoning-parser)',
+    read: setting((sb) => {
+      const count = get(sb, 'reasoning_parser', 'think_tag_requests');
+      return typeof count === 'number' && count > 0;
+    }, false),
+  },
+  {
     name: 'min_tokens',
     reason: 'minimum output length',
     read: setting((sb) => get(sb, 'config', 'min_tokens') ?? 0, 0),

@@ -46,6 +46,8 @@ const configBlockSchema = z.strictObject({
   dataset: str.nullable(),
   ignore_eos: z.boolean(),
   min_tokens: int,
+  /** `--reasoning-parser` (absent in files written before it existed, which parsed nothing out of content). */
+  reasoning_parser: str.optional(),
   warmup: z.union([z.strictObject({ requests: int }), z.strictObject({ seconds: num })]).nullable(),
   slo: str.nullable(),
   on_interrupt: str,
@@ -53,6 +55,13 @@ const configBlockSchema = z.strictObject({
   cold_connections: z.boolean(),
   window_tokens: int.nullable(),
 });
+
+/**
+ * `servebench.reasoning_parser`: how reasoning inside `content` was told apart (`--reasoning-parser`,
+ * client/think-tags.ts) and in how many measured requests `<think>` reasoning was split off content.
+ * Absent in files written before the parser existed (their content was all visible).
+ */
+const reasoningParserBlockSchema = z.strictObject({ setting: str, think_tag_requests: int });
 
 /** `servebench.load`: the load as planned, by model. */
 export const loadBlockSchema = z.discriminatedUnion('mode', [
@@ -335,6 +344,7 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   rebuilt_from_journal: z.strictObject({ wall_estimated: z.boolean() }).optional(),
   shards: shardsBlockSchema.optional(),
   server_metrics: serverMetricsBlockSchema.optional(),
+  reasoning_parser: reasoningParserBlockSchema.optional(),
   metrics: extendedMetricsSchema,
   calibration: calibrationBlockSchema,
   early_stops: earlyStopsBlockSchema,

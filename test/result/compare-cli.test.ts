@@ -125,6 +125,10 @@ const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => voi
   { field: 'dataset', change: (d) => (d['servebench']['config']['dataset'] = '/data/prompts.jsonl') },
   { field: 'ignore_eos', change: (d) => (d['servebench']['config']['ignore_eos'] = true) },
   { field: 'min_tokens', change: (d) => (d['servebench']['config']['min_tokens'] = 8) },
+  {
+    field: 'think_tags',
+    change: (d) => (d['servebench']['reasoning_parser'] = { setting: 'auto', think_tag_requests: 3 }),
+  },
   { field: 'warmup', change: (d) => (d['servebench']['config']['warmup'] = '5') },
   { field: 'clock_origin', change: (d) => (d['servebench']['clock']['t0'] = 'hand-over') },
 ];
