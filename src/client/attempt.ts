@@ -92,7 +92,7 @@ export class Attempt {
 
   /** The stream ended; success iff visible content arrived (spec §3.4). */
   completed(): RequestResult {
-    flushThinkTags(this.state, this.#endNs ?? process.hrtime.bigint());
+    flushThinkTags(this.state);
     if (this.state.firstContentNs === null) {
       const failure: ClientFailure = {
         type: 'ValueError',

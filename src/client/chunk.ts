@@ -41,6 +41,8 @@ export interface ChunkState {
   lastArrivalS: number;
   /** Splits `<think>` reasoning out of `content` (`--reasoning-parser` auto or think-tags); null for `none`. */
   thinkTags: ThinkTagSplitter | null;
+  /** Arrivals of the content deltas the splitter held whole, not yet counted (they are, once it decides). */
+  heldArrivals: bigint[];
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -77,6 +79,7 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     lastArrivalNs: null,
     lastArrivalS: 0,
     thinkTags: reasoningParser === 'none' ? null : new ThinkTagSplitter(reasoningParser),
+    heldArrivals: [],
   };
 }
 
@@ -180,11 +183,30 @@ function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: big
   const content = delta['content'];
   let hasContent = isTruthy(content);
   if (state.thinkTags !== null && typeof content === 'string' && content !== '') {
+    const held = state.thinkTags.heldLength;
     const split = state.thinkTags.feed(content);
-    hasReasoning ||= split.reasoning !== '';
-    hasContent = split.content !== '';
+    if (split.reasoning === '' && split.content === '') {
+      // Held whole (part of a possible tag), or layout after </think> (dropped, never counted).
+      if (state.thinkTags.heldLength > held) state.heldArrivals.push(atNs);
+      hasContent = false;
+    } else if (held > 0) {
+      // The emitted text starts with the held text: its deltas count first, each at its own arrival.
+      const heldWereReasoning = split.reasoning.length >= held;
+      countHeld(state, heldWereReasoning);
+      hasReasoning ||= heldWereReasoning ? split.reasoning.length > held : split.reasoning !== '';
+      hasContent = heldWereReasoning ? split.content !== '' : split.content.length > held;
+    } else {
+      hasReasoning ||= split.reasoning !== '';
+      hasContent = split.content !== '';
+    }
   }
   countOutput(state, hasReasoning, hasContent, atNs);
+}
+
+/** Counts the deltas the splitter held whole, as reasoning or as content, at their arrivals (in order, so the arrivals stay sorted). */
+function countHeld(state: ChunkState, asReasoning: boolean): void {
+  for (const at of state.heldArrivals) countOutput(state, asReasoning, !asReasoning, at);
+  state.heldArrivals = [];
 }
 
 /** Counts one output delta's parts and stamps it (TTFO, TTFT and the arrival list). */
@@ -203,12 +225,13 @@ function countOutput(state: ChunkState, hasReasoning: boolean, hasContent: boole
 
 /**
  * The stream ended cleanly: text the think-tag splitter still held (a lone `<`, or thinking that
- * ended in the middle of a possible `</think>`) counts as one last delta at `atNs`.
+ * ended in the middle of a possible `</think>`) is attributed, and the deltas held whole count at
+ * their own arrivals. A held suffix of a delta already counted adds nothing.
  */
-export function flushThinkTags(state: ChunkState, atNs: bigint): void {
+export function flushThinkTags(state: ChunkState): void {
   if (state.thinkTags === null) return;
   const tail = state.thinkTags.end();
-  countOutput(state, tail.reasoning !== '', tail.content !== '', atNs);
+  if (tail.reasoning !== '' || tail.content !== '') countHeld(state, tail.reasoning !== '');
 }
 
 /**

@@ -16,9 +16,9 @@
  * The tags belong to the reasoning: the delta that carries `<think>` is the first output (TTFO),
  * as the tag is the model's first token. Whitespace right after `</think>` is layout the
  * templates add, not an answer, so the first visible token (TTFT) is the first non-whitespace
- * text after the closing tag. A tag split over deltas is recognised when its last piece arrives;
- * the text held meanwhile is emitted then, at that delta's arrival (engines send each tag as one
- * token, so one delta, in practice).
+ * text after the closing tag. A tag split over deltas (a tokenizer without a `<think>` token sends
+ * `<`, `t`, `hin`, `k`, `>`) is recognised when its last piece arrives; the splitter holds the
+ * text meanwhile, and the caller stamps each held delta at its own arrival (chunk.ts).
  */
 
 const OPEN = '<think>';
@@ -45,6 +45,11 @@ export class ThinkTagSplitter {
   /** @param mode `auto` or `think-tags` (`none` needs no splitter). */
   constructor(mode: 'auto' | 'think-tags') {
     this.#assumeThinking = mode === 'think-tags';
+  }
+
+  /** Characters held undecided (they came before the text the next split emits). */
+  get heldLength(): number {
+    return this.#held.length;
   }
 
   /** The next content delta's text. */

@@ -113,7 +113,7 @@ describe('think tags in the chat stream (chunk.ts)', () => {
   function stream(parser: ReasoningParser, contents: readonly string[]) {
     const state = newChunkState(parser);
     contents.forEach((c, i) => applyDataEvent(state, event(c), BigInt(i + 1) * 1000n));
-    flushThinkTags(state, BigInt(contents.length + 1) * 1000n);
+    flushThinkTags(state);
     return state;
   }
 
@@ -144,9 +144,35 @@ describe('think tags in the chat stream (chunk.ts)', () => {
     assert.equal(state.chunkOffsetsS.length, 3);
   });
 
-  it('a held lone "<" at the end of the stream is content stamped at the end', () => {
+  it('a held lone "<" at the end of the stream is content stamped at its own arrival', () => {
     const state = stream('auto', ['<']);
-    assert.equal(state.firstContentNs, 2000n);
+    assert.equal(state.firstContentNs, 1000n);
     assert.equal(state.contentChunks, 1);
+  });
+
+  it('tags split over deltas (a tokenizer without a <think> token): each held delta counts at its own arrival', () => {
+    // As llama-server streams a grammar-forced <think> from a model whose vocabulary lacks the tag.
+    const state = stream('auto', ['<', 't', 'hin', 'k', '>', 'let', ' me', '</', 't', 'hi', 'n', 'k', '>', 'the']);
+    assert.equal(state.firstOutputNs, 1000n, 'TTFO at the "<" delta');
+    assert.equal(state.firstContentNs, 14000n, 'TTFT at "the"');
+    assert.equal(state.reasoningChunks, 13);
+    assert.equal(state.contentChunks, 1);
+    assert.deepEqual(
+      state.chunkOffsetsS,
+      Array.from({ length: 14 }, (_, i) => Number(BigInt(i + 1) * 1000n) / 1e9),
+      'one arrival per delta, in order',
+    );
+    const plain = stream('auto', ['<', 'b', '>x']);
+    assert.equal(plain.firstContentNs, 1000n);
+    assert.equal(plain.contentChunks, 3);
+    assert.equal(plain.reasoningChunks, 0);
+  });
+
+  it('a delta with a reasoning field and held content counts as reasoning only', () => {
+    const state = newChunkState('auto');
+    applyDataEvent(state, JSON.stringify({ choices: [{ delta: { reasoning_content: 'r', content: '<' } }] }), 1000n);
+    assert.equal(state.reasoningChunks, 1);
+    assert.equal(state.contentChunks, 0);
+    assert.equal(state.firstContentNs, null);
   });
 });
