@@ -5,7 +5,7 @@
  *   <think>let me think about this</think>the answer is four
  * Two setups, both streamed from /v1/chat/completions:
  *  (A) `--reasoning-format none`: the tags stay in `content`; servebench splits them out with
- *      `--reasoning-parser think-tags` (and must not with `--reasoning-parser none`).
+ *      `--reasoning-parser think-tags` or the default `auto` (and must not with `none`).
  *  (B) `--jinja --chat-template-file think-template.jinja --reasoning-format deepseek`: the
  *      template has a <think> block, so llama.cpp's parser streams the thought as
  *      `reasoning_content` deltas before the `content` deltas.
@@ -120,6 +120,13 @@ describe('(A) llama-server leaves <think>…</think> inside content', () => {
     assertReasoningFirst(result);
     const servebench = result['servebench'] as { reasoning_parser?: { think_tag_requests?: number } };
     assert.equal(servebench.reasoning_parser?.think_tag_requests, result.request_timings.length);
+  });
+
+  test('the default (auto) sees the opening tag at the start of the content and splits it off too', async () => {
+    const { result } = await bench(server.baseUrl, ARGS);
+    assertReasoningFirst(result);
+    const servebench = result['servebench'] as { reasoning_parser?: { setting?: string; think_tag_requests?: number } };
+    assert.deepEqual(servebench.reasoning_parser, { setting: 'auto', think_tag_requests: REQUESTS });
   });
 
   test('--reasoning-parser none: capacity-v3 (the tags are content)', async () => {
