@@ -108,8 +108,13 @@ export const SimConfigSchema = z.strictObject({
   output_tokens: OutputTokens.default({ kind: 'max_tokens' }),
   /** Reasoning tokens streamed before content (0 = no reasoning phase); scaled by reasoning_effort. */
   reasoning_tokens: nonNegInt.default(0),
-  /** Delta field carrying reasoning text: vLLM ≤0.10 / llama.cpp use reasoning_content, newer vLLM reasoning. */
-  reasoning_field: z.enum(['reasoning_content', 'reasoning']).default('reasoning_content'),
+  /**
+   * Delta field carrying reasoning text: vLLM ≤0.10 / llama.cpp use reasoning_content, newer vLLM
+   * reasoning. 'think-tags' = a server without a reasoning parser: the reasoning goes in `content`,
+   * opened by `<think>` and closed by `</think>\n\n` before the answer (no closing tag if the
+   * response ends while thinking); the tags are not counted as tokens.
+   */
+  reasoning_field: z.enum(['reasoning_content', 'reasoning', 'think-tags']).default('reasoning_content'),
   /** vLLM puts finish_reason on the last token chunk; llama.cpp sends a separate empty-delta chunk. */
   finish_chunk: z.enum(['with_last_token', 'separate']).default('with_last_token'),
   prefix_cache: PrefixCache.prefault({}),

@@ -37,7 +37,11 @@ export interface GroundTruth {
   admittedNs: number | null;
   /** First reasoning or content bytes written (non-stream: the response write). */
   firstOutputNs: number | null;
-  /** First content bytes written. */
+  /**
+   * First answer (non-reasoning) tokens written. With `reasoning_field: 'think-tags'` the reasoning
+   * also travels in `content`; this is still the chunk carrying the first answer token (the one
+   * that opens with `</think>`), not the first content bytes.
+   */
   firstContentNs: number | null;
   /** Last token chunk written. */
   lastChunkNs: number | null;

@@ -60,6 +60,10 @@ export class ResponseWriter implements EngineListener {
   private emitted = 0;
   private reasoning = '';
   private content = '';
+  /** think-tags: `<think>` has been sent (it opens the first reasoning text). */
+  private thinkOpened = false;
+  /** think-tags: `</think>\n\n` has been sent (it opens the first answer text). */
+  private thinkClosed = false;
   /** Where the stream's bytes go: the socket, or a fault (src/sim/faults-stream.ts). */
   private readonly sink: StreamSink;
   /** When the previous chunk was handed over (ns), for the inter-token histogram. */
@@ -146,13 +150,45 @@ export class ResponseWriter implements EngineListener {
       });
   }
 
-  /** The chunk's reasoning and content text; counts its tokens as emitted. */
+  /**
+   * The chunk's reasoning and content text, as sent; counts its tokens as emitted. With
+   * `reasoning_field: 'think-tags'` the reasoning is folded into the content (see thinkTagged), so
+   * `r` is always '' and `c` may hold reasoning text: whether the chunk carries answer tokens is
+   * `event.contentTokens > 0`, not `c !== ''`.
+   */
   private produce(event: ChunkEvent): { r: string; c: string } {
     const text = this.text as FillerText;
     const r = event.reasoningTokens > 0 ? text.next('reasoning', event.reasoningTokens) : '';
     const c = event.contentTokens > 0 ? text.next('content', event.contentTokens) : '';
     this.emitted += event.reasoningTokens + event.contentTokens;
+    if (this.config.reasoning_field === 'think-tags' && this.request.kind === 'chat') {
+      return { r: '', c: this.thinkTagged(r, c) };
+    }
     return { r, c };
+  }
+
+  /**
+   * think-tags (a server without a reasoning parser): one content string for the chunk's reasoning
+   * `r` and answer `c`, in stream order — `<think>` before the first reasoning text, `</think>\n\n`
+   * before the first answer text after reasoning, nothing closing if the response ends while
+   * thinking (e.g. max_tokens). The tags are formatting only: they count as no tokens, so usage
+   * (completion_tokens, reasoning_tokens) is the same as with a reasoning field.
+   */
+  private thinkTagged(r: string, c: string): string {
+    let out = '';
+    if (r !== '') {
+      if (!this.thinkOpened) out += '<think>';
+      this.thinkOpened = true;
+      out += r;
+    }
+    if (c !== '') {
+      if (this.thinkOpened && !this.thinkClosed) {
+        out += '</think>\n\n';
+        this.thinkClosed = true;
+      }
+      out += c;
+    }
+    return out;
   }
 
   private writeStreamChunk(event: ChunkEvent, r: string, c: string): void {
@@ -202,7 +238,8 @@ export class ResponseWriter implements EngineListener {
       this.observe(event, now);
     }
     t.firstOutputNs ??= now;
-    if (c !== '') t.firstContentNs ??= now;
+    // Answer tokens, not content bytes: with think-tags the reasoning travels in content too.
+    if (event.contentTokens > 0) t.firstContentNs ??= now;
     t.completionTokens = this.emitted;
     t.reasoningTokens += event.reasoningTokens;
     if (event.finish !== null) {
@@ -232,12 +269,15 @@ export class ResponseWriter implements EngineListener {
     const meta = this.meta as ResponseMeta;
     const usage = usageJson(event.finish.usage);
     const reason = event.finish.finishReason;
+    const answered = event.finish.usage.completionTokens > event.finish.usage.reasoningTokens;
+    // think-tags: this.content already holds `<think>`… (produce), and this.reasoning stays ''.
+    const thinkTags = this.config.reasoning_field === 'think-tags';
     const body =
       this.request.kind === 'chat'
         ? chatCompletion(
             meta,
             {
-              content: event.finish.usage.completionTokens > event.finish.usage.reasoningTokens ? this.content : null,
+              content: answered || (thinkTags && this.content !== '') ? this.content : null,
               reasoning: this.reasoning === '' ? null : this.reasoning,
               reasoningField: this.config.reasoning_field,
             },
@@ -251,7 +291,7 @@ export class ResponseWriter implements EngineListener {
     this.res.writeHead(200, { 'content-type': 'application/json' });
     this.res.end(json);
     t.firstOutputNs = now;
-    if (this.content !== '') t.firstContentNs = now;
+    if (this.request.kind === 'chat' ? answered : this.content !== '') t.firstContentNs = now;
     t.lastChunkNs = now;
     t.status = 'done';
   }
