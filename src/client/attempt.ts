@@ -96,7 +96,10 @@ export class Attempt {
     if (this.state.firstContentNs === null) {
       const failure: ClientFailure = {
         type: 'ValueError',
-        message: 'stream completed without visible content',
+        message:
+          this.state.thinkTags?.neverClosed === true && this.state.reasoningChunks > 0
+            ? 'stream completed without visible content: --reasoning-parser think-tags took the content for thinking and no </think> came (use auto for a model that may not think)'
+            : 'stream completed without visible content',
         httpStatus: this.httpStatus,
         bodyExcerpt: null,
       };

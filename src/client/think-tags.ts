@@ -47,6 +47,11 @@ export class ThinkTagSplitter {
     this.#assumeThinking = mode === 'think-tags';
   }
 
+  /** `think-tags` took the content for thinking and no `</think>` came: all of it was reasoning. */
+  get neverClosed(): boolean {
+    return this.#assumeThinking && (this.#phase === 'reasoning' || this.#phase === 'start');
+  }
+
   /** Characters held undecided (they came before the text the next split emits). */
   get heldLength(): number {
     return this.#held.length;

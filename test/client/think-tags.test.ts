@@ -61,6 +61,14 @@ describe('ThinkTagSplitter', () => {
     const open = split('think-tags', ['<think>', 'still thinking', '</thi']);
     assert.equal(open.reasoning, '<think>still thinking</thi');
     assert.equal(open.content, '');
+    const splitter = new ThinkTagSplitter('think-tags');
+    splitter.feed('plain answer');
+    assert.equal(splitter.neverClosed, true);
+    splitter.feed('</think>x');
+    assert.equal(splitter.neverClosed, false);
+    const auto = new ThinkTagSplitter('auto');
+    auto.feed('plain answer');
+    assert.equal(auto.neverClosed, false);
     const lone = split('auto', ['<']);
     assert.equal(lone.content, '<');
     assert.equal(lone.detected, false);
