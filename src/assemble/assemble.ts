@@ -4,6 +4,7 @@
  * Warm-up requests are left out of every figure (and out of `requests`), so
  * `completed + failed = requests` always holds for what is reported.
  */
+import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
 import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
@@ -70,6 +71,11 @@ export interface RunEnd {
 const connectionRetries = (results: readonly RequestResult[]): number =>
   results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
 
+/** The recorded `--endpoint`; a header written before the flag existed is chat. */
+function endpointOf(value: string | undefined): Endpoint {
+  return (ENDPOINTS as readonly string[]).includes(value ?? '') ? (value as Endpoint) : 'chat';
+}
+
 /** Assembles the result and returns it with the warnings it carries. */
 export function assembleResult(
   header: RunHeader,
@@ -87,6 +93,7 @@ export function assembleResult(
       requests: measured.length,
       contextPlan: measured.map((r) => r.plannedContextTokens),
       promptSetId,
+      endpoint: endpointOf(header.servebench.config.endpoint),
     },
     measured,
   );

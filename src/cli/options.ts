@@ -9,6 +9,7 @@ import type { FlagSpec } from './args/spec.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
 import { RUN_DEFAULTS } from '../config/defaults.js';
 import { REASONING_PARSERS } from '../record/reasoning-parser.js';
+import { ENDPOINTS } from '../record/endpoint.js';
 import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
 import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../live/exporter.js';
 
@@ -336,6 +337,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     choices: REASONING_PARSERS,
     meta: 'P',
     help: 'reasoning streamed inside content as <think>…</think>: auto splits it off when the content opens with <think>; think-tags treats the content as thinking until </think>; none counts all content as visible (docs/reasoning.md)',
+  },
+  {
+    name: 'endpoint',
+    type: 'string',
+    default: runDefault('endpoint'),
+    choices: ENDPOINTS,
+    meta: 'API',
+    help: 'the API to drive: chat (/chat/completions), completions (/completions), responses (OpenAI Responses), messages (Anthropic Messages: x-api-key, anthropic-version), embeddings (/embeddings, not streamed); docs/endpoints.md',
   },
   {
     name: 'timeout',

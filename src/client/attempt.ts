@@ -4,7 +4,9 @@
  * anything the server said back before it reaches a result.
  */
 import type { RequestAttempt, RequestError, RequestResult } from '../record/types.js';
-import { bounded, EXCERPT_CHARS, flushThinkTags, newChunkState, type ChunkState } from './chunk.js';
+import { bounded, EXCERPT_CHARS, flushThinkTags, newChunkState, type ChunkState, type ChunkVerdict } from './chunk.js';
+import { streamDialect, type StreamDialect } from './dialect.js';
+import { applyEmbeddingsBody } from './embeddings-body.js';
 import { makeRedactor, type ClientFailure } from './errors.js';
 import type { StreamRequest } from './stream.js';
 
@@ -23,10 +25,14 @@ export class Attempt {
   #redactor: ((text: string) => string) | null = null;
   readonly #stop: StopReason;
 
+  /** The endpoint's stream parser, or null when its response is one JSON body (embeddings). */
+  readonly dialect: StreamDialect | null;
+
   constructor(req: StreamRequest, stop: StopReason) {
     this.#req = req;
     this.#stop = stop;
     this.state = newChunkState(req.reasoningParser ?? 'auto');
+    this.dialect = streamDialect(req.endpoint ?? 'chat');
     this.#t0 = process.hrtime.bigint();
   }
 
@@ -84,6 +90,12 @@ export class Attempt {
       retryAfterS: null,
       waitS: 0,
     };
+  }
+
+  /** A response that is not streamed (embeddings) arrived whole at `atNs`. */
+  wholeBody(bytes: Buffer, atNs: bigint): ChunkVerdict {
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    return applyEmbeddingsBody(this.state, text, atNs, 1);
   }
 
   end(atNs: bigint): void {

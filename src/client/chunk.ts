@@ -43,6 +43,16 @@ export interface ChunkState {
   thinkTags: ThinkTagSplitter | null;
   /** Arrivals of the content deltas the splitter held whole, not yet counted (they are, once it decides). */
   heldArrivals: bigint[];
+  /** Tool calls the stream began (a new `tool_calls[].index` or id, a `function_call` item, a `tool_use` block). */
+  toolCalls: number;
+  /** Deltas that carried part of a tool call (its name or argument text). */
+  toolCallChunks: number;
+  /** Arrival of the first tool-call delta, or null. */
+  firstToolCallNs: bigint | null;
+  /** UTF-8 bytes of all tool-call argument text streamed. */
+  toolArgumentBytes: number;
+  /** Chat: the `tool_calls[].index` values seen, to tell a new call from the next part of one. */
+  toolCallIndexes: Set<number> | null;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -60,8 +70,8 @@ export type ChunkVerdict =
   | { readonly kind: 'done' }
   | { readonly kind: 'failed'; readonly failure: ChunkFailure };
 
-const CONTINUE: ChunkVerdict = { kind: 'continue' };
-const DONE: ChunkVerdict = { kind: 'done' };
+export const CONTINUE: ChunkVerdict = { kind: 'continue' };
+export const DONE: ChunkVerdict = { kind: 'done' };
 
 /** A fresh state for one request. */
 export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkState {
@@ -80,6 +90,11 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     lastArrivalS: 0,
     thinkTags: reasoningParser === 'none' ? null : new ThinkTagSplitter(reasoningParser),
     heldArrivals: [],
+    toolCalls: 0,
+    toolCallChunks: 0,
+    firstToolCallNs: null,
+    toolArgumentBytes: 0,
+    toolCallIndexes: null,
   };
 }
 
@@ -95,23 +110,41 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
  *
  * @param atNs arrival time of the bytes that completed this event.
  */
-export function applyDataEvent(state: ChunkState, data: string, atNs: bigint): ChunkVerdict {
+export function applyDataEvent(
+  state: ChunkState,
+  data: string,
+  atNs: bigint,
+  shape: ChoiceShape = 'chat',
+): ChunkVerdict {
   state.dataEvents++;
   const trimmed = data.trim();
   if (trimmed === '[DONE]') return DONE;
   if (trimmed === '') return CONTINUE;
-  let chunk: unknown;
+  const parsed = parseEventJson(state, trimmed);
+  if ('failure' in parsed) return parsed.failure;
+  return applyChunk(state, parsed.value, atNs, trimmed, shape);
+}
+
+/**
+ * Where a choice carries its text: `chat` in `delta` (`content`, `reasoning_content`), `completions`
+ * in the choice itself (`text`, OpenAI's `/v1/completions` stream).
+ */
+export type ChoiceShape = 'chat' | 'completions';
+
+/** An event's JSON, or the `JSONDecodeError` failure naming the event (the count is already advanced). */
+export function parseEventJson(
+  state: ChunkState,
+  trimmed: string,
+  where = `stream data event #${state.dataEvents}`,
+): { value: unknown } | { failure: Extract<ChunkVerdict, { kind: 'failed' }> } {
   try {
-    chunk = JSON.parse(trimmed);
+    return { value: JSON.parse(trimmed) as unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return failed(
-      'JSONDecodeError',
-      `invalid JSON in stream data event #${state.dataEvents}: ${bounded(reason, 512)}`,
-      trimmed,
-    );
+    return {
+      failure: failed('JSONDecodeError', `invalid JSON in ${where}: ${bounded(reason, 512)}`, trimmed),
+    };
   }
-  return applyChunk(state, chunk, atNs, trimmed);
 }
 
 /**
@@ -143,7 +176,13 @@ export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdic
  *
  * @param rawText the JSON text, used for excerpts.
  */
-function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: string): ChunkVerdict {
+function applyChunk(
+  state: ChunkState,
+  chunk: unknown,
+  atNs: bigint,
+  rawText: string,
+  shape: ChoiceShape,
+): ChunkVerdict {
   if (!isDict(chunk))
     return failed('AttributeError', `'${pythonTypeName(chunk)}' object has no attribute 'get'`, rawText);
   if (state.responseId === null && typeof chunk['id'] === 'string' && chunk['id'] !== '')
@@ -160,10 +199,15 @@ function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: st
   for (const choice of choices) {
     if (!isDict(choice))
       return failed('AttributeError', `'${pythonTypeName(choice)}' object has no attribute 'get'`, rawText);
-    const delta = 'delta' in choice ? choice['delta'] : {};
-    if (!isDict(delta))
-      return failed('AttributeError', `'${pythonTypeName(delta)}' object has no attribute 'get'`, rawText);
-    countDelta(state, delta, atNs);
+    if (shape === 'completions') {
+      // A text-completion choice: `text` is the visible output (there is no reasoning field).
+      countContent(state, false, choice['text'], atNs);
+    } else {
+      const delta = 'delta' in choice ? choice['delta'] : {};
+      if (!isDict(delta))
+        return failed('AttributeError', `'${pythonTypeName(delta)}' object has no attribute 'get'`, rawText);
+      countDelta(state, delta, atNs);
+    }
     const finish = choice['finish_reason'];
     if (typeof finish === 'string') state.finishReason = finish;
   }
@@ -179,8 +223,40 @@ function applyChunk(state: ChunkState, chunk: unknown, atNs: bigint, rawText: st
 function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: bigint): void {
   const reasoningContent = delta['reasoning_content'];
   const reasoning = isTruthy(reasoningContent) ? reasoningContent : delta['reasoning'];
-  let hasReasoning = isTruthy(reasoning);
-  const content = delta['content'];
+  countContent(state, isTruthy(reasoning), delta['content'], atNs);
+  const toolCalls = delta['tool_calls'];
+  if (Array.isArray(toolCalls)) for (const call of toolCalls) countChatToolCall(state, call, atNs);
+}
+
+/**
+ * One element of a chat delta's `tool_calls`: `{index, id?, type?, function: {name?, arguments?}}`.
+ * A call is new when its index was not seen before (servers that omit `index` send one call per
+ * delta with an `id` on its first part). Elements that are not objects are skipped: they carry no
+ * call, and the reference never read this field.
+ */
+function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void {
+  if (!isDict(call)) return;
+  const fn = isDict(call['function']) ? call['function'] : {};
+  const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : '';
+  const index = call['index'];
+  let newCall: boolean;
+  if (typeof index === 'number') {
+    state.toolCallIndexes ??= new Set();
+    newCall = !state.toolCallIndexes.has(index);
+    state.toolCallIndexes.add(index);
+  } else {
+    newCall = typeof call['id'] === 'string' && call['id'] !== '';
+  }
+  countToolCall(state, newCall, args, atNs);
+}
+
+/**
+ * Counts one output delta of any endpoint: `reasoningArrived` when it carried reasoning in its own
+ * field, and its `content` (any JSON value; truthy = visible, spec §3.2), which goes through the
+ * think-tag splitter when one is on.
+ */
+export function countContent(state: ChunkState, reasoningArrived: boolean, content: unknown, atNs: bigint): void {
+  let hasReasoning = reasoningArrived;
   let hasContent = isTruthy(content);
   if (state.thinkTags !== null && typeof content === 'string' && content !== '') {
     const held = state.thinkTags.heldLength;
@@ -201,6 +277,23 @@ function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: big
     }
   }
   countOutput(state, hasReasoning, hasContent, atNs);
+}
+
+/**
+ * Counts one tool-call delta of any endpoint: `newCall` when it opens a call, `argumentText` the
+ * part of the arguments it carried. A tool call is visible output (the caller acts on it), so
+ * its first delta also sets TTFT when no content came before: TTFT is the first answer token,
+ * text or call (docs/endpoints.md). It is an output arrival, not a content chunk.
+ */
+export function countToolCall(state: ChunkState, newCall: boolean, argumentText: string, atNs: bigint): void {
+  if (newCall) state.toolCalls++;
+  if (!newCall && argumentText === '') return;
+  state.toolArgumentBytes += Buffer.byteLength(argumentText, 'utf8');
+  state.toolCallChunks++;
+  state.firstToolCallNs ??= atNs;
+  state.firstOutputNs ??= atNs;
+  state.firstContentNs ??= atNs;
+  recordArrival(state, atNs);
 }
 
 /** Counts the deltas the splitter held whole, as reasoning or as content, at their arrivals (in order, so the arrivals stay sorted). */
@@ -248,13 +341,14 @@ function recordArrival(state: ChunkState, atNs: bigint): void {
 }
 
 /** The server's own words: `error.message` (OpenAI, vLLM, llama.cpp shape), a string error, else the JSON text. */
-function serverErrorMessage(error: unknown, rawText: string): string {
+export function serverErrorMessage(error: unknown, rawText: string): string {
   if (typeof error === 'string' && error.trim() !== '') return error;
   if (isDict(error) && typeof error['message'] === 'string' && error['message'].trim() !== '') return error['message'];
   return rawText;
 }
 
-function failed(type: string, message: string, rawText: string): ChunkVerdict {
+/** A failed verdict with a bounded excerpt of the payload. */
+export function failed(type: string, message: string, rawText: string): Extract<ChunkVerdict, { kind: 'failed' }> {
   return { kind: 'failed', failure: { type, message, bodyExcerpt: bounded(rawText, EXCERPT_CHARS) } };
 }
 

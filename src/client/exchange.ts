@@ -1,5 +1,5 @@
 /**
- * One HTTP exchange of a streamed chat completion, read through a raw undici dispatch handler
+ * One HTTP exchange of a streamed response (any endpoint's dialect, dialect.ts; an embeddings body is read whole), read through a raw undici dispatch handler
  * (anvil spec §2.7, §3): every body chunk is stamped in undici's own data callback, the moment its
  * bytes leave the HTTP parser, and parsed a little later in a slice of this thread's backlog
  * (util/sliced-queue.ts), so parsing never delays another socket's stamp.
@@ -18,7 +18,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { RequestResult } from '../record/types.js';
 import type { Attempt } from './attempt.js';
-import { applyDataEvent, invalidUtf8Verdict, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
+import { invalidUtf8Verdict, type ChunkFailure, type ChunkState, type ChunkVerdict } from './chunk.js';
+import type { StreamDialect } from './dialect.js';
 import { httpErrorMessage, isRetryableFailure, mapTransportError, parseRetryAfter } from './errors.js';
 import { SseLineTooLongError, SseParser, type SseEvent } from './sse.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
@@ -54,7 +55,7 @@ export interface ExchangeOptions {
 }
 
 /** What the handler does with body bytes, set by the status line and by `[DONE]`. */
-type Mode = 'waiting' | 'events' | 'excerpt' | 'drain';
+type Mode = 'waiting' | 'events' | 'body' | 'excerpt' | 'drain';
 
 const CONTINUE: ChunkVerdict = { kind: 'continue' };
 
@@ -149,6 +150,10 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       );
       return;
     }
+    if (attempt.dialect === null) {
+      this.#mode = 'body'; // not streamed (embeddings): the whole body is read, then parsed
+      return;
+    }
     this.#mode = 'events';
     this.#parser = new SseParser({ maxLineBytes: this.#options.maxLineBytes, flagInvalidUtf8: true });
   }
@@ -183,6 +188,11 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
         this.#received += chunk.length;
         if (this.#received > DRAIN_BYTES) this.#finish(this.#completed());
         return;
+      case 'body':
+        this.#received += chunk.length;
+        if (this.#received > this.#options.maxResponseBytes) return this.#tooLarge(atNs);
+        this.#excerpt.push(chunk);
+        return;
       case 'excerpt':
         this.#excerpt.push(chunk);
         this.#received += chunk.length;
@@ -197,11 +207,17 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     if (this.#mode === 'excerpt') return this.#finish(this.#httpError(), false);
     if (this.#mode === 'drain') return this.#finish(this.#completed(), false);
+    if (this.#mode === 'body') {
+      const verdict = this.#attempt.wholeBody(Buffer.concat(this.#excerpt), atNs);
+      if (verdict.kind === 'failed') return this.#fail(verdict.failure, atNs, false);
+      this.#attempt.end(atNs);
+      return this.#finish(this.#completed(), false);
+    }
     if (this.#mode === 'events' && this.#parser !== null) {
       // The body ended without `[DONE]`: what the parser still holds is the last event(s).
       let verdict: ChunkVerdict;
       try {
-        verdict = applyEvents(this.#attempt.state, this.#parser.end(), atNs);
+        verdict = this.#apply(this.#parser.end(), atNs);
       } catch (error) {
         return this.#failParse(error, atNs);
       }
@@ -222,10 +238,15 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
         return this.#finish(this.#httpError(), false); // keep the bytes that arrived before the error
       case 'drain':
         return this.#finish(this.#completed(), false); // a late error after [DONE] changes nothing
+      case 'body':
+        return this.#finish(
+          this.#settledWith(this.#attempt.fail(mapTransportError(error, 'body', this.#attempt.httpStatus), atNs)),
+          false,
+        );
       case 'events': {
         // The server may have said why before the connection broke: an error line whose blank line or
         // chunk terminator never came (llama.cpp closes right after it). Its own words beat a socket error.
-        const said = this.#parser === null ? null : flushPending(this.#parser, this.#attempt.state, atNs);
+        const said = this.#parser === null ? null : this.#flushPending(this.#parser, atNs);
         if (said !== null) return this.#fail(said, atNs, false);
         return this.#finish(
           this.#settledWith(this.#attempt.fail(mapTransportError(error, 'body', this.#attempt.httpStatus), atNs)),
@@ -238,19 +259,10 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   #onEvents(chunk: Buffer, atNs: bigint): void {
     recordChunkLag(atNs, backlog.workStartNs); // the backlog read the clock as this chunk's turn began
     this.#received += chunk.length;
-    if (this.#received > this.#options.maxResponseBytes) {
-      return this.#fail(
-        {
-          type: 'ResponseTooLarge',
-          message: `response body exceeds ${this.#options.maxResponseBytes} bytes`,
-          bodyExcerpt: null,
-        },
-        atNs,
-      );
-    }
+    if (this.#received > this.#options.maxResponseBytes) return this.#tooLarge(atNs);
     let verdict: ChunkVerdict;
     try {
-      verdict = applyEvents(this.#attempt.state, (this.#parser as SseParser).feed(chunk), atNs);
+      verdict = this.#apply((this.#parser as SseParser).feed(chunk), atNs);
     } catch (error) {
       return this.#failParse(error, atNs);
     }
@@ -265,6 +277,22 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
         if (!this.#settled) this.#finish(this.#completed());
       }, DRAIN_MS);
     }
+  }
+
+  #tooLarge(atNs: bigint): void {
+    this.#fail(
+      {
+        type: 'ResponseTooLarge',
+        message: `response body exceeds ${this.#options.maxResponseBytes} bytes`,
+        bodyExcerpt: null,
+      },
+      atNs,
+    );
+  }
+
+  /** The events of one network chunk, through the endpoint's parser. */
+  #apply(events: readonly SseEvent[], atNs: bigint): ChunkVerdict {
+    return applyEvents(this.#attempt.state, events, atNs, this.#attempt.dialect as StreamDialect);
   }
 
   #failParse(error: unknown, atNs: bigint): void {
@@ -288,6 +316,16 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
       atNs,
     );
     this.#finish(this.#settledWith(result), stop);
+  }
+
+  /** Dispatches what the parser still holds after a transport error; returns a content failure if that reveals one. */
+  #flushPending(parser: SseParser, atNs: bigint): ChunkFailure | null {
+    try {
+      const verdict = this.#apply(parser.end(), atNs);
+      return verdict.kind === 'failed' ? verdict.failure : null;
+    } catch {
+      return null;
+    }
   }
 
   #completed(): ExchangeEnd {
@@ -348,25 +386,19 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Applies the events of one network chunk in order; the first `[DONE]` or failure stops it. */
-function applyEvents(state: ChunkState, events: readonly SseEvent[], atNs: bigint): ChunkVerdict {
+/** Applies the events of one network chunk in order; the first end-of-stream or failure stops it. */
+function applyEvents(
+  state: ChunkState,
+  events: readonly SseEvent[],
+  atNs: bigint,
+  dialect: StreamDialect,
+): ChunkVerdict {
   for (const event of events) {
     if (event.invalidUtf8 === true) return invalidUtf8Verdict(state, event.data);
-    // The event type is ignored, as in the reference: OpenAI-compatible servers send plain `data:` events.
-    const verdict = applyDataEvent(state, event.data, atNs);
+    const verdict = dialect(state, event, atNs);
     if (verdict.kind !== 'continue') return verdict;
   }
   return CONTINUE;
-}
-
-/** Dispatches what the parser still holds after a transport error; returns a content failure if that reveals one. */
-function flushPending(parser: SseParser, state: ChunkState, atNs: bigint): ChunkFailure | null {
-  try {
-    const verdict = applyEvents(state, parser.end(), atNs);
-    return verdict.kind === 'failed' ? verdict.failure : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

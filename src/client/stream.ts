@@ -12,6 +12,7 @@ import { ExchangeHandler } from './exchange.js';
 import { subscribeAbort } from './abort.js';
 import { withHeaderDefaults } from './transport.js';
 import type { ReasoningParser } from '../record/reasoning-parser.js';
+import type { Endpoint } from '../record/endpoint.js';
 
 /** `--retries`: how often a failed request may be sent again, and the longest wait between attempts. */
 export interface RetryPolicy {
@@ -86,6 +87,8 @@ export interface StreamRequest {
    * told apart (think-tags.ts); default `auto` (only a content that opens with the tag).
    */
   reasoningParser?: ReasoningParser | undefined;
+  /** `--endpoint`: which API's response this is (dialect.ts); default `chat`. The URL and body must match it. */
+  endpoint?: Endpoint | undefined;
 }
 
 /**

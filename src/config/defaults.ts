@@ -29,6 +29,7 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   margin: 1024,
   'no-thinking': false,
   'reasoning-parser': 'auto',
+  endpoint: 'chat',
   timeout: 900,
   'max-response-bytes': 64 * 1024 * 1024,
   'max-line-bytes': 1024 * 1024,

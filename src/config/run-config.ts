@@ -5,6 +5,7 @@
  * refused before the runner sends anything.
  */
 import type { ReasoningParser } from '../record/reasoning-parser.js';
+import type { Endpoint } from '../record/endpoint.js';
 import { resolve } from 'node:path';
 import { UsageError } from '../util/errors.js';
 import { checkWriteTargets } from '../util/write-targets.js';
@@ -97,6 +98,8 @@ export interface WorkloadConfig {
   minTokens: number;
   /** `--reasoning-parser`: how `<think>` reasoning inside content is told apart (client/think-tags.ts). */
   reasoningParser: ReasoningParser;
+  /** `--endpoint`: which API the run speaks (record/endpoint.ts). */
+  endpoint: Endpoint;
 }
 
 export interface ClientConfig {
@@ -277,6 +280,7 @@ export function resolveRunConfig(
       ignoreEos: values['ignore-eos'] === true,
       minTokens,
       reasoningParser: (str('reasoning-parser') ?? 'auto') as ReasoningParser,
+      endpoint: (str('endpoint') ?? 'chat') as Endpoint,
     },
     client: {
       timeoutS: values['timeout'] as number,

@@ -13,7 +13,8 @@ import type { RequestResult } from '../record/types.js';
 import { InterruptedError } from '../util/errors.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
 import type { PromptSizer } from '../workload/workload.js';
-import { endpointUrl } from '../client/endpoint.js';
+import { endpointHeaders, endpointUrl } from '../client/endpoint.js';
+import { ENDPOINT_PATHS } from '../record/endpoint.js';
 import { runClosedLoop } from './closed-loop.js';
 import { runOpenLoop } from './open-loop.js';
 import { createRequestSender } from './send.js';
@@ -124,7 +125,9 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     options.indexes !== undefined ? { indexes: options.indexes } : part !== null ? { indexes: part.indexes } : {};
   const slots = part?.slots != null ? { slots: part.slots } : {};
   const prompts = await planPrompts(plan, options.lazySizer);
-  const url = endpointUrl(target.baseUrl, '/chat/completions');
+  const endpoint = plan.body.endpoint ?? 'chat';
+  const url = endpointUrl(target.baseUrl, ENDPOINT_PATHS[endpoint]);
+  const headers = endpointHeaders(endpoint, target.headers);
   const warmCount = plan.client.warm_connections;
   let pool: StreamWorkerPool | null = null;
   try {
@@ -136,7 +139,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
           plan,
           baseUrl: target.baseUrl,
           url,
-          headers: target.headers,
+          headers,
           connections: plan.client.connections,
           warmCount,
         },
@@ -147,7 +150,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     } else {
       connections = plan.client.cold_connections
         ? COLD_CONNECTIONS
-        : await warmConnections(target.dispatcher, target.baseUrl, target.headers, warmCount, options.setupSignal);
+        : await warmConnections(target.dispatcher, target.baseUrl, headers, warmCount, options.setupSignal);
     }
     if (options.startGate !== undefined) await options.startGate.ready(options.setupSignal);
     // Last chance to stop with nothing measured; from here to the first request nothing waits.
@@ -178,7 +181,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const sender = createRequestSender({
       dispatcher: target.dispatcher,
       url,
-      headers: target.headers,
+      headers,
       plan,
       prompts,
       runStartNs,

@@ -8,7 +8,7 @@ import type { RunPlan } from '../plan/run-plan.js';
 import { streamChatCompletion, type StreamRequest } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
 import type { PromptSource } from './prompts.js';
-import { chatRequestBody } from '../workload/request-body.js';
+import { requestBody } from '../workload/request-body.js';
 import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
 import { elapsedMs, waitUntil } from './clock.js';
 import type { StreamOrder } from './workers/protocol.js';
@@ -34,7 +34,14 @@ export interface SenderOptions {
 /** The client's bounds on one request, as planned: the same in whichever thread it streams. */
 export type StreamBounds = Pick<
   StreamRequest,
-  'idleTimeoutS' | 'requestTimeoutS' | 'maxResponseBytes' | 'maxLineBytes' | 'retry' | 'timeFrom' | 'reasoningParser'
+  | 'idleTimeoutS'
+  | 'requestTimeoutS'
+  | 'maxResponseBytes'
+  | 'maxLineBytes'
+  | 'retry'
+  | 'timeFrom'
+  | 'reasoningParser'
+  | 'endpoint'
 >;
 
 /** The client's bounds on one request, as the plan fixes them. */
@@ -48,6 +55,7 @@ export function streamBounds(plan: RunPlan): StreamBounds {
     // --cold-connections keeps the reference's clock: connect and client queueing count in TTFT.
     timeFrom: plan.identity.clock_origin === 'write' ? 'write' : 'dispatch',
     reasoningParser: plan.body.reasoning_parser ?? 'auto',
+    endpoint: plan.body.endpoint ?? 'chat',
     ...(client.retries > 0 ? { retry: { retries: client.retries, maxWaitS: client.retry_max_wait_s } } : {}),
   };
 }
@@ -61,12 +69,13 @@ export function createRequestSender(options: SenderOptions): {
   const body = plan.body;
   const output = { ignoreEos: body.ignore_eos, minTokens: body.min_tokens };
   const bounds = streamBounds(plan);
+  const endpoint = plan.body.endpoint ?? 'chat';
   const maxTokens = (index: number): number => plan.requests.max_tokens[index] ?? plan.meta.max_tokens;
   return {
     async prepare(index) {
       try {
         const messages = await prompts.prepare(index);
-        return { body: chatRequestBody(body.model, messages, maxTokens(index), body.thinking, output) };
+        return { body: requestBody(endpoint, body.model, messages, maxTokens(index), body.thinking, output) };
       } catch (error) {
         return {
           error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error),

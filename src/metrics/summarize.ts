@@ -5,6 +5,7 @@
  */
 
 import type { RequestResult } from '../record/types.js';
+import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
 import { buildFailure, emptyRowInput, fillRowInput, rowFromInput, successFacts, withAttempts } from './rows.js';
 import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
@@ -25,11 +26,14 @@ export interface Summary {
 }
 
 /**
- * The protocol label (spec §4.4): `capacity-v4-reasoning` iff a *successful* request streamed
- * reasoning, else `capacity-v3`. Inferred, not declared: reasoning seen only in failed requests
- * does not count, exactly as in the reference.
+ * The protocol label. Chat (spec §4.4): `capacity-v4-reasoning` iff a *successful* request
+ * streamed reasoning, else `capacity-v3`; inferred, not declared: reasoning seen only in failed
+ * requests does not count, exactly as in the reference. Any other endpoint: its own value
+ * (`servebench-<endpoint>-v1`, whether or not it streamed reasoning: `metrics.reasoning_chunks`
+ * says that).
  */
-export function protocolLabel(reasoningChunks: number): MeasurementProtocol {
+export function protocolLabel(reasoningChunks: number, endpoint: Endpoint = 'chat'): MeasurementProtocol {
+  if (endpoint !== 'chat') return `servebench-${endpoint}-v1`;
   return reasoningChunks > 0 ? 'capacity-v4-reasoning' : 'capacity-v3';
 }
 
@@ -64,7 +68,11 @@ const byIndex = (a: { request_index: number }, b: { request_index: number }): nu
  * throughput 0.0 (when wall > 0), content_chunks_s null, `{}` sources, label capacity-v3.
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */
-export function summarize(results: readonly RequestResult[], wallSeconds: number): Summary {
+export function summarize(
+  results: readonly RequestResult[],
+  wallSeconds: number,
+  endpoint: Endpoint = 'chat',
+): Summary {
   const successes = results.filter((r) => r.ok);
   // One RowInput refilled per success (as buildRow would, without a temporary per request).
   const input = emptyRowInput();
@@ -80,7 +88,7 @@ export function summarize(results: readonly RequestResult[], wallSeconds: number
     rows,
     failures,
     metrics,
-    measurement_protocol: protocolLabel(metrics.reasoning_chunks),
+    measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),
     context_distribution: contextDistribution(results.map((r) => r.plannedContextTokens)),
     completed: successes.length,
     failed: failures.length,

@@ -3,8 +3,21 @@
  * (anvil spec §4.1, §4.3, §5.5) so rows and metrics serialize without a mapping layer.
  */
 
-/** `measurement_protocol` values the current emitter writes (spec §4.4). */
-export type MeasurementProtocol = 'capacity-v3' | 'capacity-v4-reasoning';
+/**
+ * `measurement_protocol` values servebench writes: the reference's two for chat (spec §4.4), and
+ * one per other endpoint (docs/endpoints.md), so that no reader takes a Messages or embeddings
+ * run for a chat one: a reference reader refuses an unknown value, and compare refuses to rank
+ * across them.
+ */
+export const MEASUREMENT_PROTOCOLS = [
+  'capacity-v3',
+  'capacity-v4-reasoning',
+  'servebench-completions-v1',
+  'servebench-responses-v1',
+  'servebench-messages-v1',
+  'servebench-embeddings-v1',
+] as const;
+export type MeasurementProtocol = (typeof MEASUREMENT_PROTOCOLS)[number];
 
 /** How a request's output tokens were counted (spec §3.3); `unknown` only appears in old files. */
 export type OutputTokenSource = 'usage' | 'content_chunks';

@@ -241,6 +241,7 @@ export async function runPlannedBenchmark(
         prefix: plan.prompts.prefix,
         sharedPrefixTokens: plan.prompts.shared_prefix_tokens,
         thinking: plan.body.thinking,
+        endpoint: plan.body.endpoint ?? 'chat',
         timeoutS: plan.client.idle_timeout_s,
       };
       lazySizer = (

@@ -35,6 +35,7 @@ export function configSnapshot(config: RunConfig, window: number | null): Record
     ignore_eos: config.workload.ignoreEos,
     min_tokens: config.workload.minTokens,
     reasoning_parser: config.workload.reasoningParser,
+    endpoint: config.workload.endpoint,
     warmup: config.load.warmup,
     slo: config.slo?.text ?? null,
     on_interrupt: config.load.onInterrupt,

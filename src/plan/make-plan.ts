@@ -199,6 +199,7 @@ export async function planRun(
       ignore_eos: config.workload.ignoreEos,
       min_tokens: config.workload.minTokens,
       reasoning_parser: config.workload.reasoningParser,
+      endpoint: config.workload.endpoint,
     },
     client: {
       idle_timeout_s: config.client.timeoutS,

@@ -10,6 +10,7 @@
  * rendered on demand by the executor (workload/skeleton.ts), so a 128K-token plan stays small.
  */
 import { REASONING_PARSERS } from '../record/reasoning-parser.js';
+import { ENDPOINTS } from '../record/endpoint.js';
 import { z } from 'zod';
 import { InputFileError } from '../util/errors.js';
 import { LEVELS } from '../metrics/order-stats.js';
@@ -171,6 +172,8 @@ const runPlanSchema = z
       min_tokens: z.number().int().nonnegative(),
       /** `--reasoning-parser`; absent in plans written before it existed, which read as `auto`. */
       reasoning_parser: z.enum(REASONING_PARSERS).optional(),
+      /** `--endpoint`; absent in plans written before it existed, which read as `chat`. */
+      endpoint: z.enum(ENDPOINTS).optional(),
     }),
     /** The client's bounds on one request and how it holds its connections. */
     client: z.strictObject({

@@ -6,6 +6,7 @@
  * it with `serializeResult` (result/pyjson.ts).
  */
 
+import type { Endpoint } from '../record/endpoint.js';
 import type { RequestResult } from '../record/types.js';
 import { contextDistribution, summarize } from '../metrics/summarize.js';
 import { SCHEMA_ID } from './schema.js';
@@ -76,6 +77,8 @@ export interface RunMeta {
    * planned sizes recorded on the RequestResults are counted.
    */
   contextPlan?: readonly number[];
+  /** `--endpoint` (default chat): decides the protocol label of a non-chat run. */
+  endpoint?: Endpoint;
 }
 
 /** The result without its `servebench` block: the reference keys and the two identity keys. */
@@ -97,7 +100,7 @@ export function referenceRunId(startedAt: Date): string {
  * block, which is built from these rows.
  */
 export function buildReferenceKeys(meta: RunMeta, results: readonly RequestResult[]): ReferenceKeys {
-  const s = summarize(results, meta.wallSeconds);
+  const s = summarize(results, meta.wallSeconds, meta.endpoint ?? 'chat');
   const distribution = meta.contextPlan === undefined ? s.context_distribution : contextDistribution(meta.contextPlan);
   return {
     schema: SCHEMA_ID,

@@ -208,6 +208,12 @@ const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
     read: setting((sb) => get(sb, 'config', 'ignore_eos') ?? false, false),
   },
   {
+    // Each API has its own wire format and its own protocol label; the label already differs, this names the cause.
+    name: 'endpoint',
+    reason: 'the API driven (--endpoint): chat, completions, responses, messages or embeddings',
+    read: setting((sb) => get(sb, 'config', 'endpoint') ?? 'chat', 'chat'),
+  },
+  {
     // TTFO/TTFT boundaries move when reasoning is split out of content (client/think-tags.ts).
     name: 'think_tags',
     reason: 'reasoning split out of content by <think> tags (--reasoning-parser)',

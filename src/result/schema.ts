@@ -5,6 +5,7 @@
  * keys: pre-v2 ⊂ capacity-v2 ⊂ older capacity-v3 ⊂ current (capacity-v3 / capacity-v4-reasoning).
  */
 
+import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
 import { z } from 'zod';
 
 /** The only `schema` value servebench reads or writes. */
@@ -143,7 +144,7 @@ export const currentMetrics = legacyMetrics.extend({
 
 /** The current emitter (spec §5.1–§5.4), which servebench also writes. */
 export const currentResultSchema = v3LegacyResultSchema.extend({
-  measurement_protocol: z.enum(['capacity-v3', 'capacity-v4-reasoning']),
+  measurement_protocol: z.enum(MEASUREMENT_PROTOCOLS),
   request_timings: z.array(currentRow),
   metrics: currentMetrics,
 });
@@ -177,6 +178,13 @@ export function detectEra(doc: unknown): Era | null {
   if (protocol === undefined) return 'pre-v2';
   if (protocol === 'capacity-v2') return 'v2';
   if (protocol === 'capacity-v4-reasoning') return 'current';
+  // servebench's own values for the other endpoints: rows and metrics of the current shape.
+  if (
+    typeof protocol === 'string' &&
+    protocol !== 'capacity-v3' &&
+    (MEASUREMENT_PROTOCOLS as readonly string[]).includes(protocol)
+  )
+    return 'current';
   if (protocol === 'capacity-v3') {
     const metrics = doc['metrics'];
     return isObject(metrics) && !('reasoning_chunks' in metrics) ? 'v3-legacy' : 'current';

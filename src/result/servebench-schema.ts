@@ -48,6 +48,7 @@ const configBlockSchema = z.strictObject({
   min_tokens: int,
   /** `--reasoning-parser` (absent in files written before it existed, which parsed nothing out of content). */
   reasoning_parser: str.optional(),
+  endpoint: str.optional(),
   warmup: z.union([z.strictObject({ requests: int }), z.strictObject({ seconds: num })]).nullable(),
   slo: str.nullable(),
   on_interrupt: str,

@@ -8,6 +8,7 @@
  * Comparison is bit-exact, with one documented exception: throughput_tok_s / content_chunks_s.
  */
 
+import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from '../metrics/definitions.js';
 import { ulpDistance } from '../metrics/float-bits.js';
 import { computeMetrics, protocolLabel } from '../metrics/summarize.js';
@@ -269,7 +270,7 @@ function checkWithRows(doc: Doc, era: Era, c: Checker): number {
     const reasoning = skip.has('reasoning_chunks')
       ? (numberOrNull(stored['reasoning_chunks']) ?? 0)
       : recomputed.reasoning_chunks;
-    c.compare('measurement_protocol', doc['measurement_protocol'], protocolLabel(reasoning));
+    c.compare('measurement_protocol', doc['measurement_protocol'], protocolLabel(reasoning, recordedEndpoint(doc)));
   }
   return rawRows.length;
 }
@@ -299,4 +300,13 @@ export function validateResult(parsed: ResultDocument): ValidationReport {
     disagreements: c.disagreements,
     notes: c.notes,
   };
+}
+
+/** `servebench.config.endpoint` when the file records one it knows, else chat (reference files, older servebench). */
+function recordedEndpoint(doc: Record<string, unknown>): Endpoint {
+  const sb = doc['servebench'];
+  const config = typeof sb === 'object' && sb !== null ? (sb as Record<string, unknown>)['config'] : undefined;
+  const value =
+    typeof config === 'object' && config !== null ? (config as Record<string, unknown>)['endpoint'] : undefined;
+  return typeof value === 'string' && (ENDPOINTS as readonly string[]).includes(value) ? (value as Endpoint) : 'chat';
 }

@@ -5,6 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ThinkingControls } from '../workload/thinking.js';
+import type { Endpoint } from '../record/endpoint.js';
 
 export { endpointUrl } from '../client/endpoint.js';
 
@@ -31,6 +32,8 @@ export interface CounterContext {
   sampleText?: string | undefined;
   /** Aborts probes. */
   signal?: AbortSignal | undefined;
+  /** The run's `--endpoint`: the usage probes go to it, so they count the prompt as the run's requests will (default chat). */
+  endpoint?: Endpoint | undefined;
 }
 
 /** Thinking controls of a run that sets none. */
@@ -52,6 +55,7 @@ export interface ServerContext {
   thinking: ThinkingControls;
   timeoutS: number;
   signal: AbortSignal | undefined;
+  endpoint: Endpoint;
 }
 
 /** The server part of `ctx`, or null when it cannot reach a server (no dispatcher, URL or model). */
@@ -67,5 +71,6 @@ export function serverContext(ctx: CounterContext): ServerContext | null {
     thinking: ctx.thinking ?? NO_THINKING_CONTROLS,
     timeoutS: ctx.timeoutS ?? 900,
     signal: ctx.signal,
+    endpoint: ctx.endpoint ?? 'chat',
   };
 }

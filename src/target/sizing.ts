@@ -31,6 +31,7 @@ export interface Sizing {
 
 /** What sizing reads of the configuration (a saved plan carries the same fields). */
 export type SizingSettings = Pick<RunConfig['workload'], 'tokenizer' | 'prefix' | 'sharedPrefixTokens' | 'thinking'> &
+  Partial<Pick<RunConfig['workload'], 'endpoint'>> &
   Pick<RunConfig['client'], 'timeoutS'>;
 
 /** Creates the sizer for the configured mode. */
@@ -56,6 +57,7 @@ export async function createSizer(config: SizingSettings, context: SizingContext
     model: context.model,
     headers: context.headers,
     thinking: config.thinking,
+    endpoint: config.endpoint ?? 'chat',
     timeoutS: config.timeoutS,
     sampleText: sample,
     signal: context.signal,

@@ -1,11 +1,14 @@
 /**
- * One-message chat probes while calibrating (`max_tokens` 1, streamed, exactly like a benchmark
+ * One-message probes while calibrating, sent to the run's endpoint (`max_tokens` 1, streamed, exactly like a benchmark
  * request otherwise) that read `usage.prompt_tokens`. Failures come back as data; the callers
  * decide what they mean.
  */
 import { streamChatCompletion } from '../client/stream.js';
 import { fill, promptTail } from '../workload/prompt.js';
 import { endpointUrl, type ServerContext } from './server-context.js';
+import { endpointHeaders } from '../client/endpoint.js';
+import { ENDPOINT_PATHS } from '../record/endpoint.js';
+import { requestBody } from '../workload/request-body.js';
 
 /**
  * The default probe text: the reference filler and tail (~170 tokens), so the probe begins and
@@ -22,22 +25,11 @@ export interface ProbeMessage {
 }
 
 /**
- * The probe's chat body: the benchmark request's shape (request-body.ts: model, messages,
- * max_tokens, temperature 0, streamed with usage, the run's thinking controls), with
- * `max_tokens` 1.
+ * The probe's body: the benchmark request's (request-body.ts: the run's endpoint, model, messages,
+ * temperature 0, streamed with usage, the run's thinking controls), with an output cap of 1.
  */
 function probeBody(server: ServerContext, messages: readonly ProbeMessage[]): string {
-  const body: Record<string, unknown> = {
-    model: server.model,
-    messages,
-    max_tokens: 1,
-    temperature: 0.0,
-    stream: true,
-    stream_options: { include_usage: true },
-  };
-  if (server.thinking.chatTemplateKwargs !== null) body['chat_template_kwargs'] = server.thinking.chatTemplateKwargs;
-  if (server.thinking.reasoningEffort !== null) body['reasoning_effort'] = server.thinking.reasoningEffort;
-  return JSON.stringify(body);
+  return requestBody(server.endpoint, server.model, messages, 1, server.thinking);
 }
 
 /** What a chat probe told us. */
@@ -56,8 +48,9 @@ export async function probePromptTokens(
 ): Promise<ProbeAnswer> {
   const result = await streamChatCompletion({
     dispatcher: server.dispatcher,
-    url: endpointUrl(server.baseUrl, '/chat/completions'),
-    headers: server.headers,
+    url: endpointUrl(server.baseUrl, ENDPOINT_PATHS[server.endpoint]),
+    headers: endpointHeaders(server.endpoint, server.headers),
+    endpoint: server.endpoint,
     body: probeBody(server, typeof content === 'string' ? [{ role: 'user', content }] : content),
     requestIndex: 0,
     plannedContextTokens: 0,

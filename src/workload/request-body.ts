@@ -6,6 +6,7 @@
  */
 import type { ThinkingControls } from './thinking.js';
 import type { ChatMessage } from './dataset.js';
+import type { Endpoint } from '../record/endpoint.js';
 
 /** Output-length controls beyond `max_tokens`. */
 export interface OutputControls {
@@ -33,6 +34,60 @@ export function chatRequestBody(
   };
   if (thinking.chatTemplateKwargs !== null) body['chat_template_kwargs'] = thinking.chatTemplateKwargs;
   if (thinking.reasoningEffort !== null) body['reasoning_effort'] = thinking.reasoningEffort;
+  if (output.ignoreEos) body['ignore_eos'] = true;
+  if (output.minTokens > 0) body['min_tokens'] = output.minTokens;
+  return JSON.stringify(body);
+}
+
+/**
+ * The body of one request to `endpoint` (docs/endpoints.md), each in its API's own shape with the
+ * chat body's settings where the API has them: temperature 0, streamed, usage asked for where the
+ * API needs asking, the output cap under the API's name, the thinking controls where they apply.
+ * - `completions`: the messages' contents joined by a blank line as the raw `prompt` (no chat
+ *   template: the server counts fewer prompt tokens, which calibration on this endpoint sees).
+ * - `responses`: `input` is the message list; `max_output_tokens`; `reasoning_effort` becomes
+ *   `reasoning: {effort}`. Usage always comes with `response.completed`.
+ * - `messages`: system messages move to the top-level `system` (the API has no system role);
+ *   `max_tokens` is required there anyway. Usage always comes with the stream.
+ * - `embeddings`: the contents joined as one `input` string, `encoding_format: float`; the output
+ *   settings do not apply.
+ */
+export function requestBody(
+  endpoint: Endpoint,
+  model: string,
+  messages: readonly ChatMessage[],
+  maxTokens: number,
+  thinking: ThinkingControls,
+  output: OutputControls = NO_OUTPUT_CONTROLS,
+): string {
+  if (endpoint === 'chat') return chatRequestBody(model, messages, maxTokens, thinking, output);
+  const text = messages.map((m) => m.content).join('\n\n');
+  if (endpoint === 'embeddings') return JSON.stringify({ model, input: text, encoding_format: 'float' });
+  let body: Record<string, unknown>;
+  if (endpoint === 'completions') {
+    body = {
+      model,
+      prompt: text,
+      max_tokens: maxTokens,
+      temperature: 0.0,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+  } else if (endpoint === 'responses') {
+    body = { model, input: messages, max_output_tokens: maxTokens, temperature: 0.0, stream: true };
+    if (thinking.reasoningEffort !== null) body['reasoning'] = { effort: thinking.reasoningEffort };
+  } else {
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
+    body = {
+      model,
+      max_tokens: maxTokens,
+      ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+      messages: messages.filter((m) => m.role !== 'system'),
+      temperature: 0.0,
+      stream: true,
+    };
+  }
+  if (thinking.chatTemplateKwargs !== null) body['chat_template_kwargs'] = thinking.chatTemplateKwargs;
   if (output.ignoreEos) body['ignore_eos'] = true;
   if (output.minTokens > 0) body['min_tokens'] = output.minTokens;
   return JSON.stringify(body);

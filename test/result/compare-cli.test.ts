@@ -84,6 +84,7 @@ test('two runs of the same workload on the simulator are comparable: exit 0, eve
 /** Per identity field: an edit of the candidate that changes that field alone (and a baseline edit where the field needs a context). */
 const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => void }[] = [
   { field: 'model', change: (d) => (d['model'] = 'another-model') },
+  { field: 'endpoint', change: (d) => (d['servebench']['config']['endpoint'] = 'messages') },
   { field: 'measurement_protocol', change: (d) => (d['measurement_protocol'] = 'capacity-v4-reasoning') },
   { field: 'context_tokens', change: (d) => (d['context_tokens'] = 512) },
   { field: 'context_distribution', change: (d) => (d['context_distribution'] = { 256: 1, 512: 23 }) },
