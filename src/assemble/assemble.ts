@@ -21,6 +21,8 @@ import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
 import type { Slo } from '../metrics/slo.js';
 import { retrySummary } from './retries.js';
+import { toolCallsBlock } from '../metrics/tool-calls.js';
+import { embeddingsBlock } from '../metrics/embeddings.js';
 
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
 export interface RunHeader {
@@ -130,6 +132,12 @@ export function assembleResult(
       setting: header.servebench.config.reasoning_parser ?? 'none',
       think_tag_requests: measured.filter((r) => r.thinkTags === true).length,
     },
+    ...(header.servebench.config.tools != null || measured.some((r) => r.toolCalls !== undefined)
+      ? { tool_calls: toolCallsBlock(measured) }
+      : {}),
+    ...(endpointOf(header.servebench.config.endpoint) === 'embeddings'
+      ? { embeddings: embeddingsBlock(measured, end.wallSeconds) }
+      : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
       targetConcurrency: header.shape.targetConcurrency,

@@ -261,6 +261,12 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     help: 'prompts from a JSONL ({"prompt"} or {"messages"}, optional "max_tokens") or ShareGPT JSON file, sampled with --seed',
   },
   {
+    name: 'tools',
+    type: 'string',
+    meta: 'FILE',
+    help: 'offer these function tools with every request: a JSON array in the OpenAI chat, Responses or Anthropic shape (chat, responses and messages endpoints); tool calls are parsed and timed (docs/endpoints.md)',
+  },
+  {
     name: 'ignore-eos',
     type: 'boolean',
     default: runDefault('ignore-eos'),

@@ -182,6 +182,16 @@ export class Attempt {
       httpStatus: this.httpStatus,
       error,
       ...(s.thinkTags?.detected === true ? { thinkTags: true } : {}),
+      ...(s.toolCalls > 0 || s.toolCallChunks > 0
+        ? {
+            toolCalls: {
+              calls: s.toolCalls,
+              chunks: s.toolCallChunks,
+              argumentBytes: s.toolArgumentBytes,
+              firstS: s.firstToolCallNs === null ? null : this.#seconds(s.firstToolCallNs),
+            },
+          }
+        : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null
         ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
         : {}),

@@ -22,6 +22,8 @@ import { parseSlo, type Slo } from '../metrics/slo.js';
 import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
 import { loadRunInputs, type RunInputs } from './input-files.js';
 import { parseServerMetrics, type ServerMetricsChoice } from './server-metrics.js';
+import { loadTools } from './tools-file.js';
+import { TOOL_ENDPOINTS, type ToolDefinition } from '../workload/tools.js';
 
 /**
  * Everything a run needs, resolved and parsed, grouped by concern. `target.baseUrl` null means:
@@ -100,6 +102,10 @@ export interface WorkloadConfig {
   reasoningParser: ReasoningParser;
   /** `--endpoint`: which API the run speaks (record/endpoint.ts). */
   endpoint: Endpoint;
+  /** Absolute path of `--tools`, or null. */
+  toolsFile: string | null;
+  /** The tools of `--tools`, read and checked before anything is sent; null without the flag. */
+  tools: ToolDefinition[] | null;
 }
 
 export interface ClientConfig {
@@ -238,6 +244,10 @@ export function resolveRunConfig(
   // Flags first, then files: a bad flag is named even when a file is bad too.
   const simConfigPath = simConfig === null ? null : resolve(cwd, simConfig);
   const datasetPath = dataset === null ? null : resolve(cwd, dataset);
+  const endpoint = (str('endpoint') ?? 'chat') as Endpoint;
+  const toolsPath = str('tools') === null ? null : resolve(cwd, str('tools') as string);
+  if (toolsPath !== null && !TOOL_ENDPOINTS.includes(endpoint))
+    throw new UsageError(`--tools needs --endpoint ${TOOL_ENDPOINTS.join(', ')}; ${endpoint} requests carry no tools`);
   const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null });
   const concurrency = burst > 0 ? burst : int('concurrency');
   return {
@@ -280,7 +290,9 @@ export function resolveRunConfig(
       ignoreEos: values['ignore-eos'] === true,
       minTokens,
       reasoningParser: (str('reasoning-parser') ?? 'auto') as ReasoningParser,
-      endpoint: (str('endpoint') ?? 'chat') as Endpoint,
+      endpoint,
+      toolsFile: toolsPath,
+      tools: toolsPath === null ? null : loadTools(toolsPath, str('tools') as string),
     },
     client: {
       timeoutS: values['timeout'] as number,

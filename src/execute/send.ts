@@ -75,7 +75,17 @@ export function createRequestSender(options: SenderOptions): {
     async prepare(index) {
       try {
         const messages = await prompts.prepare(index);
-        return { body: requestBody(endpoint, body.model, messages, maxTokens(index), body.thinking, output) };
+        return {
+          body: requestBody(
+            endpoint,
+            body.model,
+            messages,
+            maxTokens(index),
+            body.thinking,
+            output,
+            body.tools ?? null,
+          ),
+        };
       } catch (error) {
         return {
           error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error),

@@ -8,6 +8,7 @@ import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { ROW_FIELDS } from './definitions.js';
 import type {
   AttemptRecord,
+  ToolCallRowFields,
   FailureRecord,
   OutputTokenSource,
   RowInput,
@@ -176,7 +177,7 @@ export function rowFromInput(x: RowInput): TimingRow {
 /** The `request_timings` row of a successful request, or null if §4.1 drops it. */
 export function buildRow(r: RequestResult): WrittenRow | null {
   const input = rowInput(r);
-  return input === null ? null : withAttempts(rowFromInput(input), r);
+  return input === null ? null : withRequestExtras(rowFromInput(input), r);
 }
 
 /** Characters of a discarded attempt's error body kept in its record. */
@@ -203,10 +204,17 @@ export function attemptRecord(a: RequestAttempt): AttemptRecord {
 
 /**
  * `record` with the request's discarded attempts under `attempts`, when it had any: a resent
- * request says so in its own row or failure. Rows of requests sent once are left as they were.
+ * request says so in its own row or failure; and a row of a response that streamed tool calls
+ * with their {@link ToolCallRowFields}. Other rows are left as they were.
  */
-export function withAttempts<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
+export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
   if (r.attempts !== undefined && r.attempts.length > 0) record.attempts = r.attempts.map(attemptRecord);
+  if (r.toolCalls !== undefined && 'ttft_ms' in record) {
+    const row = record as WrittenRow;
+    row.tool_calls = r.toolCalls.calls;
+    row.tool_argument_bytes = r.toolCalls.argumentBytes;
+    row.time_to_first_tool_call_ms = r.toolCalls.firstS === null ? null : r.toolCalls.firstS * 1000.0;
+  }
   return record;
 }
 
@@ -235,7 +243,7 @@ export function buildFailure(r: RequestResult): FailureRecord {
   const error = r.error;
   const bounded = boundText(error !== null && error.message !== '' ? error.message : EMPTY_ERROR_MESSAGE);
   const at = error !== null && Number.isFinite(error.atS) ? error.atS * 1000.0 : null;
-  return withAttempts(
+  return withRequestExtras(
     {
       request_index: r.requestIndex,
       error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',

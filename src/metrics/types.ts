@@ -63,7 +63,20 @@ export interface TimingRow extends CoreTimingRow {
  * A row as written: a request that was sent more than once also lists its discarded attempts
  * (not a ROW_FIELDS field: no formula derives it, and rows of requests sent once lack it).
  */
-export type WrittenRow = TimingRow & { attempts?: AttemptRecord[] };
+export type WrittenRow = TimingRow & { attempts?: AttemptRecord[] } & Partial<ToolCallRowFields>;
+
+/**
+ * Row keys of a response that streamed tool calls (absent on other rows, so rows of runs without
+ * tools are unchanged). Each is the client's count (record/types.ts `ToolCallFacts`).
+ */
+export interface ToolCallRowFields {
+  /** Tool calls the response began. */
+  tool_calls: number;
+  /** UTF-8 bytes of their argument text. */
+  tool_argument_bytes: number;
+  /** First tool-call delta − request start, ms (the clock of ttft_ms); null if no delta carried a part of a call. */
+  time_to_first_tool_call_ms: number | null;
+}
 
 /**
  * One discarded attempt of a request, as a row, a failure and `servebench.retries` record it.

@@ -36,6 +36,7 @@ export function configSnapshot(config: RunConfig, window: number | null): Record
     min_tokens: config.workload.minTokens,
     reasoning_parser: config.workload.reasoningParser,
     endpoint: config.workload.endpoint,
+    tools: config.workload.toolsFile,
     warmup: config.load.warmup,
     slo: config.slo?.text ?? null,
     on_interrupt: config.load.onInterrupt,

@@ -200,6 +200,7 @@ export async function planRun(
       min_tokens: config.workload.minTokens,
       reasoning_parser: config.workload.reasoningParser,
       endpoint: config.workload.endpoint,
+      ...(config.workload.tools !== null ? { tools: config.workload.tools } : {}),
     },
     client: {
       idle_timeout_s: config.client.timeoutS,

@@ -174,6 +174,17 @@ const runPlanSchema = z
       reasoning_parser: z.enum(REASONING_PARSERS).optional(),
       /** `--endpoint`; absent in plans written before it existed, which read as `chat`. */
       endpoint: z.enum(ENDPOINTS).optional(),
+      /** `--tools`: the function tools every request offers (workload/tools.ts); absent without. */
+      tools: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            description: z.string().nullable(),
+            parameters: z.record(z.string(), z.unknown()),
+          }),
+        )
+        .min(1)
+        .optional(),
     }),
     /** The client's bounds on one request and how it holds its connections. */
     client: z.strictObject({

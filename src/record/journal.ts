@@ -278,6 +278,14 @@ const requestResultSchema = z.looseObject({
   connectionRetries: z.int().min(0).optional(),
   sendWaitMs: z.number().min(0).optional(),
   thinkTags: z.boolean().optional(),
+  toolCalls: z
+    .looseObject({
+      calls: z.int().min(0),
+      chunks: z.int().min(0),
+      argumentBytes: z.int().min(0),
+      firstS: z.number().nullable(),
+    })
+    .optional(),
   attempts: z
     .array(
       z.looseObject({

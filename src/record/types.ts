@@ -94,6 +94,24 @@ export interface RequestResult {
    * content, client/think-tags.ts); absent otherwise. Set by the client.
    */
   thinkTags?: boolean;
+  /**
+   * The tool calls the response streamed (chat `tool_calls` deltas, Responses `function_call`
+   * items, Messages `tool_use` blocks; client/chunk.ts `countToolCall`); absent when it streamed
+   * none. Set by the client.
+   */
+  toolCalls?: ToolCallFacts;
+}
+
+/** What a response's tool calls were: how many, how big, and when the first one began. */
+export interface ToolCallFacts {
+  /** Calls the response began. */
+  calls: number;
+  /** Deltas that carried part of a call (its name or argument text). */
+  chunks: number;
+  /** UTF-8 bytes of all argument text. */
+  argumentBytes: number;
+  /** Arrival of the first tool-call delta, seconds from the request's start (the clock of ttftS), or null. */
+  firstS: number | null;
 }
 
 /** One failed attempt of a request that was then sent again. */

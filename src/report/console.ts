@@ -76,5 +76,17 @@ export function formatSummary(result: CapacityResult): string {
     lines.push(
       `  reasoning: <think>…</think> split off the content in ${parser.think_tag_requests} of ${result.requests} requests (--reasoning-parser ${parser.setting})`,
     );
+  const tools = result.servebench.tool_calls;
+  if (tools !== undefined) {
+    const first = tools.time_to_first_tool_call_p50_ms;
+    lines.push(
+      `  tool calls: ${tools.calls} in ${tools.requests_with_calls} of ${tools.requests} responses (${tools.calls_per_request.toFixed(2)} per response), ${tools.argument_bytes} argument bytes${first === null ? '' : `, first call p50 ${ms(first)}`}`,
+    );
+  }
+  const embeddings = result.servebench.embeddings;
+  if (embeddings !== undefined)
+    lines.push(
+      `  embeddings: ${embeddings.inputs_per_s.toFixed(2)} inputs/s, ${embeddings.prompt_tokens_per_s.toFixed(1)} prompt tok/s (latency is e2e: the body arrives whole)`,
+    );
   return lines.join('\n');
 }

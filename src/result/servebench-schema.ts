@@ -49,6 +49,7 @@ const configBlockSchema = z.strictObject({
   /** `--reasoning-parser` (absent in files written before it existed, which parsed nothing out of content). */
   reasoning_parser: str.optional(),
   endpoint: str.optional(),
+  tools: str.nullable().optional(),
   warmup: z.union([z.strictObject({ requests: int }), z.strictObject({ seconds: num })]).nullable(),
   slo: str.nullable(),
   on_interrupt: str,
@@ -63,6 +64,27 @@ const configBlockSchema = z.strictObject({
  * Absent in files written before the parser existed (their content was all visible).
  */
 const reasoningParserBlockSchema = z.strictObject({ setting: str, think_tag_requests: int });
+
+/** `servebench.tool_calls` (metrics/tool-calls.ts defines each figure): runs with `--tools`, or whose responses called a tool anyway. */
+const toolCallsBlockSchema = z.strictObject({
+  requests: int,
+  requests_with_calls: int,
+  calls: int,
+  calls_per_request: num,
+  argument_bytes: int,
+  argument_bytes_per_call: nullableNum,
+  time_to_first_tool_call_p50_ms: nullableNum,
+  time_to_first_tool_call_p95_ms: nullableNum,
+});
+
+/** `servebench.embeddings` (metrics/embeddings.ts defines each figure): `--endpoint embeddings` runs only. */
+const embeddingsBlockSchema = z.strictObject({
+  inputs: int,
+  inputs_per_s: num,
+  prompt_tokens: int,
+  requests_without_usage: int,
+  prompt_tokens_per_s: num,
+});
 
 /** `servebench.load`: the load as planned, by model. */
 export const loadBlockSchema = z.discriminatedUnion('mode', [
@@ -346,6 +368,8 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   shards: shardsBlockSchema.optional(),
   server_metrics: serverMetricsBlockSchema.optional(),
   reasoning_parser: reasoningParserBlockSchema.optional(),
+  tool_calls: toolCallsBlockSchema.optional(),
+  embeddings: embeddingsBlockSchema.optional(),
   metrics: extendedMetricsSchema,
   calibration: calibrationBlockSchema,
   early_stops: earlyStopsBlockSchema,

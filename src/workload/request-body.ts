@@ -7,6 +7,7 @@
 import type { ThinkingControls } from './thinking.js';
 import type { ChatMessage } from './dataset.js';
 import type { Endpoint } from '../record/endpoint.js';
+import { toolsForEndpoint, type ToolDefinition } from './tools.js';
 
 /** Output-length controls beyond `max_tokens`. */
 export interface OutputControls {
@@ -59,8 +60,14 @@ export function requestBody(
   maxTokens: number,
   thinking: ThinkingControls,
   output: OutputControls = NO_OUTPUT_CONTROLS,
+  tools: readonly ToolDefinition[] | null = null,
 ): string {
-  if (endpoint === 'chat') return chatRequestBody(model, messages, maxTokens, thinking, output);
+  if (endpoint === 'chat') {
+    const chat = chatRequestBody(model, messages, maxTokens, thinking, output);
+    if (tools === null) return chat;
+    // The chat body with `tools` after the reference's keys (the reference sends none).
+    return JSON.stringify({ ...(JSON.parse(chat) as Record<string, unknown>), tools: toolsForEndpoint('chat', tools) });
+  }
   const text = messages.map((m) => m.content).join('\n\n');
   if (endpoint === 'embeddings') return JSON.stringify({ model, input: text, encoding_format: 'float' });
   let body: Record<string, unknown>;
@@ -90,5 +97,6 @@ export function requestBody(
   if (thinking.chatTemplateKwargs !== null) body['chat_template_kwargs'] = thinking.chatTemplateKwargs;
   if (output.ignoreEos) body['ignore_eos'] = true;
   if (output.minTokens > 0) body['min_tokens'] = output.minTokens;
+  if (tools !== null) body['tools'] = toolsForEndpoint(endpoint, tools);
   return JSON.stringify(body);
 }
