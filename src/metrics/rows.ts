@@ -8,7 +8,6 @@ import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { ROW_FIELDS } from './definitions.js';
 import type {
   AttemptRecord,
-  ToolCallRowFields,
   FailureRecord,
   OutputTokenSource,
   RowInput,
@@ -205,12 +204,12 @@ export function attemptRecord(a: RequestAttempt): AttemptRecord {
 /**
  * `record` with the request's discarded attempts under `attempts`, when it had any: a resent
  * request says so in its own row or failure; and a row of a response that streamed tool calls
- * with their {@link ToolCallRowFields}. Other rows are left as they were.
+ * with their tool-call keys (types.ts `ToolCallRowFields`). Other rows are left as they were.
  */
 export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
   if (r.attempts !== undefined && r.attempts.length > 0) record.attempts = r.attempts.map(attemptRecord);
   if (r.toolCalls !== undefined && 'ttft_ms' in record) {
-    const row = record as WrittenRow;
+    const row: WrittenRow = record;
     row.tool_calls = r.toolCalls.calls;
     row.tool_argument_bytes = r.toolCalls.argumentBytes;
     row.time_to_first_tool_call_ms = r.toolCalls.firstS === null ? null : r.toolCalls.firstS * 1000.0;
