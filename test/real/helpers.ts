@@ -44,11 +44,17 @@ const outDir = mkdtempSync(join(tmpdir(), 'servebench-real-'));
 let runs = 0;
 
 /** `servebench run --base-url URL --quiet --output FILE ...args`; asserts a result file was written. */
-export async function bench(baseUrl: string, args: string[], expectCode: number | null = 0): Promise<BenchResult> {
+export async function bench(
+  baseUrl: string,
+  args: string[],
+  expectCode: number | null = 0,
+  env?: NodeJS.ProcessEnv,
+): Promise<BenchResult> {
   const output = join(outDir, `run-${++runs}.json`);
   const t0 = performance.now();
   const run = await runCli(['run', '--base-url', baseUrl, '--output', output, '--quiet', ...args], {
     timeoutMs: 240_000,
+    ...(env !== undefined ? { env } : {}),
   });
   const seconds = (performance.now() - t0) / 1000;
   if (expectCode !== null)
