@@ -21,7 +21,7 @@ export interface GroundTruth {
   id: string;
   /** Arrival index (seeds its lengths and text). */
   index: number;
-  endpoint: 'chat' | 'completion';
+  endpoint: 'chat' | 'completion' | 'responses' | 'messages' | 'embeddings';
   stream: boolean;
   status: 'waiting' | 'running' | 'done' | 'cancelled';
   promptTokens: number;

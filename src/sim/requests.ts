@@ -66,10 +66,13 @@ const CompletionBody = z.looseObject({
   prompt: z.union([z.string(), z.array(z.string()).length(1, { message: 'only one prompt per request is supported' })]),
 });
 
+/** The generation endpoints: chat and text completions, OpenAI Responses, Anthropic Messages. */
+export type GenerationKind = 'chat' | 'completion' | 'responses' | 'messages';
+
 /** A validated generation request. */
 export interface GenerationRequest {
   /** Which endpoint: shapes the response objects. */
-  kind: 'chat' | 'completion';
+  kind: GenerationKind;
   model: string;
   promptPieces: string[];
   stream: boolean;
@@ -209,4 +212,199 @@ export function parseCompletionRequest(config: SimConfig, body: unknown): Genera
     continuousUsage: req.stream_options?.continuous_usage_stats === true,
     limits: resolveLimits(config, promptPieces.length, req.max_tokens, req.min_tokens ?? 0, req.ignore_eos === true, 0),
   };
+}
+
+const ResponsesInputPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const ResponsesInputItem = z.looseObject({
+  type: z.string().nullish(),
+  role: z.string().min(1),
+  content: z.union([z.string(), z.array(ResponsesInputPart)]),
+});
+const ResponsesBody = z.looseObject({
+  model: z.string().nullish(),
+  input: z.union([z.string(), z.array(ResponsesInputItem).min(1)]),
+  instructions: z.string().nullish(),
+  max_output_tokens: optionalInt(1),
+  stream: z.boolean().nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  reasoning: z
+    .looseObject({ effort: z.enum(Object.keys(REASONING_EFFORT_SCALE) as [string, ...string[]]).nullish() })
+    .nullish(),
+});
+
+/** Text of one Responses input item's content: a string or its `input_text` / `output_text` parts. */
+function responsesText(content: z.infer<typeof ResponsesInputItem>['content'], i: number): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content) {
+    if ((part.type !== 'input_text' && part.type !== 'output_text') || part.text === undefined) {
+      throw new HttpError(
+        400,
+        'unsupported_content',
+        `input[${i}]: only input_text content parts are supported`,
+        'invalid_request_error',
+        'input',
+      );
+    }
+    text += part.text;
+  }
+  return text;
+}
+
+/**
+ * Validate a `/v1/responses` body (OpenAI Responses API). `instructions` is a system turn before
+ * the input; the prompt uses the chat template. The reasoning budget is `reasoning_tokens` scaled
+ * by REASONING_EFFORT_SCALE[`reasoning.effort`] (medium when absent), as chat's reasoning_effort.
+ * @throws HttpError 400 (bad field, context overflow) or 404 (unknown model).
+ */
+export function parseResponsesRequest(config: SimConfig, body: unknown): GenerationRequest {
+  const req = parseOrThrow(ResponsesBody, body);
+  checkModel(config, req.model);
+  const messages: TemplateMessage[] = [];
+  if (req.instructions !== undefined && req.instructions !== null)
+    messages.push({ role: 'system', content: req.instructions });
+  if (typeof req.input === 'string') messages.push({ role: 'user', content: req.input });
+  else req.input.forEach((m, i) => messages.push({ role: m.role, content: responsesText(m.content, i) }));
+  const promptPieces = chatPromptPieces(messages);
+  const scale = REASONING_EFFORT_SCALE[req.reasoning?.effort ?? 'medium'] ?? 1;
+  return {
+    kind: 'responses',
+    model: config.model,
+    promptPieces,
+    stream: req.stream === true,
+    includeUsage: true,
+    continuousUsage: false,
+    limits: resolveLimits(
+      config,
+      promptPieces.length,
+      req.max_output_tokens,
+      0,
+      false,
+      Math.round(config.reasoning_tokens * scale),
+    ),
+  };
+}
+
+const AnthropicText = z.looseObject({ type: z.string(), text: z.string().optional() });
+const AnthropicMessage = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(AnthropicText)]),
+});
+const MessagesBody = z.looseObject({
+  model: z.string().nullish(),
+  max_tokens: z.int().min(1),
+  messages: z.array(AnthropicMessage).min(1),
+  system: z.union([z.string(), z.array(AnthropicText)]).nullish(),
+  stream: z.boolean().nullish(),
+  temperature: z.number().min(0).max(1).nullish(),
+  thinking: z
+    .discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('enabled'), budget_tokens: z.int().min(1) }),
+      z.looseObject({ type: z.literal('disabled') }),
+    ])
+    .nullish(),
+});
+
+/** Text of Anthropic content: a string or its `text` blocks. */
+function anthropicText(content: string | z.infer<typeof AnthropicText>[], where: string): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const block of content) {
+    if (block.type !== 'text' || block.text === undefined) {
+      throw new HttpError(400, 'unsupported_content', `${where}: only text content blocks are supported`);
+    }
+    text += block.text;
+  }
+  return text;
+}
+
+/**
+ * Validate a `/v1/messages` body (Anthropic Messages API). `system` is a system turn before the
+ * messages; the prompt uses the chat template. The reasoning budget is `thinking.budget_tokens`
+ * when enabled, 0 when disabled, and `reasoning_tokens` as configured when `thinking` is absent;
+ * like chat's, it counts toward max_tokens.
+ * @throws HttpError 400 (bad field, context overflow) or 404 (unknown model).
+ */
+export function parseMessagesRequest(config: SimConfig, body: unknown): GenerationRequest {
+  const req = parseOrThrow(MessagesBody, body);
+  checkModel(config, req.model);
+  const messages: TemplateMessage[] = [];
+  if (req.system !== undefined && req.system !== null)
+    messages.push({ role: 'system', content: anthropicText(req.system, 'system') });
+  req.messages.forEach((m, i) => messages.push({ role: m.role, content: anthropicText(m.content, `messages[${i}]`) }));
+  const promptPieces = chatPromptPieces(messages);
+  const thinking = req.thinking;
+  const reasoning =
+    thinking === undefined || thinking === null
+      ? config.reasoning_tokens
+      : thinking.type === 'enabled'
+        ? thinking.budget_tokens
+        : 0;
+  return {
+    kind: 'messages',
+    model: config.model,
+    promptPieces,
+    stream: req.stream === true,
+    includeUsage: true,
+    continuousUsage: false,
+    limits: resolveLimits(config, promptPieces.length, req.max_tokens, 0, false, reasoning),
+  };
+}
+
+/** A validated `/v1/embeddings` request. */
+export interface EmbeddingRequest {
+  model: string;
+  /** One entry per input: its text, or its token ids joined (what seeds its vector). */
+  inputs: string[];
+  /** Prompt pieces of every input, concatenated (what the engine prefills). */
+  promptPieces: string[];
+  encoding: 'float' | 'base64';
+  dimensions: number;
+}
+
+const EmbeddingsBody = z.looseObject({
+  model: z.string().nullish(),
+  input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.array(z.int().min(0)).min(1)).min(1)]),
+  encoding_format: z.enum(['float', 'base64']).nullish(),
+  dimensions: z.int().min(1).nullish(),
+});
+
+/**
+ * Validate a `/v1/embeddings` body. Token-id inputs count one token per id; every input must fit
+ * the context window on its own.
+ * @throws HttpError 400 (bad field, empty or too long input) or 404 (unknown model).
+ */
+export function parseEmbeddingsRequest(config: SimConfig, body: unknown): EmbeddingRequest {
+  const req = parseOrThrow(EmbeddingsBody, body);
+  checkModel(config, req.model);
+  const raw = typeof req.input === 'string' ? [req.input] : req.input;
+  const inputs: string[] = [];
+  const promptPieces: string[] = [];
+  raw.forEach((input, i) => {
+    const pieces = typeof input === 'string' ? tokenize(input) : input.map((id) => `#${id}`);
+    if (pieces.length === 0)
+      throw new HttpError(400, 'invalid_request', `input[${i}] must not be empty`, 'invalid_request_error', 'input');
+    if (pieces.length > config.max_model_len) {
+      throw new HttpError(
+        400,
+        'context_length_exceeded',
+        `This model's maximum context length is ${config.max_model_len} tokens, but input[${i}] has ${pieces.length} tokens.`,
+        'invalid_request_error',
+        'input',
+      );
+    }
+    inputs.push(typeof input === 'string' ? input : input.join(','));
+    for (const p of pieces) promptPieces.push(p);
+  });
+  const dimensions = req.dimensions ?? config.embedding_dimensions;
+  if (dimensions > config.embedding_dimensions) {
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `dimensions (${dimensions}) must be <= ${config.embedding_dimensions}`,
+      'invalid_request_error',
+      'dimensions',
+    );
+  }
+  return { model: config.model, inputs, promptPieces, encoding: req.encoding_format ?? 'float', dimensions };
 }

@@ -22,6 +22,8 @@ import { FillerText } from './text.js';
 import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
 import type { SlicedQueue } from '../util/sliced-queue.js';
 import type { LatencyObserver } from './vllm-metrics.js';
+import type { Dialect } from './dialects.js';
+import { deriveRng } from './rng.js';
 
 /** Headers of a streaming response, as vLLM / llama.cpp send them (no proxy buffering). */
 const SSE_HEADERS = {
@@ -79,6 +81,8 @@ export class ResponseWriter implements EngineListener {
     private readonly outbox?: SlicedQueue,
     /** The server's latency histograms (GET /metrics); semantics in src/sim/vllm-metrics.ts. */
     private readonly latency?: LatencyObserver,
+    /** The Responses / Messages stream dialect (src/sim/dialects.ts); chat and completions have none. */
+    private readonly dialect?: Dialect,
   ) {
     this.sink = sink ?? plainSink(res);
   }
@@ -89,6 +93,14 @@ export class ResponseWriter implements EngineListener {
     this.meta = meta;
     this.truthRecord = truth;
     this.text = new FillerText(this.config.seed, handle.index);
+    this.dialect?.bind({
+      id: meta.id,
+      model: meta.model,
+      created: meta.created,
+      rng: deriveRng(this.config.seed, 'item-ids', handle.index),
+      prompt: () => ({ promptTokens: truth.promptTokens, cachedTokens: truth.cachedTokens ?? 0 }),
+      tool: null,
+    });
     if (this.request.stream) {
       // Headers go out at once, before queueing and prefill, as on vLLM (Starlette sends the
       // response start before iterating the body): time-to-headers ≠ time-to-first-token.
@@ -192,8 +204,35 @@ export class ResponseWriter implements EngineListener {
   }
 
   private writeStreamChunk(event: ChunkEvent, r: string, c: string): void {
-    const meta = this.meta as ResponseMeta;
     const t = this.truthRecord as GroundTruth;
+    const dialect = this.dialect;
+    const parts: StreamPart[] =
+      dialect === undefined ? this.openAiParts(event, r, c) : dialect.chunk(event.chunkIndex === 0, r, c, event.finish);
+    // Stamped just before the bytes go to the socket: a client can never see them earlier, so a
+    // client's error against this stamp is never negative, and it includes the write itself.
+    const now = this.clock.nowNs();
+    if (event.finish !== null) {
+      this.finished = true;
+      this.sink.write(parts, true);
+      this.observe(event, now);
+    } else if (!this.res.destroyed) {
+      this.sink.write(parts, false);
+      this.observe(event, now);
+    }
+    t.firstOutputNs ??= now;
+    // Answer tokens, not content bytes: with think-tags the reasoning travels in content too.
+    if (event.contentTokens > 0) t.firstContentNs ??= now;
+    t.completionTokens = this.emitted;
+    t.reasoningTokens += event.reasoningTokens;
+    if (event.finish !== null) {
+      t.lastChunkNs = now;
+      t.status = 'done';
+    }
+  }
+
+  /** The chat / completions SSE events of one engine chunk (the closing ones included with the finish). */
+  private openAiParts(event: ChunkEvent, r: string, c: string): StreamPart[] {
+    const meta = this.meta as ResponseMeta;
     const chat = this.request.kind === 'chat';
     const tokens = event.reasoningTokens + event.contentTokens;
     const usage = this.request.continuousUsage ? usageJson(this.usageSoFar(0)) : undefined;
@@ -212,9 +251,6 @@ export class ResponseWriter implements EngineListener {
     } else {
       parts.push({ kind: 'token', text: sseData(completionChunk(meta, c, inline, usage)) });
     }
-    // Stamped just before the bytes go to the socket: a client can never see them earlier, so a
-    // client's error against this stamp is never negative, and it includes the write itself.
-    const now = this.clock.nowNs();
     if (event.finish !== null) {
       const reason = event.finish.finishReason;
       if (inline === null)
@@ -230,22 +266,8 @@ export class ResponseWriter implements EngineListener {
         });
       }
       parts.push({ kind: 'done', text: SSE_DONE });
-      this.finished = true;
-      this.sink.write(parts, true);
-      this.observe(event, now);
-    } else if (!this.res.destroyed) {
-      this.sink.write(parts, false);
-      this.observe(event, now);
     }
-    t.firstOutputNs ??= now;
-    // Answer tokens, not content bytes: with think-tags the reasoning travels in content too.
-    if (event.contentTokens > 0) t.firstContentNs ??= now;
-    t.completionTokens = this.emitted;
-    t.reasoningTokens += event.reasoningTokens;
-    if (event.finish !== null) {
-      t.lastChunkNs = now;
-      t.status = 'done';
-    }
+    return parts;
   }
 
   /** Feed the latency histograms with a chunk handed over at `now` (measured from the engine's arrival reading). */
@@ -273,25 +295,27 @@ export class ResponseWriter implements EngineListener {
     // think-tags: this.content already holds `<think>`… (produce), and this.reasoning stays ''.
     const thinkTags = this.config.reasoning_field === 'think-tags';
     const body =
-      this.request.kind === 'chat'
-        ? chatCompletion(
-            meta,
-            {
-              content: answered || (thinkTags && this.content !== '') ? this.content : null,
-              reasoning: this.reasoning === '' ? null : this.reasoning,
-              reasoningField: this.config.reasoning_field,
-            },
-            reason,
-            usage,
-          )
-        : textCompletion(meta, this.content, reason, usage);
+      this.dialect !== undefined
+        ? this.dialect.body(this.reasoning, this.content, event.finish)
+        : this.request.kind === 'chat'
+          ? chatCompletion(
+              meta,
+              {
+                content: answered || (thinkTags && this.content !== '') ? this.content : null,
+                reasoning: this.reasoning === '' ? null : this.reasoning,
+                reasoningField: this.config.reasoning_field,
+              },
+              reason,
+              usage,
+            )
+          : textCompletion(meta, this.content, reason, usage);
     this.finished = true;
     const json = JSON.stringify(body);
     const now = this.clock.nowNs();
     this.res.writeHead(200, { 'content-type': 'application/json' });
     this.res.end(json);
     t.firstOutputNs = now;
-    if (this.request.kind === 'chat' ? answered : this.content !== '') t.firstContentNs = now;
+    if (this.request.kind === 'completion' ? this.content !== '' : answered) t.firstContentNs = now;
     t.lastChunkNs = now;
     t.status = 'done';
   }
