@@ -205,6 +205,11 @@ export class Engine {
     this.cache = new PrefixCache(config.prefix_cache.capacity_blocks);
   }
 
+  /** The arrival index the next submit() will get (it seeds per-request decisions made before submitting). */
+  peekIndex(): number {
+    return this.nextIndex;
+  }
+
   /** Queue a request; its events go to `listener`. Wakes an idle engine at the current time. */
   submit(request: EngineRequest, listener: EngineListener): SeqHandle {
     if (this.closed) throw new Error('engine is closed');

@@ -39,9 +39,19 @@ export const REASONING_EFFORT_SCALE: Readonly<Record<string, number>> = {
 const optionalInt = (min: number) => z.int().min(min).nullish();
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const ChatToolCall = z.looseObject({
+  function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }),
+});
 const Message = z.looseObject({
   role: z.string().min(1),
   content: z.union([z.string(), z.array(TextPart), z.null()]).optional(),
+  /** An assistant turn that called tools (its content is then usually null). */
+  tool_calls: z.array(ChatToolCall).nullish(),
+});
+/** Chat's tools: `[{type:"function", function:{name, parameters}}]`. */
+const ChatTool = z.looseObject({
+  type: z.string().nullish(),
+  function: z.looseObject({ name: z.string().min(1), parameters: z.unknown().optional() }),
 });
 const Common = {
   model: z.string().nullish(),
@@ -60,6 +70,7 @@ const ChatBody = z.looseObject({
   max_completion_tokens: optionalInt(1),
   chat_template_kwargs: z.looseObject({ enable_thinking: z.boolean().nullish() }).nullish(),
   reasoning_effort: z.enum(Object.keys(REASONING_EFFORT_SCALE) as [string, ...string[]]).nullish(),
+  tools: z.array(ChatTool).nullish(),
 });
 const CompletionBody = z.looseObject({
   ...Common,
@@ -79,6 +90,11 @@ export interface GenerationRequest {
   includeUsage: boolean;
   continuousUsage: boolean;
   limits: OutputLimits;
+  /**
+   * The first tool's name when the request carries a non-empty `tools` array (the one a tool-call
+   * answer calls), else null. Whether this response calls it is decided at submission.
+   */
+  toolName: string | null;
 }
 
 /** Text of a message's content: a string, or the concatenated `text` of its text parts. */
@@ -168,10 +184,12 @@ function checkModel(config: SimConfig, model: string | null | undefined): void {
 export function parseChatRequest(config: SimConfig, body: unknown): GenerationRequest {
   const req = parseOrThrow(ChatBody, body);
   checkModel(config, req.model);
-  const messages: TemplateMessage[] = req.messages.map((m, i) => ({
-    role: m.role,
-    content: messageText(m.content, i),
-  }));
+  // A tool call in the history counts as its name and arguments; a tool result (role "tool") as its content.
+  const messages: TemplateMessage[] = req.messages.map((m, i) => {
+    let content = messageText(m.content, i);
+    for (const call of m.tool_calls ?? []) content += `${call.function.name}${call.function.arguments ?? ''}`;
+    return { role: m.role, content };
+  });
   const promptPieces = chatPromptPieces(messages);
   const thinking = req.chat_template_kwargs?.enable_thinking !== false;
   const scale = REASONING_EFFORT_SCALE[req.reasoning_effort ?? 'medium'] ?? 1;
@@ -184,6 +202,7 @@ export function parseChatRequest(config: SimConfig, body: unknown): GenerationRe
     stream: req.stream === true,
     includeUsage: req.stream_options?.include_usage === true,
     continuousUsage: req.stream_options?.continuous_usage_stats === true,
+    toolName: req.tools?.[0]?.function.name ?? null,
     limits: resolveLimits(
       config,
       promptPieces.length,
@@ -210,15 +229,26 @@ export function parseCompletionRequest(config: SimConfig, body: unknown): Genera
     stream: req.stream === true,
     includeUsage: req.stream_options?.include_usage === true,
     continuousUsage: req.stream_options?.continuous_usage_stats === true,
+    toolName: null,
     limits: resolveLimits(config, promptPieces.length, req.max_tokens, req.min_tokens ?? 0, req.ignore_eos === true, 0),
   };
 }
 
 const ResponsesInputPart = z.looseObject({ type: z.string(), text: z.string().optional() });
-const ResponsesInputItem = z.looseObject({
-  type: z.string().nullish(),
+const ResponsesMessageItem = z.looseObject({
+  type: z.literal('message').nullish(),
   role: z.string().min(1),
   content: z.union([z.string(), z.array(ResponsesInputPart)]),
+});
+/** A tool call of an earlier turn, and its result. */
+const ResponsesCallItem = z.looseObject({ type: z.literal('function_call'), name: z.string(), arguments: z.string() });
+const ResponsesOutputItem = z.looseObject({ type: z.literal('function_call_output'), output: z.string() });
+const ResponsesInputItem = z.union([ResponsesMessageItem, ResponsesCallItem, ResponsesOutputItem]);
+/** The Responses API's tools: `[{type:"function", name, parameters}]`. */
+const ResponsesTool = z.looseObject({
+  type: z.string().nullish(),
+  name: z.string().min(1),
+  parameters: z.unknown().optional(),
 });
 const ResponsesBody = z.looseObject({
   model: z.string().nullish(),
@@ -230,10 +260,11 @@ const ResponsesBody = z.looseObject({
   reasoning: z
     .looseObject({ effort: z.enum(Object.keys(REASONING_EFFORT_SCALE) as [string, ...string[]]).nullish() })
     .nullish(),
+  tools: z.array(ResponsesTool).nullish(),
 });
 
 /** Text of one Responses input item's content: a string or its `input_text` / `output_text` parts. */
-function responsesText(content: z.infer<typeof ResponsesInputItem>['content'], i: number): string {
+function responsesText(content: z.infer<typeof ResponsesMessageItem>['content'], i: number): string {
   if (typeof content === 'string') return content;
   let text = '';
   for (const part of content) {
@@ -264,7 +295,13 @@ export function parseResponsesRequest(config: SimConfig, body: unknown): Generat
   if (req.instructions !== undefined && req.instructions !== null)
     messages.push({ role: 'system', content: req.instructions });
   if (typeof req.input === 'string') messages.push({ role: 'user', content: req.input });
-  else req.input.forEach((m, i) => messages.push({ role: m.role, content: responsesText(m.content, i) }));
+  else {
+    req.input.forEach((m, i) => {
+      if (m.type === 'function_call') messages.push({ role: 'assistant', content: `${m.name}${m.arguments}` });
+      else if (m.type === 'function_call_output') messages.push({ role: 'tool', content: m.output });
+      else messages.push({ role: m.role, content: responsesText(m.content, i) });
+    });
+  }
   const promptPieces = chatPromptPieces(messages);
   const scale = REASONING_EFFORT_SCALE[req.reasoning?.effort ?? 'medium'] ?? 1;
   return {
@@ -274,6 +311,7 @@ export function parseResponsesRequest(config: SimConfig, body: unknown): Generat
     stream: req.stream === true,
     includeUsage: true,
     continuousUsage: false,
+    toolName: req.tools?.[0]?.name ?? null,
     limits: resolveLimits(
       config,
       promptPieces.length,
@@ -286,9 +324,23 @@ export function parseResponsesRequest(config: SimConfig, body: unknown): Generat
 }
 
 const AnthropicText = z.looseObject({ type: z.string(), text: z.string().optional() });
+/** A content block: `text`, or (in history) `tool_use` / `tool_result`; other types are refused when read. */
+const AnthropicBlock = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+  content: z.union([z.string(), z.array(AnthropicText)]).optional(),
+});
 const AnthropicMessage = z.looseObject({
   role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(AnthropicText)]),
+  content: z.union([z.string(), z.array(AnthropicBlock)]),
+});
+/** Anthropic's tools: `[{name, description?, input_schema}]`. */
+const AnthropicTool = z.looseObject({
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  input_schema: z.unknown(),
 });
 const MessagesBody = z.looseObject({
   model: z.string().nullish(),
@@ -303,17 +355,28 @@ const MessagesBody = z.looseObject({
       z.looseObject({ type: z.literal('disabled') }),
     ])
     .nullish(),
+  tools: z.array(AnthropicTool).nullish(),
 });
 
-/** Text of Anthropic content: a string or its `text` blocks. */
-function anthropicText(content: string | z.infer<typeof AnthropicText>[], where: string): string {
+/**
+ * Text of Anthropic content: a string or its blocks: `text`, a `tool_use` (its name and input as
+ * JSON), a `tool_result` (its content's text).
+ */
+function anthropicText(content: string | z.infer<typeof AnthropicBlock>[], where: string): string {
   if (typeof content === 'string') return content;
   let text = '';
   for (const block of content) {
-    if (block.type !== 'text' || block.text === undefined) {
-      throw new HttpError(400, 'unsupported_content', `${where}: only text content blocks are supported`);
+    if (block.type === 'text' && block.text !== undefined) text += block.text;
+    else if (block.type === 'tool_use' && block.name !== undefined)
+      text += block.name + JSON.stringify(block.input ?? {});
+    else if (block.type === 'tool_result') text += anthropicText(block.content ?? '', `${where}.tool_result`);
+    else {
+      throw new HttpError(
+        400,
+        'unsupported_content',
+        `${where}: only text, tool_use and tool_result content blocks are supported`,
+      );
     }
-    text += block.text;
   }
   return text;
 }
@@ -347,6 +410,7 @@ export function parseMessagesRequest(config: SimConfig, body: unknown): Generati
     stream: req.stream === true,
     includeUsage: true,
     continuousUsage: false,
+    toolName: req.tools?.[0]?.name ?? null,
     limits: resolveLimits(config, promptPieces.length, req.max_tokens, 0, false, reasoning),
   };
 }

@@ -207,11 +207,24 @@ function generate(
     dialect,
   );
   const submittedNs = ctx.clock.nowNs();
-  const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
+  const tool = toolCallFor(ctx, gen);
+  const limits = tool === null ? gen.limits : { ...gen.limits, contentTokens: ctx.config.tool_call_arguments_tokens };
+  const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits }, writer);
   const id = ID_PREFIX[gen.kind] + randomHex(deriveRng(ctx.config.seed, 'response-id', handle.index), 16);
   const record = newRecord(id, handle, gen.kind, gen.stream, receivedNs, submittedNs);
   ctx.truth.add(record);
-  writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record);
+  writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record, tool);
+}
+
+/**
+ * The tool a request's answer calls, or null: with a non-empty `tools` array, its first tool with
+ * probability `tool_call_probability`, drawn from the seed and the arrival index it is about to get
+ * (so a run with the same seed and arrival order makes the same calls).
+ */
+function toolCallFor(ctx: SimContext, gen: GenerationRequest): string | null {
+  if (gen.toolName === null) return null;
+  const draw = deriveRng(ctx.config.seed, 'tool-call', ctx.engine.peekIndex())();
+  return draw < ctx.config.tool_call_probability ? gen.toolName : null;
 }
 
 /** A fresh ground-truth record of an accepted request. */
@@ -234,6 +247,8 @@ function newRecord(
     completionTokens: 0,
     reasoningTokens: 0,
     finishReason: null,
+    toolCalls: 0,
+    toolArgumentBytes: 0,
     receivedNs,
     submittedNs,
     admittedNs: null,
