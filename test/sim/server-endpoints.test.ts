@@ -633,3 +633,61 @@ describe('the /metrics counters count every endpoint like chat', () => {
     }
   });
 });
+
+describe('every stream fault applies to the Responses and Messages streams', () => {
+  let sim: SimHandle;
+  before(async () => {
+    sim = await startSim({ ...BASE, reasoning_tokens: 1, output_tokens: { kind: 'fixed', tokens: 3 } });
+  });
+  after(() => sim.close());
+  const faults = [
+    'stall_first:0.01',
+    'stall_mid:0.01',
+    'trickle:0',
+    'missing_usage',
+    'missing_done',
+    'huge_line:5000',
+    'invalid_utf8',
+    'malformed_json',
+    'non_object',
+    'stream_error',
+    'gzip',
+  ];
+
+  for (const fault of faults) {
+    it(fault, async () => {
+      for (const path of ['/responses', '/messages']) {
+        const body =
+          path === '/responses'
+            ? { input: 'x', stream: true }
+            : { max_tokens: 20, messages: [{ role: 'user', content: 'x' }], stream: true };
+        const r = await sse(`${sim.url}${path}`, body, { 'x-sim-fault': fault });
+        assert.equal(r.status, 200, `${path} ${fault}`);
+        assert.equal(r.headers.get('x-sim-fault')?.split(':')[0], fault.split(':')[0]);
+        const named = r.events.filter((e) => e.event !== null);
+        assert.ok(named.length > 0);
+        // Every event keeps the dialect's framing: an `event:` line with a `data:` line.
+        assert.ok(
+          r.events.every((e) => e.event !== null && e.data !== ''),
+          `${path} ${fault}: unnamed event`,
+        );
+        if (path === '/responses') {
+          const numbers = r.events.map((e) => e.json?.['sequence_number']).filter((n) => typeof n === 'number');
+          assert.deepEqual(
+            numbers,
+            numbers.map((_, i) => i),
+            `${path} ${fault}: sequence numbers count up without gaps`,
+          );
+        }
+        if (fault === 'huge_line:5000') {
+          const huge = r.raw.split('\n').find((l) => l.length > 1000);
+          assert.equal(Buffer.byteLength(huge ?? ''), 5000);
+          assert.ok(r.events.at(-1)?.event === 'response.completed' || r.events.at(-1)?.event === 'message_stop');
+        }
+        if (fault === 'missing_done') {
+          assert.ok(!r.events.some((e) => e.event === 'response.completed' || e.event === 'message_stop'));
+        }
+      }
+    });
+  }
+});
