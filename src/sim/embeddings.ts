@@ -42,6 +42,7 @@ function base64Floats(vector: readonly number[]): string {
 export class EmbeddingWriter implements EngineListener {
   private handle: SeqHandle | undefined;
   private truth: GroundTruth | undefined;
+  private created = 0;
   private finished = false;
 
   constructor(
@@ -56,6 +57,7 @@ export class EmbeddingWriter implements EngineListener {
   attach(handle: SeqHandle, truth: GroundTruth): void {
     this.handle = handle;
     this.truth = truth;
+    this.created = Math.floor(Date.now() / 1000);
     this.res.on('close', () => this.onClose());
     if (this.res.destroyed || this.res.socket?.destroyed === true) this.onClose();
   }
@@ -89,8 +91,11 @@ export class EmbeddingWriter implements EngineListener {
       const vector = embeddingVector(this.seed, input, r.dimensions);
       return { object: 'embedding', index, embedding: r.encoding === 'base64' ? base64Floats(vector) : vector };
     });
+    // `id` and `created` as vLLM adds them (OpenAI's own answer has neither): the id is the ground truth's.
     const body = {
+      id: t.id,
       object: 'list',
+      created: this.created,
       data,
       model: r.model,
       usage: { prompt_tokens: usage.promptTokens, total_tokens: usage.promptTokens },

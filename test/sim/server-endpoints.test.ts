@@ -521,6 +521,8 @@ describe('POST /v1/embeddings', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.object, 'list');
     assert.equal(r.body.model, 'servebench-sim');
+    assert.match(r.body.id, /^embd-[0-9a-f]+$/);
+    assert.equal(sim.groundTruth(r.body.id)?.endpoint, 'embeddings');
     assert.equal(r.body.data.length, 2);
     r.body.data.forEach((d: any, i: number) => {
       assert.equal(d.object, 'embedding');
