@@ -47,7 +47,7 @@ export const SSE_DONE = 'data: [DONE]\n\n';
 /** A `chat.completion.chunk` with one choice (or none, for the usage chunk). */
 export function chatChunk(
   meta: ResponseMeta,
-  delta: Record<string, string> | null,
+  delta: Record<string, unknown> | null,
   finishReason: string | null,
   usage?: UsageJson,
 ): Record<string, unknown> {
@@ -80,15 +80,23 @@ export function completionChunk(
   return chunk;
 }
 
-/** The non-streaming chat response; `content` is null when every token was reasoning. */
+/** One tool call of a chat message, OpenAI's shape. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The non-streaming chat response; `content` is null when every token was reasoning, or for a tool call. */
 export function chatCompletion(
   meta: ResponseMeta,
-  message: { content: string | null; reasoning: string | null; reasoningField: string },
+  message: { content: string | null; reasoning: string | null; reasoningField: string; toolCalls?: ChatToolCall[] },
   finishReason: string,
   usage: UsageJson,
 ): Record<string, unknown> {
   const msg: Record<string, unknown> = { role: 'assistant', content: message.content };
   if (message.reasoning !== null) msg[message.reasoningField] = message.reasoning;
+  if (message.toolCalls !== undefined) msg['tool_calls'] = message.toolCalls;
   return {
     id: meta.id,
     object: 'chat.completion',

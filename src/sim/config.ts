@@ -124,6 +124,15 @@ export const SimConfigSchema = z.strictObject({
   time_scale: z.number().positive().default(1),
   /** Busy-wait (setImmediate) this long before each step deadline for sub-ms precision; 0 = timers only. */
   timer_spin_us: z.number().min(0).max(20_000).default(1000),
+  /**
+   * Probability that a request carrying a non-empty `tools` array answers with one call to its
+   * first tool instead of text (drawn from the seed and the arrival index).
+   */
+  tool_call_probability: z.number().min(0).max(1).default(0.5),
+  /** Length of a tool call's JSON arguments in tokens (one fragment per token; capped by max_tokens). */
+  tool_call_arguments_tokens: positiveInt.max(100_000).default(24),
+  /** Length of the vectors /v1/embeddings returns (a request's `dimensions` may ask for fewer). */
+  embedding_dimensions: positiveInt.max(65_536).default(384),
   /** Ground-truth records kept (oldest dropped first). */
   ground_truth_limit: nonNegInt.default(100_000),
   /** Largest accepted request body in bytes (HTTP 413 beyond). */

@@ -42,6 +42,13 @@ export interface EngineRequest {
   /** Prompt token pieces (src/sim/tokenizer.ts); the prefix cache compares them. */
   promptPieces: readonly string[];
   limits: OutputLimits;
+  /**
+   * A pooling request (/v1/embeddings): prefill only. It is admitted, cached and prefilled like any
+   * other request but samples no token: its one chunk carries 0 tokens, comes at the end of the
+   * step that completes its prefill, adds no decode time to that step (it is not in b), and
+   * finishes with reason `stop`.
+   */
+  prefillOnly?: boolean;
 }
 
 /** Token accounting of a finished request, as reported in `usage`. */
@@ -198,17 +205,21 @@ export class Engine {
     this.cache = new PrefixCache(config.prefix_cache.capacity_blocks);
   }
 
+  /** The arrival index the next submit() will get (it seeds per-request decisions made before submitting). */
+  peekIndex(): number {
+    return this.nextIndex;
+  }
+
   /** Queue a request; its events go to `listener`. Wakes an idle engine at the current time. */
   submit(request: EngineRequest, listener: EngineListener): SeqHandle {
     if (this.closed) throw new Error('engine is closed');
     // Read the clock first: hashing a long prompt below takes real time that belongs to the model.
     const arrivalNs = this.clock.nowNs();
     const index = this.nextIndex++;
-    const plan = planOutput(
-      this.config.output_tokens,
-      request.limits,
-      deriveRng(this.config.seed, 'output-length', index),
-    );
+    const plan: OutputPlan =
+      request.prefillOnly === true
+        ? { reasoningTokens: 0, contentTokens: 0, finishReason: 'stop' }
+        : planOutput(this.config.output_tokens, request.limits, deriveRng(this.config.seed, 'output-length', index));
     const pc = this.config.prefix_cache;
     const seq: Seq = {
       index,
@@ -346,7 +357,8 @@ export class Engine {
       seq.prefillLeft -= take;
       if (take > 0) this.hold(seq); // the chunk's KV slots are allocated when it is scheduled, as in vLLM
       // The forward pass that completes a prompt also samples its first token (one token, no drafts yet).
-      if (seq.prefillLeft === 0) emissions.push({ seq, tokens: 1, completesPrefill: true });
+      // A prefill-only request (total 0) samples nothing.
+      if (seq.prefillLeft === 0) emissions.push({ seq, tokens: Math.min(1, seq.total), completesPrefill: true });
     }
     return { emissions, prefillTokens };
   }
@@ -368,9 +380,12 @@ export class Engine {
       return;
     }
     const { emissions, prefillTokens } = this.planBatch();
-    const endNs = startNs + this.stepDurationNs(emissions.length, prefillTokens);
+    // b counts the sequences that sample a token: prefill-only requests add prefill time only.
+    let decodeBatch = 0;
+    for (const e of emissions) if (e.tokens > 0) decodeBatch++;
+    const endNs = startNs + this.stepDurationNs(decodeBatch, prefillTokens);
     this.counters.steps++;
-    this.options.onStep?.({ startNs, endNs, admitted, decodeBatch: emissions.length, prefillTokens });
+    this.options.onStep?.({ startNs, endNs, admitted, decodeBatch, prefillTokens });
     const step: Step = { endNs, emissions };
     this.timer = this.clock.at(endNs, () => this.endStep(step));
   }

@@ -8,13 +8,42 @@ import type { ServerResponse } from 'node:http';
 import { createGzip, type Gzip } from 'node:zlib';
 import type { Fault } from './faults.js';
 
-/** What one SSE event of the stream is. */
-export type StreamPartKind = 'role' | 'token' | 'finish' | 'usage' | 'done';
+/**
+ * What one SSE event of the stream is. `frame` is structure that is neither a token nor the end
+ * (a Responses item or an Anthropic content block opening mid-stream): like `role`, it never
+ * triggers a positional fault.
+ */
+export type StreamPartKind = 'role' | 'frame' | 'token' | 'finish' | 'usage' | 'done';
 
 /** One SSE event, ready to write (`data: …\n\n`). */
 export interface StreamPart {
   readonly kind: StreamPartKind;
   readonly text: string;
+  /**
+   * The same event without its usage, for `missing_usage` where usage rides on an event that
+   * must still be sent (Anthropic's message_delta, the Responses API's final event).
+   */
+  readonly withoutUsage?: string;
+}
+
+/** The fault events of one stream dialect (each a complete SSE event unless said otherwise). */
+export interface FaultEvents {
+  /** The server's in-stream error event. */
+  streamError(): string;
+  /** An event whose JSON is cut short. */
+  malformed(): string;
+  /** An event whose data is JSON but not an object. */
+  nonObject(): string;
+  /** A text delta carrying bytes that are not UTF-8. */
+  invalidUtf8(): Buffer;
+  /** One valid event whose data line is exactly `bytes` bytes (terminator excluded). */
+  hugeLine(bytes: number): Buffer;
+  /**
+   * Rewrites each event the fault lets through, just before it is queued: the Responses API
+   * renumbers `sequence_number` so the events actually sent (fault events included) count up
+   * without gaps.
+   */
+  rewrite?(text: string): string;
 }
 
 /** The byte side of a streamed response. */
@@ -76,6 +105,15 @@ export function hugeLineEvent(bytes: number): Buffer {
   return Buffer.concat([Buffer.from(head), Buffer.alloc(fill, 0x78), Buffer.from(`${tail}\n\n`)]);
 }
 
+/** The chat / completions dialect (llama.cpp's in-stream error). */
+export const OPENAI_FAULT_EVENTS: FaultEvents = {
+  streamError: () => STREAM_ERROR_EVENT,
+  malformed: () => MALFORMED_EVENT,
+  nonObject: () => NON_OBJECT_EVENT,
+  invalidUtf8: () => INVALID_UTF8_EVENT,
+  hugeLine: hugeLineEvent,
+};
+
 /** Delay before a reset or close, so the bytes written just before it reach the client first. */
 const CUT_DELAY_MS = 30;
 
@@ -114,9 +152,12 @@ export class FaultSink implements StreamSink {
   #gzip: Gzip | null = null;
   #done = false;
 
-  constructor(res: ServerResponse, fault: Fault) {
+  readonly #events: FaultEvents;
+
+  constructor(res: ServerResponse, fault: Fault, events: FaultEvents = OPENAI_FAULT_EVENTS) {
     this.#res = res;
     this.#fault = fault;
+    this.#events = events;
     this.#after = fault.args['after_chunks'] ?? (fault.name === 'huge_line' ? 1 : 0);
     res.on('close', () => this.#stop());
   }
@@ -140,16 +181,19 @@ export class FaultSink implements StreamSink {
   write(parts: readonly StreamPart[], final: boolean): void {
     for (const part of parts) {
       if (this.#closedInput) return;
-      if (part.kind === 'usage' && this.#fault.name === 'missing_usage') continue;
+      const noUsage = this.#fault.name === 'missing_usage';
+      if (noUsage && part.kind === 'usage' && part.withoutUsage === undefined) continue;
       if (part.kind === 'done' && this.#fault.name === 'missing_done') continue;
-      const reached = part.kind === 'token' ? this.#tokens >= this.#after : part.kind !== 'role';
+      const reached =
+        part.kind === 'token' ? this.#tokens >= this.#after : part.kind !== 'role' && part.kind !== 'frame';
       if (!this.#fired && reached && POSITIONAL.has(this.#fault.name)) {
         this.#fired = true;
         this.#fire();
         if (this.#closedInput) return;
       }
       if (part.kind === 'token') this.#tokens++;
-      this.#enqueue(Buffer.from(part.text, 'utf8'));
+      const text = noUsage && part.withoutUsage !== undefined ? part.withoutUsage : part.text;
+      this.#enqueue(Buffer.from(this.#events.rewrite?.(text) ?? text, 'utf8'));
     }
     if (final) this.#end('end');
   }
@@ -166,22 +210,22 @@ export class FaultSink implements StreamSink {
       case 'close_mid':
         return this.#end('close');
       case 'malformed_json':
-        this.#enqueue(Buffer.from(MALFORMED_EVENT));
+        this.#enqueue(Buffer.from(this.#events.malformed()));
         return this.#end('end');
       case 'non_object':
-        this.#enqueue(Buffer.from(NON_OBJECT_EVENT));
+        this.#enqueue(Buffer.from(this.#events.nonObject()));
         return this.#end('end');
       case 'stream_error':
-        this.#enqueue(Buffer.from(STREAM_ERROR_EVENT));
+        this.#enqueue(Buffer.from(this.#events.streamError()));
         return this.#end('end');
       case 'stream_error_cut':
         // The error line alone (no blank line), then FIN without the chunked terminator.
-        this.#enqueue(Buffer.from(STREAM_ERROR_EVENT.trimEnd()));
+        this.#enqueue(Buffer.from(this.#events.streamError().trimEnd()));
         return this.#end('close');
       case 'huge_line':
-        return this.#enqueue(hugeLineEvent(args['bytes'] ?? 10_000_000));
+        return this.#enqueue(this.#events.hugeLine(args['bytes'] ?? 10_000_000));
       case 'invalid_utf8':
-        return this.#enqueue(INVALID_UTF8_EVENT);
+        return this.#enqueue(this.#events.invalidUtf8());
       default:
         return;
     }

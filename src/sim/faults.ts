@@ -16,8 +16,10 @@
  *
  * A SPEC without any `NAME=` field is a mix applied to every request: `reset_mid` means
  * `mix=reset_mid:rate=1`. `rate` and `every`/`at` exclude each other; with only `mix` the rate is 1.
- * Only streaming generation requests (`/chat/completions`, `/completions` with `stream: true`) count
- * as arrivals and can be faulted; `/models`, `/tokenize`, health and non-streaming requests never are.
+ * Only streaming generation requests (`/chat/completions`, `/completions`, `/responses`, `/messages`
+ * with `stream: true`) count as arrivals and can be faulted, each in its own dialect (error bodies
+ * and in-stream events: src/sim/dialects.ts); `/models`, `/tokenize`, `/embeddings`, health and
+ * non-streaming requests never are.
  */
 import { deriveRng } from './rng.js';
 

@@ -21,14 +21,22 @@ export interface GroundTruth {
   id: string;
   /** Arrival index (seeds its lengths and text). */
   index: number;
-  endpoint: 'chat' | 'completion';
+  endpoint: 'chat' | 'completion' | 'responses' | 'messages' | 'embeddings';
   stream: boolean;
   status: 'waiting' | 'running' | 'done' | 'cancelled';
   promptTokens: number;
   cachedTokens: number | null;
   completionTokens: number;
   reasoningTokens: number;
+  /**
+   * The engine's finish reason (`stop`, `length`): a tool call that completed is `stop` here, as
+   * in vLLM's counters, whatever the API called it (`tool_calls`, `tool_use`).
+   */
   finishReason: string | null;
+  /** 1 when the response is a tool call instead of text (then its content tokens are the arguments), else 0. */
+  toolCalls: number;
+  /** UTF-8 bytes of the tool call's arguments written so far (0 without a tool call). */
+  toolArgumentBytes: number;
   /** Request headers parsed. */
   receivedNs: number;
   /** Body parsed and queued in the engine. */

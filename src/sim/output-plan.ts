@@ -16,6 +16,11 @@ export interface OutputLimits {
   ignoreEos: boolean;
   /** Reasoning budget of this request in tokens (0 disables the phase). */
   reasoningTokens: number;
+  /**
+   * The answer's natural length in tokens, replacing the draw from `output_tokens` (a tool call's
+   * arguments). The draw still happens, so the random stream does not depend on it.
+   */
+  contentTokens?: number;
 }
 
 /** What will be produced. `reasoningTokens + contentTokens` = completion_tokens. */
@@ -55,7 +60,8 @@ export function drawContentLength(dist: OutputTokensConfig, rng: Rng): number {
  */
 export function planOutput(dist: OutputTokensConfig, limits: OutputLimits, rng: Rng): OutputPlan {
   // Always draw, even under ignore_eos, so the random stream does not depend on request flags.
-  const content = drawContentLength(dist, rng);
+  const drawn = drawContentLength(dist, rng);
+  const content = limits.contentTokens ?? drawn;
   const cap = limits.maxTokens;
   const natural = Math.max(limits.reasoningTokens + content, limits.minTokens);
   const stops = !limits.ignoreEos && natural <= cap;

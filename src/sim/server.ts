@@ -5,6 +5,10 @@
  *   GET  /v1/models             model list (id, max_model_len, owned_by)
  *   POST /v1/chat/completions   streaming (SSE) and non-streaming chat
  *   POST /v1/completions        streaming and non-streaming raw-prompt completions
+ *   POST /v1/responses          OpenAI Responses API, streamed (named `response.*` events) or not
+ *   POST /v1/messages           Anthropic Messages API, streamed (`message_start` … `message_stop`)
+ *                               or not; its errors use Anthropic's shape
+ *   POST /v1/embeddings         embeddings: a prefill-only pass through the same engine
  *   POST /tokenize              {"content"|"prompt": text} or {"messages": [...]} → {"tokens", "count", "max_model_len"}
  *   GET  /health                {"status":"ok"}
  *   GET  /sim/ground-truth      every kept ground-truth record; `?id=chatcmpl-…` for one
@@ -12,7 +16,8 @@
  *   GET  /metrics               Prometheus text format in vLLM V1's names (src/sim/vllm-metrics.ts):
  *                               running, waiting, KV usage, token and request counters, TTFT /
  *                               inter-token / e2e histograms, from the engine's own state
- * Errors use OpenAI's shape `{"error":{"message","type","param","code"}}`.
+ * Errors use OpenAI's shape `{"error":{"message","type","param","code"}}`, except on /v1/messages:
+ * `{"type":"error","error":{"type","message"}}`.
  *
  * Fault injection (config key `faults`, `servebench sim --faults SPEC`, or a request's
  * `x-sim-fault: NAME[:ARG]` header) applies to streaming generation requests only; see
@@ -22,11 +27,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { RealClock } from './clock.js';
 import { resolveSimConfig, type SimConfig, type SimConfigInput } from './config.js';
-import { Engine, type EngineStats } from './engine.js';
+import { Engine, type EngineStats, type SeqHandle } from './engine.js';
 import { GroundTruthStore, type GroundTruth } from './ground-truth.js';
 import { TurnQueue } from '../util/turns.js';
 import { SlicedQueue } from '../util/sliced-queue.js';
-import { HttpError, parseChatRequest, parseCompletionRequest, type GenerationRequest } from './requests.js';
+import {
+  HttpError,
+  parseChatRequest,
+  parseCompletionRequest,
+  parseEmbeddingsRequest,
+  parseMessagesRequest,
+  parseResponsesRequest,
+  type EmbeddingRequest,
+  type GenerationRequest,
+} from './requests.js';
+import { MessagesDialect, ResponsesDialect, type Dialect } from './dialects.js';
+import { EmbeddingWriter } from './embeddings.js';
 import { ResponseWriter, responseShape } from './response-writer.js';
 import { deriveRng, randomHex } from './rng.js';
 import { pieceIds, tokenize } from './tokenizer.js';
@@ -41,7 +57,7 @@ import {
   type Fault,
   type FaultName,
 } from './faults.js';
-import { FaultSink } from './faults-stream.js';
+import { FaultSink, OPENAI_FAULT_EVENTS } from './faults-stream.js';
 import { SimMetrics } from './vllm-metrics.js';
 
 /** A running simulator. */
@@ -97,13 +113,54 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
-function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
-  sendJson(
-    res,
-    err.status,
-    { error: { message: err.message, type: err.type, param: err.param, code: err.code } },
-    headers,
-  );
+/** Whose error shape a route answers in. */
+type ErrorDialect = 'openai' | 'anthropic';
+
+/** Anthropic's error type for an HTTP status. */
+function anthropicErrorType(status: number): string {
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503 || status === 529) return 'overloaded_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** An error body in the route's shape. */
+function errorBody(dialect: ErrorDialect, status: number, message: string, type: string, code: unknown): unknown {
+  if (dialect === 'anthropic') return { type: 'error', error: { type: anthropicErrorType(status), message } };
+  return { error: { message, type, param: null, code } };
+}
+
+function sendError(
+  res: ServerResponse,
+  err: HttpError,
+  headers: Record<string, string> = {},
+  dialect: ErrorDialect = 'openai',
+): void {
+  const body =
+    dialect === 'anthropic'
+      ? errorBody(dialect, err.status, err.message, err.type, err.code)
+      : { error: { message: err.message, type: err.type, param: err.param, code: err.code } };
+  sendJson(res, err.status, body, headers);
+}
+
+/** The path without `/v1` and trailing slashes. */
+function routePath(url: URL): string {
+  return url.pathname.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '') || '/';
+}
+
+/** Response id prefixes per endpoint. */
+const ID_PREFIX: Record<GenerationRequest['kind'], string> = {
+  chat: 'chatcmpl-',
+  completion: 'cmpl-',
+  responses: 'resp_',
+  messages: 'msg_',
+};
+
+function createDialect(kind: GenerationRequest['kind']): Dialect | undefined {
+  if (kind === 'responses') return new ResponsesDialect();
+  if (kind === 'messages') return new MessagesDialect();
+  return undefined;
 }
 
 /** Read the whole body, refusing more than `limit` bytes (HTTP 413). */
@@ -138,30 +195,60 @@ function generate(
   receivedNs: number,
   fault: Fault | null = null,
 ): void {
+  const dialect = createDialect(gen.kind);
   const writer = new ResponseWriter(
     ctx.config,
     ctx.clock,
     responseShape(gen),
     res,
-    fault === null ? undefined : new FaultSink(res, fault),
+    fault === null ? undefined : new FaultSink(res, fault, dialect?.faultEvents ?? OPENAI_FAULT_EVENTS),
     ctx.outbox,
     ctx.metrics,
+    dialect,
   );
   const submittedNs = ctx.clock.nowNs();
-  const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits: gen.limits }, writer);
-  const prefix = gen.kind === 'chat' ? 'chatcmpl-' : 'cmpl-';
-  const id = prefix + randomHex(deriveRng(ctx.config.seed, 'response-id', handle.index), 16);
-  const record: GroundTruth = {
+  const tool = toolCallFor(ctx, gen);
+  const limits = tool === null ? gen.limits : { ...gen.limits, contentTokens: ctx.config.tool_call_arguments_tokens };
+  const handle = ctx.engine.submit({ promptPieces: gen.promptPieces, limits }, writer);
+  const id = ID_PREFIX[gen.kind] + randomHex(deriveRng(ctx.config.seed, 'response-id', handle.index), 16);
+  const record = newRecord(id, handle, gen.kind, gen.stream, receivedNs, submittedNs);
+  ctx.truth.add(record);
+  writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record, tool);
+}
+
+/**
+ * The tool a request's answer calls, or null: with a non-empty `tools` array, its first tool with
+ * probability `tool_call_probability`, drawn from the seed and the arrival index it is about to get
+ * (so a run with the same seed and arrival order makes the same calls).
+ */
+function toolCallFor(ctx: SimContext, gen: GenerationRequest): string | null {
+  if (gen.toolName === null) return null;
+  const draw = deriveRng(ctx.config.seed, 'tool-call', ctx.engine.peekIndex())();
+  return draw < ctx.config.tool_call_probability ? gen.toolName : null;
+}
+
+/** A fresh ground-truth record of an accepted request. */
+function newRecord(
+  id: string,
+  handle: SeqHandle,
+  endpoint: GroundTruth['endpoint'],
+  stream: boolean,
+  receivedNs: number,
+  submittedNs: number,
+): GroundTruth {
+  return {
     id,
     index: handle.index,
-    endpoint: gen.kind,
-    stream: gen.stream,
+    endpoint,
+    stream,
     status: 'waiting',
     promptTokens: handle.promptTokens,
     cachedTokens: null,
     completionTokens: 0,
     reasoningTokens: 0,
     finishReason: null,
+    toolCalls: 0,
+    toolArgumentBytes: 0,
     receivedNs,
     submittedNs,
     admittedNs: null,
@@ -177,8 +264,24 @@ function generate(
       lastChunkNs: null,
     },
   };
+}
+
+/** Queue a validated embeddings request (prefill only; never faulted: it is not streamed). */
+function embed(ctx: SimContext, request: EmbeddingRequest, res: ServerResponse, receivedNs: number): void {
+  const writer = new EmbeddingWriter(ctx.config.seed, ctx.clock, request, res, ctx.metrics);
+  const submittedNs = ctx.clock.nowNs();
+  const handle = ctx.engine.submit(
+    {
+      promptPieces: request.promptPieces,
+      limits: { maxTokens: 0, minTokens: 0, ignoreEos: false, reasoningTokens: 0 },
+      prefillOnly: true,
+    },
+    writer,
+  );
+  const id = 'embd-' + randomHex(deriveRng(ctx.config.seed, 'response-id', handle.index), 16);
+  const record = newRecord(id, handle, 'embeddings', false, receivedNs, submittedNs);
   ctx.truth.add(record);
-  writer.attach(handle, { id, created: Math.floor(Date.now() / 1000), model: gen.model }, record);
+  writer.attach(handle, record);
 }
 
 /**
@@ -207,7 +310,7 @@ async function serveGeneration(
     ctx.faultCounts[fault.name] = (ctx.faultCounts[fault.name] ?? 0) + 1;
     res.setHeader('x-sim-fault', formatFault(fault));
     if (FAULTS[fault.name].beforeResponse) {
-      const proceed = await faultBeforeResponse(ctx, fault, req, res);
+      const proceed = await faultBeforeResponse(ctx, fault, req, res, gen.kind === 'messages' ? 'anthropic' : 'openai');
       if (!proceed) return;
       fault = null;
     }
@@ -220,11 +323,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-/** Error bodies of the HTTP faults: OpenAI's shape where a real server would use it. */
-function faultError(message: string, type: string, code: string | number): unknown {
-  return { error: { message, type, param: null, code } };
-}
-
 /**
  * Faults that decide the response before its head: answers, resets, closes, or a delay after
  * which the request proceeds normally. Returns true when the request should still be generated.
@@ -234,8 +332,12 @@ async function faultBeforeResponse(
   fault: Fault,
   req: IncomingMessage,
   res: ServerResponse,
+  dialect: ErrorDialect,
 ): Promise<boolean> {
   const seconds = (name: string): number => fault.args[name] ?? 0;
+  // Error bodies of the HTTP faults: the route's own JSON shape where a real server would use one.
+  const faultError = (status: number, message: string, type: string, code: string | number): unknown =>
+    errorBody(dialect, status, message, type, code);
   switch (fault.name) {
     case 'http_429': {
       const retry = seconds('retry_after_s');
@@ -243,6 +345,7 @@ async function faultBeforeResponse(
         res,
         429,
         faultError(
+          429,
           'simulated: rate limit reached for requests, retry later',
           'rate_limit_error',
           'rate_limit_exceeded',
@@ -252,7 +355,7 @@ async function faultBeforeResponse(
       return false;
     }
     case 'http_500':
-      sendJson(res, 500, faultError('simulated internal server error', 'server_error', 500));
+      sendJson(res, 500, faultError(500, 'simulated internal server error', 'server_error', 500));
       return false;
     case 'http_500_text':
       res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' });
@@ -265,7 +368,7 @@ async function faultBeforeResponse(
       sendJson(
         res,
         503,
-        faultError('simulated: the server is overloaded, try again later', 'service_unavailable', 503),
+        faultError(503, 'simulated: the server is overloaded, try again later', 'service_unavailable', 503),
         retry > 0 ? { 'retry-after': String(retry) } : {},
       );
       return false;
@@ -279,9 +382,10 @@ async function faultBeforeResponse(
       const headers = JSON.stringify(req.headers);
       const authorization = req.headers['authorization'] ?? '';
       sendJson(res, 500, {
+        ...(dialect === 'anthropic' ? { type: 'error' } : {}),
         error: {
           message: `simulated error; request headers were ${headers}`,
-          type: 'server_error',
+          type: dialect === 'anthropic' ? 'api_error' : 'server_error',
           code: 500,
           headers: req.headers,
           raw_headers: req.rawHeaders.join('\n'),
@@ -370,6 +474,9 @@ const ROUTES: Record<string, readonly string[]> = {
   '/models': ['GET'],
   '/chat/completions': ['POST'],
   '/completions': ['POST'],
+  '/responses': ['POST'],
+  '/messages': ['POST'],
+  '/embeddings': ['POST'],
   '/tokenize': ['POST'],
   '/health': ['GET'],
   '/sim/ground-truth': ['GET'],
@@ -379,7 +486,7 @@ const ROUTES: Record<string, readonly string[]> = {
 
 async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse, receivedNs: number): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
-  const path = url.pathname.replace(/^\/v1(?=\/)/, '').replace(/\/+$/, '') || '/';
+  const path = routePath(url);
   const methods = ROUTES[path];
   if (methods === undefined) throw new HttpError(404, 'not_found', `no route ${req.method ?? ''} ${url.pathname}`);
   if (!methods.includes(req.method ?? '')) {
@@ -387,6 +494,7 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
       res,
       new HttpError(405, 'method_not_allowed', `${req.method ?? ''} not allowed on ${url.pathname}`),
       { allow: methods.join(', ') },
+      path === '/messages' ? 'anthropic' : 'openai',
     );
   }
   const { config } = ctx;
@@ -429,6 +537,21 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
         receivedNs,
       );
     }
+    case '/responses': {
+      await ctx.intake.next();
+      const body = await readJson(req, config.max_request_bytes);
+      return serveGeneration(ctx, parseResponsesRequest(config, body), req, res, receivedNs);
+    }
+    case '/messages': {
+      await ctx.intake.next();
+      const body = await readJson(req, config.max_request_bytes);
+      return serveGeneration(ctx, parseMessagesRequest(config, body), req, res, receivedNs);
+    }
+    case '/embeddings': {
+      await ctx.intake.next();
+      const body = await readJson(req, config.max_request_bytes);
+      return embed(ctx, parseEmbeddingsRequest(config, body), res, receivedNs);
+    }
   }
 }
 
@@ -436,13 +559,17 @@ function handler(ctx: SimContext) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const receivedNs = ctx.clock.nowNs();
     route(ctx, req, res, receivedNs).catch((err: unknown) => {
+      const dialect: ErrorDialect =
+        routePath(new URL(req.url ?? '/', 'http://sim.invalid')) === '/messages' ? 'anthropic' : 'openai';
       if (err instanceof HttpError) {
         // After a 413 the rest of the body is unread: close the connection rather than drain it.
-        sendError(res, err, err.status === 413 ? { connection: 'close' } : {});
+        sendError(res, err, err.status === 413 ? { connection: 'close' } : {}, dialect);
       } else {
         sendError(
           res,
           new HttpError(500, 'internal_error', `simulator bug: ${(err as Error).message}`, 'server_error'),
+          {},
+          dialect,
         );
       }
     });

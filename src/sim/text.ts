@@ -124,3 +124,37 @@ export class FillerText {
     return out;
   }
 }
+
+/**
+ * The arguments of a simulated tool call, one fragment per token: `{"query":"` with the first
+ * filler word, one ` word` per later token, and `"}` closing on token `total` (the planned length),
+ * so the fragments of a call that was not cut short (max_tokens) concatenate to a JSON object
+ * string. Tokens beyond `total` (min_tokens, ignore_eos) are whitespace after the object.
+ */
+export class ToolArguments {
+  private readonly rng: Rng;
+  private emitted = 0;
+
+  constructor(
+    seed: number,
+    index: number,
+    private readonly total: number,
+  ) {
+    this.rng = deriveRng(seed, 'tool-arguments', index);
+  }
+
+  /** The next `tokens` fragments, concatenated. */
+  next(tokens: number): string {
+    let out = '';
+    for (let i = 0; i < tokens; i++) {
+      const k = this.emitted++;
+      if (k >= this.total) {
+        out += ' ';
+        continue;
+      }
+      const word = CONTENT_WORDS[Math.floor(this.rng() * CONTENT_WORDS.length)] ?? 'the';
+      out += (k === 0 ? '{"query":"' : ' ') + word + (k === this.total - 1 ? '"}' : '');
+    }
+    return out;
+  }
+}

@@ -47,6 +47,8 @@ function truth(
     completionTokens: 3,
     reasoningTokens: 0,
     finishReason: 'length',
+    toolCalls: 0,
+    toolArgumentBytes: 0,
     receivedNs,
     submittedNs: receivedNs,
     admittedNs: receivedNs,
