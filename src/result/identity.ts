@@ -214,6 +214,11 @@ const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
     read: setting((sb) => get(sb, 'config', 'endpoint') ?? 'chat', 'chat'),
   },
   {
+    name: 'tools',
+    reason: 'function tools offered with each request (--tools, base name): a tool call is the visible output',
+    read: setting((sb) => baseName(get(sb, 'config', 'tools')), null),
+  },
+  {
     // TTFO/TTFT boundaries move when reasoning is split out of content (client/think-tags.ts).
     name: 'think_tags',
     reason: 'reasoning split out of content by <think> tags (--reasoning-parser)',

@@ -85,6 +85,7 @@ test('two runs of the same workload on the simulator are comparable: exit 0, eve
 const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => void }[] = [
   { field: 'model', change: (d) => (d['model'] = 'another-model') },
   { field: 'endpoint', change: (d) => (d['servebench']['config']['endpoint'] = 'messages') },
+  { field: 'tools', change: (d) => (d['servebench']['config']['tools'] = '/work/agent-tools.json') },
   { field: 'measurement_protocol', change: (d) => (d['measurement_protocol'] = 'capacity-v4-reasoning') },
   { field: 'context_tokens', change: (d) => (d['context_tokens'] = 512) },
   { field: 'context_distribution', change: (d) => (d['context_distribution'] = { 256: 1, 512: 23 }) },
