@@ -37,8 +37,8 @@ const ARGS = [
 ];
 
 /** Every ok row saw its first output (reasoning) strictly before its first content. */
-function assertReasoningFirst(result: BenchResult['result']): void {
-  assert.equal(result['measurement_protocol'], 'capacity-v4-reasoning');
+function assertReasoningFirst(result: BenchResult['result'], protocol = 'capacity-v4-reasoning'): void {
+  assert.equal(result['measurement_protocol'], protocol);
   const rows = result.request_timings;
   assert.equal(rows.length, REQUESTS, `every request completed; failures: ${JSON.stringify(result.failures)}`);
   for (const row of rows) {
@@ -79,6 +79,16 @@ describe('(B) llama-server extracts <think> into reasoning_content', () => {
     const { result } = await bench(server.baseUrl, ARGS);
     assertReasoningFirst(result);
   });
+
+  // The same extraction reaches the other APIs as their own reasoning events:
+  // `response.reasoning_text.delta` and Messages `thinking_delta` (docs/endpoints.md).
+  for (const endpoint of ['responses', 'messages'] as const) {
+    test(`--endpoint ${endpoint}: the thinking arrives as its reasoning events, TTFO < TTFT on every ok row`, async () => {
+      const { result } = await bench(server.baseUrl, [...ARGS, '--endpoint', endpoint]);
+      assertReasoningFirst(result, `servebench-${endpoint}-v1`);
+      assert.ok((result['metrics'] as { reasoning_chunks: number }).reasoning_chunks > 0);
+    });
+  }
 });
 
 describe('(A) llama-server leaves <think>…</think> inside content', () => {
