@@ -13,6 +13,7 @@ import { resolveSimConfig } from '../sim/config.js';
 import { KUBERNETES_DEFAULTS, MAX_SHARDS } from '../shard/kubernetes.js';
 import type { CommandSpec, FlagSpec } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
+import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
 
 export type { CommandSpec } from './args/spec.js';
 
@@ -155,7 +156,7 @@ const COMPARE_FLAGS: readonly FlagSpec[] = [
 ];
 
 /** `list --protocol` values; `none` stands for the files from before measurement_protocol existed. */
-const LIST_PROTOCOLS = ['capacity-v2', 'capacity-v3', 'capacity-v4-reasoning', 'none'] as const;
+const LIST_PROTOCOLS = ['capacity-v2', ...MEASUREMENT_PROTOCOLS, 'none'] as const;
 
 const LIST_FLAGS: readonly FlagSpec[] = [
   { name: 'model', type: 'string', meta: 'SUBSTR', help: 'only models containing SUBSTR (case-insensitive)' },

@@ -9,6 +9,7 @@ import { asDoc, runWarnings, type Doc } from './run-view.js';
 import { finiteOrNull } from '../util/numbers.js';
 import { serverMetricsRows, serverMetricsWarnings } from './show-server.js';
 import { readServerMetrics } from './server-metrics-text.js';
+import { ENDPOINT_PATHS, ENDPOINTS, type Endpoint } from '../record/endpoint.js';
 
 const DASH = '–';
 
@@ -117,7 +118,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ['model', text(doc['model'])],
     ['engine', text(doc['engine'])],
     ['gpu', text(doc['gpu'])],
-    ['endpoint', text(doc['base_url'])],
+    ['endpoint', `${text(doc['base_url'])}${apiPath(doc)}`],
     ['protocol', `${protocol} (${ERA_LABEL[parsed.era]})`],
     ['workload', workload(doc)],
     ['context plan', distribution(doc)],
@@ -206,4 +207,15 @@ function shardsLine(doc: Record<string, unknown>): string | null {
   const missing =
     Array.isArray(shards.missing) && shards.missing.length > 0 ? `, missing ${shards.missing.join(', ')}` : '';
   return `${String(shards.merged)} of ${String(shards.count)} merged${shards.complete === false ? ' (partial)' : ''}${missing}; started within ${spread} ms${uncertainty} (${String(alignment['mode'] ?? '?')})`;
+}
+
+/** The API path the run drove (`servebench.config.endpoint`, docs/endpoints.md); files without one drove chat. */
+function apiPath(doc: Doc): string {
+  const config = asDoc(asDoc(doc['servebench'])['config']);
+  const endpoint = config['endpoint'];
+  const name =
+    typeof endpoint === 'string' && (ENDPOINTS as readonly string[]).includes(endpoint)
+      ? (endpoint as Endpoint)
+      : 'chat';
+  return ENDPOINT_PATHS[name];
 }
