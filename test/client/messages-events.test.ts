@@ -130,6 +130,32 @@ describe('Messages API stream: whole streams', () => {
     assert.equal(later.usage?.['total_tokens'], 43);
   });
 
+  it('null counts in message_delta (optional fields the server did not fill) keep message_start’s counts', () => {
+    const { state } = run([
+      messageStart({
+        input_tokens: 25,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: null,
+        output_tokens: 1,
+      }),
+      blockStart(0, { type: 'text', text: '' }),
+      textDelta(0, 'Hi'),
+      messageDelta('end_turn', {
+        input_tokens: null,
+        cache_read_input_tokens: null,
+        cache_creation_input_tokens: null,
+        server_tool_use: null,
+        output_tokens: 7,
+      }),
+      STOP,
+    ]);
+    assert.equal(state.usage?.['prompt_tokens'], 125);
+    assert.deepEqual(state.usage?.['prompt_tokens_details'], { cached_tokens: 100 });
+    assert.equal(state.usage?.['completion_tokens'], 7);
+    assert.equal(state.usage?.['total_tokens'], 132);
+    assert.equal(state.usage?.['server_tool_use'], null, 'a null the start did not have is kept as the server said it');
+  });
+
   it('tool_use blocks: each begins a call, input_json_delta adds UTF-8 bytes, the first call sets TTFT when no text came', () => {
     const { state, verdicts } = run([
       messageStart({ input_tokens: 400, output_tokens: 1 }),
