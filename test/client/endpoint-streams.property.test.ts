@@ -43,6 +43,8 @@ interface Stream {
   usage: Usage;
   /** Chat only: the server numbers its tool calls (`index`), or names each by an `id` on its first part. */
   indexed: boolean;
+  /** Chat only: every part of a call repeats its `id` (else only the first part carries it). */
+  repeatIds: boolean;
   eol: '\n' | '\r\n' | '\r';
 }
 
@@ -59,6 +61,7 @@ const stream: fc.Arbitrary<Stream> = fc.record({
   steps: fc.array(step, { maxLength: 20 }),
   usage: fc.record({ input: count, cached: count, created: count, output: count, reasoning: count }),
   indexed: fc.boolean(),
+  repeatIds: fc.boolean(),
   eol: fc.constantFrom('\n' as const, '\r\n' as const, '\r' as const),
 });
 
@@ -175,7 +178,7 @@ function chatWire(endpoint: 'chat' | 'completions', steps: readonly Step[], s: S
       out.push(chunk({ delta: { tool_calls: [s.indexed ? { index: calls, ...call } : call] } }));
       calls++;
     } else {
-      const part = { function: { arguments: st.text } };
+      const part = { ...(s.repeatIds ? { id: `call_${st.call}` } : {}), function: { arguments: st.text } };
       out.push(chunk({ delta: { tool_calls: [s.indexed ? { index: st.call, ...part } : part] } }));
     }
   }

@@ -98,6 +98,29 @@ describe('chat delta.tool_calls', () => {
     assert.equal(state.toolArgumentBytes, 9 + 1 + 1);
   });
 
+  it('id-only servers that repeat the call’s id on every part: each call counted once', () => {
+    const state = chat([
+      calls({ id: 'call_1', type: 'function', function: { name: 'a', arguments: '' } }),
+      calls({ id: 'call_1', function: { arguments: '{"q":' } }),
+      calls({ id: 'call_1', function: { arguments: '1}' } }),
+      calls({ id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } }),
+      calls({ id: 'call_2', function: { arguments: ' ' } }),
+    ]);
+    assert.equal(state.toolCalls, 2);
+    assert.equal(state.toolCallChunks, 5);
+    assert.equal(state.toolArgumentBytes, 5 + 2 + 2 + 1);
+  });
+
+  it('index-based servers that repeat the id: counted by index, as before', () => {
+    const state = chat([
+      calls({ index: 0, id: 'call_1', function: { name: 'a', arguments: '' } }),
+      calls({ index: 0, id: 'call_1', function: { arguments: '{}' } }),
+      calls({ index: 1, id: 'call_2', function: { name: 'b', arguments: '{}' } }),
+    ]);
+    assert.equal(state.toolCalls, 2);
+    assert.equal(state.toolCallChunks, 3);
+  });
+
   it('content before a tool call keeps TTFT at the content; the call still stamps its own first delta', () => {
     const state = chat([
       { choices: [{ index: 0, delta: { reasoning_content: 'hmm' } }] },
