@@ -13,7 +13,7 @@ import { applyDataEvent, newChunkState, type ChunkState } from '../../src/client
 import { endpointHeaders } from '../../src/client/endpoint.js';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
-import { loadTools } from '../../src/config/tools-file.js';
+import { loadTools, MAX_TOOLS_FILE_BYTES } from '../../src/config/tools-file.js';
 import { embeddingsBlock } from '../../src/metrics/embeddings.js';
 import { protocolLabel } from '../../src/metrics/summarize.js';
 import { toolCallsBlock } from '../../src/metrics/tool-calls.js';
@@ -354,6 +354,14 @@ describe('loadTools', () => {
     assert.equal(
       problem([{ name: 'a' }, { name: 'b' }, { name: 'a' }]),
       "tools.json: [2]: tool name 'a' is given twice",
+    );
+  });
+
+  it('a file over the size bound is refused before it is parsed', () => {
+    const big = file(' '.repeat(MAX_TOOLS_FILE_BYTES + 1));
+    assert.throws(
+      () => loadTools(big, 'big.json'),
+      (error: unknown) => error instanceof InputFileError && error.message.startsWith('big.json: '),
     );
   });
 
