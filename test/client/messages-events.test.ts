@@ -2,8 +2,12 @@
  * The Anthropic Messages API stream (`POST /v1/messages`, `stream: true`) through its parser:
  * whole event sequences as the API documents them, then the malformed ones.
  */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Dispatcher } from 'undici';
+import { streamChatCompletion } from '../../src/client/stream.js';
+import { createDispatcher } from '../../src/client/transport.js';
+import { httpServer } from '../helpers/servers.js';
 import { newChunkState, type ChunkState, type ChunkVerdict } from '../../src/client/chunk.js';
 import { applyMessagesEvent } from '../../src/client/messages-events.js';
 
@@ -277,5 +281,105 @@ describe('Messages API stream: failures', () => {
       failureOf([delta(0, { type: 'input_json_delta', partial_json: {} })]).message,
       /partial_json is dict, not str/,
     );
+  });
+});
+
+describe('Messages API stream through the real client', () => {
+  let dispatcher: Dispatcher;
+  before(() => {
+    dispatcher = createDispatcher({ connections: 2, idleTimeoutS: 5 });
+  });
+  after(async () => {
+    await dispatcher.close();
+  });
+
+  it('named events over HTTP: success, counts, mapped usage, tool call facts; a trailing [DONE] after message_stop is never read', async () => {
+    const events = [
+      messageStart({ input_tokens: 12, cache_read_input_tokens: 30, output_tokens: 1 }),
+      PING,
+      blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
+      thinking(0, 'Plan.'),
+      blockStop(0),
+      blockStart(1, { type: 'text', text: '' }),
+      textDelta(1, 'Calling.'),
+      blockStop(1),
+      blockStart(2, { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }),
+      json(2, '{"k":"ñ"}'),
+      blockStop(2),
+      messageDelta('tool_use', { output_tokens: 20 }),
+      STOP,
+    ];
+    let head: Record<string, string | string[] | undefined> = {};
+    const server = await httpServer((req, res) => {
+      head = req.headers;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const event of events) {
+          const type = (event as { type: string }).type;
+          res.write(`event: ${type}\ndata: ${JSON.stringify(event)}\n\n`);
+        }
+        res.end('data: [DONE]\n\n');
+      });
+    });
+    try {
+      const result = await streamChatCompletion({
+        dispatcher,
+        url: `${server.url}/v1/messages`,
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-test-key', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'm', max_tokens: 32, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        requestIndex: 0,
+        plannedContextTokens: 42,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
+        endpoint: 'messages',
+      });
+      assert.equal(head['x-api-key'], 'sk-test-key');
+      assert.equal(head['anthropic-version'], '2023-06-01');
+      assert.equal(result.ok, true, JSON.stringify(result.error));
+      assert.equal(result.reasoningChunks, 1);
+      assert.equal(result.contentChunks, 1);
+      assert.equal(result.finishReason, 'tool_use');
+      assert.equal(result.responseId, 'msg_01XFDUDYJgAACzvnptvVoYEL');
+      assert.equal(result.usage?.['prompt_tokens'], 42);
+      assert.equal(result.usage?.['completion_tokens'], 20);
+      assert.deepEqual(result.toolCalls?.calls, 1);
+      assert.equal(result.toolCalls?.argumentBytes, 10);
+      assert.ok(result.timeToFirstOutputS !== null && result.ttftS !== null);
+      assert.ok(result.timeToFirstOutputS <= result.ttftS);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an error event over HTTP 200: StreamError with the server’s words', async () => {
+    const server = await httpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: message_start\ndata: ${JSON.stringify(messageStart({ input_tokens: 3 }))}\n\n`);
+        const error = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+        res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+      });
+    });
+    try {
+      const result = await streamChatCompletion({
+        dispatcher,
+        url: `${server.url}/v1/messages`,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        requestIndex: 0,
+        plannedContextTokens: 3,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
+        endpoint: 'messages',
+      });
+      assert.equal(result.ok, false);
+      assert.equal(result.error?.type, 'StreamError');
+      assert.equal(result.error?.message, 'overloaded_error: Overloaded');
+      assert.equal(result.usage?.['prompt_tokens'], 3);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -2,8 +2,12 @@
  * The OpenAI Responses API stream (`POST /v1/responses`, `stream: true`) through its parser:
  * whole event sequences as the API documents them, then the malformed ones.
  */
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Dispatcher } from 'undici';
+import { streamChatCompletion } from '../../src/client/stream.js';
+import { createDispatcher } from '../../src/client/transport.js';
+import { httpServer } from '../helpers/servers.js';
 import { newChunkState, type ChunkState, type ChunkVerdict } from '../../src/client/chunk.js';
 import { applyResponsesEvent } from '../../src/client/responses-events.js';
 
@@ -298,5 +302,71 @@ describe('Responses API stream: failures', () => {
     const failure = failureOf([{ type: 'response.completed', response: 'done' }]);
     assert.equal(failure.type, 'TypeError');
     assert.match(failure.message, /response is str, not dict/);
+  });
+});
+
+describe('Responses API stream through the real client', () => {
+  let dispatcher: Dispatcher;
+  before(() => {
+    dispatcher = createDispatcher({ connections: 2, idleTimeoutS: 5 });
+  });
+  after(async () => {
+    await dispatcher.close();
+  });
+
+  it('named events over HTTP, split mid-event: success at response.completed, counts and mapped usage', async () => {
+    const events = [
+      created,
+      reasoningItem,
+      reasoning('Hmm.'),
+      messageItem,
+      text('Hé'),
+      text('llo'),
+      functionItem('fc_1', 'f'),
+      args('fc_1', '{"a":'),
+      args('fc_1', '1}'),
+      completed(),
+    ];
+    const wire = events
+      .map((event) => `event: ${(event as { type: string }).type}\r\ndata: ${JSON.stringify(event)}\r\n\r\n`)
+      .join('');
+    const bytes = Buffer.from(wire);
+    const server = await httpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // Cut between the two bytes of 'é'.
+        const cut = bytes.indexOf('é') + 1;
+        res.write(bytes.subarray(0, cut));
+        setTimeout(() => res.end(bytes.subarray(cut)), 10);
+      });
+    });
+    try {
+      const result = await streamChatCompletion({
+        dispatcher,
+        url: `${server.url}/v1/responses`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', input: [{ role: 'user', content: 'hi' }], stream: true }),
+        requestIndex: 0,
+        plannedContextTokens: 36,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
+        endpoint: 'responses',
+      });
+      assert.equal(result.ok, true, JSON.stringify(result.error));
+      assert.equal(result.reasoningChunks, 1);
+      assert.equal(result.contentChunks, 2);
+      assert.equal(result.finishReason, 'completed');
+      assert.equal(result.responseId, 'resp_67ccd2bed1ec8190');
+      assert.equal(result.usage?.['prompt_tokens'], 36);
+      assert.equal(result.usage?.['completion_tokens'], 87);
+      assert.deepEqual(result.usage?.['completion_tokens_details'], { reasoning_tokens: 64 });
+      assert.equal(result.toolCalls?.calls, 1);
+      assert.equal(result.toolCalls?.argumentBytes, 7);
+      assert.ok(result.timeToFirstOutputS !== null && result.ttftS !== null && result.e2eS !== null);
+      assert.ok(result.timeToFirstOutputS <= result.ttftS && result.ttftS <= result.e2eS);
+    } finally {
+      await server.close();
+    }
   });
 });
