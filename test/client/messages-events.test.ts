@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Dispatcher } from 'undici';
 import { streamChatCompletion } from '../../src/client/stream.js';
 import { createDispatcher } from '../../src/client/transport.js';
+import { endpointHeaders } from '../../src/client/endpoint.js';
 import { httpServer } from '../helpers/servers.js';
 import { newChunkState, type ChunkState, type ChunkVerdict } from '../../src/client/chunk.js';
 import { applyMessagesEvent } from '../../src/client/messages-events.js';
@@ -347,6 +348,46 @@ describe('Messages API stream through the real client', () => {
       assert.equal(result.toolCalls?.argumentBytes, 10);
       assert.ok(result.timeToFirstOutputS !== null && result.ttftS !== null);
       assert.ok(result.timeToFirstOutputS <= result.ttftS);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the key endpointHeaders moved to x-api-key is redacted from what the server echoes back', async () => {
+    const headers = endpointHeaders('messages', {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-ant-secret-4242',
+    });
+    let seen: Record<string, string | string[] | undefined> = {};
+    const server = await httpServer((req, res) => {
+      seen = req.headers;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const error = {
+          type: 'error',
+          error: { type: 'authentication_error', message: `bad key ${String(seen['x-api-key'])}` },
+        };
+        res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+      });
+    });
+    try {
+      const result = await streamChatCompletion({
+        dispatcher,
+        url: `${server.url}/v1/messages`,
+        headers,
+        body: '{}',
+        requestIndex: 0,
+        plannedContextTokens: 3,
+        runStartNs: process.hrtime.bigint(),
+        idleTimeoutS: 5,
+        endpoint: 'messages',
+      });
+      assert.equal(seen['x-api-key'], 'sk-ant-secret-4242');
+      assert.equal(seen['authorization'], undefined);
+      assert.equal(result.error?.type, 'StreamError');
+      assert.match(result.error?.message ?? '', /^authentication_error: bad key /);
+      assert.doesNotMatch(JSON.stringify(result), /sk-ant-secret-4242/);
     } finally {
       await server.close();
     }
