@@ -53,6 +53,8 @@ export interface ChunkState {
   toolArgumentBytes: number;
   /** Chat: the `tool_calls[].index` values seen, to tell a new call from the next part of one. */
   toolCallIndexes: Set<number> | null;
+  /** Chat, calls without `index`: the `id` values seen, so a server that repeats a call's id on every part counts it once. */
+  toolCallIds: Set<string> | null;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -95,6 +97,7 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     firstToolCallNs: null,
     toolArgumentBytes: 0,
     toolCallIndexes: null,
+    toolCallIds: null,
   };
 }
 
@@ -230,9 +233,10 @@ function countDelta(state: ChunkState, delta: Record<string, unknown>, atNs: big
 
 /**
  * One element of a chat delta's `tool_calls`: `{index, id?, type?, function: {name?, arguments?}}`.
- * A call is new when its index was not seen before (servers that omit `index` send one call per
- * delta with an `id` on its first part). Elements that are not objects are skipped: they carry no
- * call, and the reference never read this field.
+ * A call is new when its index was not seen before. Servers that omit `index` name each call by
+ * an `id`, on its first part only or repeated on every part, so a call is new when it carries an
+ * id not seen before. Elements that are not objects are skipped: they
+ * carry no call, and the reference never read this field.
  */
 function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void {
   if (!isDict(call)) return;
@@ -245,7 +249,10 @@ function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void
     newCall = !state.toolCallIndexes.has(index);
     state.toolCallIndexes.add(index);
   } else {
-    newCall = typeof call['id'] === 'string' && call['id'] !== '';
+    const id = call['id'];
+    state.toolCallIds ??= new Set();
+    newCall = typeof id === 'string' && id !== '' && !state.toolCallIds.has(id);
+    if (newCall) state.toolCallIds.add(String(id));
   }
   countToolCall(state, newCall, args, atNs);
 }

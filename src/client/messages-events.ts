@@ -102,8 +102,15 @@ function blockDelta(state: ChunkState, delta: unknown, where: string, trimmed: s
   return CONTINUE;
 }
 
-/** Merges a usage object into the stream's (later counts win; Anthropic's output_tokens is cumulative). */
+/**
+ * Merges a usage object into the stream's (later counts win; Anthropic's output_tokens is
+ * cumulative). A null field is one the server did not report (the API types `message_delta`'s
+ * input counts as optional, and servers serialize the missing ones as null): it keeps the count
+ * `message_start` gave instead of erasing it.
+ */
 function mergeUsage(state: ChunkState, usage: unknown): void {
   if (!isDict(usage)) return;
-  state.usage = messagesUsage({ ...messagesRawUsage(state.usage), ...usage });
+  const raw = messagesRawUsage(state.usage);
+  const given = Object.entries(usage).filter(([key, value]) => value !== null || !Object.hasOwn(raw, key));
+  state.usage = messagesUsage({ ...raw, ...Object.fromEntries(given) });
 }
