@@ -303,24 +303,37 @@ export function countToolCall(state: ChunkState, newCall: boolean, argumentText:
   recordArrival(state, atNs);
 }
 
-/** Counts the deltas the splitter held whole, as reasoning or as content, at their arrivals (in order, so the arrivals stay sorted). */
+/**
+ * Counts the deltas the splitter held whole, as reasoning or as content, at their arrivals. While
+ * they were held, a delta of another kind (a reasoning field, a tool call) may have been counted
+ * after them: then the arrival list is put back in order, and TTFO / TTFT take the earliest stamp.
+ */
 function countHeld(state: ChunkState, asReasoning: boolean): void {
-  for (const at of state.heldArrivals) countOutput(state, asReasoning, !asReasoning, at);
+  const held = state.heldArrivals;
+  if (held.length === 0) return;
+  const interleaved = state.lastArrivalNs !== null && state.lastArrivalNs > (held[0] as bigint);
+  for (const at of held) countOutput(state, asReasoning, !asReasoning, at);
   state.heldArrivals = [];
+  if (interleaved) state.chunkOffsetsS.sort((a, b) => a - b);
 }
 
 /** Counts one output delta's parts and stamps it (TTFO, TTFT and the arrival list). */
 function countOutput(state: ChunkState, hasReasoning: boolean, hasContent: boolean, atNs: bigint): void {
   if (hasReasoning) {
-    state.firstOutputNs ??= atNs;
+    state.firstOutputNs = earliest(state.firstOutputNs, atNs);
     state.reasoningChunks++;
   }
   if (hasContent) {
-    state.firstOutputNs ??= atNs;
-    state.firstContentNs ??= atNs;
+    state.firstOutputNs = earliest(state.firstOutputNs, atNs);
+    state.firstContentNs = earliest(state.firstContentNs, atNs);
     state.contentChunks++;
   }
   if (hasReasoning || hasContent) recordArrival(state, atNs);
+}
+
+/** The earlier of a first stamp and a new one (a held delta is counted after later ones). */
+function earliest(first: bigint | null, atNs: bigint): bigint {
+  return first === null || atNs < first ? atNs : first;
 }
 
 /**

@@ -42,6 +42,7 @@ export function applyMessagesEvent(state: ChunkState, event: SseEvent, atNs: big
   state.dataEvents++;
   const trimmed = event.data.trim();
   if (trimmed === '') return CONTINUE;
+  if (trimmed === '[DONE]') return DONE; // not part of the API, but gateways that speak both append it
   const parsed = parseEventJson(state, trimmed);
   if ('failure' in parsed) return parsed.failure;
   const body = parsed.value;

@@ -62,7 +62,9 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
       return CONTINUE;
     case 'response.output_item.added': {
       const item = body['item'];
-      if (isDict(item) && item['type'] === 'function_call') countToolCall(state, true, '', atNs);
+      // A server may put (part of) the arguments in the item itself rather than in deltas.
+      if (isDict(item) && item['type'] === 'function_call')
+        countToolCall(state, true, typeof item['arguments'] === 'string' ? item['arguments'] : '', atNs);
       return CONTINUE;
     }
     case 'response.function_call_arguments.delta': {

@@ -10,7 +10,7 @@ import { readInputFile } from '../util/read-file.js';
 import type { ToolDefinition } from '../workload/tools.js';
 
 /** A tools file is definitions, not data: 4 MiB is far beyond any agent's tool list. */
-const MAX_TOOLS_FILE_BYTES = 4 * 1024 * 1024;
+export const MAX_TOOLS_FILE_BYTES = 4 * 1024 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -14,11 +14,11 @@ export interface ToolCallsBlock {
   /** Σ calls begun over successful requests. */
   calls: number;
   /** calls / requests (0 when requests is 0): calls per turn. */
-  calls_per_request: number;
+  calls_per_request_avg: number;
   /** Σ UTF-8 bytes of argument text over successful requests. */
   argument_bytes: number;
   /** argument_bytes / calls, or null without a call. */
-  argument_bytes_per_call: number | null;
+  argument_bytes_per_call_avg: number | null;
   /** Nearest-rank p50 / p95 (spec §4.2) of first tool-call delta − request start, ms, over responses with one. */
   time_to_first_tool_call_p50_ms: number | null;
   time_to_first_tool_call_p95_ms: number | null;
@@ -43,9 +43,9 @@ export function toolCallsBlock(results: readonly RequestResult[]): ToolCallsBloc
     requests: ok.length,
     requests_with_calls: withCalls,
     calls,
-    calls_per_request: ok.length === 0 ? 0 : calls / ok.length,
+    calls_per_request_avg: ok.length === 0 ? 0 : calls / ok.length,
     argument_bytes: bytes,
-    argument_bytes_per_call: calls === 0 ? null : bytes / calls,
+    argument_bytes_per_call_avg: calls === 0 ? null : bytes / calls,
     time_to_first_tool_call_p50_ms: percentile(firsts, 50),
     time_to_first_tool_call_p95_ms: percentile(firsts, 95),
   };

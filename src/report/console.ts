@@ -80,7 +80,7 @@ export function formatSummary(result: CapacityResult): string {
   if (tools !== undefined) {
     const first = tools.time_to_first_tool_call_p50_ms;
     lines.push(
-      `  tool calls: ${tools.calls} in ${tools.requests_with_calls} of ${tools.requests} responses (${tools.calls_per_request.toFixed(2)} per response), ${tools.argument_bytes} argument bytes${first === null ? '' : `, first call p50 ${ms(first)}`}`,
+      `  tool calls: ${tools.calls} in ${tools.requests_with_calls} of ${tools.requests} responses (${tools.calls_per_request_avg.toFixed(2)} per response), ${tools.argument_bytes} argument bytes${first === null ? '' : `, first call p50 ${ms(first)}`}`,
     );
   }
   const embeddings = result.servebench.embeddings;

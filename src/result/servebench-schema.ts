@@ -70,9 +70,9 @@ const toolCallsBlockSchema = z.strictObject({
   requests: int,
   requests_with_calls: int,
   calls: int,
-  calls_per_request: num,
+  calls_per_request_avg: num,
   argument_bytes: int,
-  argument_bytes_per_call: nullableNum,
+  argument_bytes_per_call_avg: nullableNum,
   time_to_first_tool_call_p50_ms: nullableNum,
   time_to_first_tool_call_p95_ms: nullableNum,
 });

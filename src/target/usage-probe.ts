@@ -7,7 +7,7 @@ import { streamChatCompletion } from '../client/stream.js';
 import { fill, promptTail } from '../workload/prompt.js';
 import { endpointUrl, type ServerContext } from './server-context.js';
 import { endpointHeaders } from '../client/endpoint.js';
-import { ENDPOINT_PATHS } from '../record/endpoint.js';
+import { ENDPOINT_PATHS, type Endpoint } from '../record/endpoint.js';
 import { requestBody } from '../workload/request-body.js';
 
 /**
@@ -24,12 +24,15 @@ export interface ProbeMessage {
   content: string;
 }
 
+/** OpenAI's Responses API refuses `max_output_tokens` below 16; every other API takes 1. */
+const PROBE_OUTPUT_CAP: Partial<Record<Endpoint, number>> = { responses: 16 };
+
 /**
  * The probe's body: the benchmark request's (request-body.ts: the run's endpoint, model, messages,
  * temperature 0, streamed with usage, the run's thinking controls), with an output cap of 1.
  */
 function probeBody(server: ServerContext, messages: readonly ProbeMessage[]): string {
-  return requestBody(server.endpoint, server.model, messages, 1, server.thinking);
+  return requestBody(server.endpoint, server.model, messages, PROBE_OUTPUT_CAP[server.endpoint] ?? 1, server.thinking);
 }
 
 /** What a chat probe told us. */

@@ -176,6 +176,19 @@ describe('think tags in the chat stream (chunk.ts)', () => {
     assert.equal(plain.reasoningChunks, 0);
   });
 
+  it('a held "<" followed by a tool call and then more content: TTFT and the arrival list keep the held delta first', () => {
+    const state = newChunkState('auto');
+    applyDataEvent(state, event('<'), 1000n);
+    const call = { index: 0, id: 'call_1', function: { name: 'f', arguments: '' } };
+    applyDataEvent(state, JSON.stringify({ choices: [{ delta: { tool_calls: [call] } }] }), 2000n);
+    applyDataEvent(state, event('b'), 3000n);
+    flushThinkTags(state);
+    assert.equal(state.firstContentNs, 1000n, 'TTFT is the held "<", not the later tool call');
+    assert.equal(state.firstOutputNs, 1000n);
+    assert.equal(state.firstToolCallNs, 2000n);
+    assert.deepEqual(state.chunkOffsetsS, [1e-6, 2e-6, 3e-6], 'arrivals in order');
+  });
+
   it('a delta with a reasoning field and held content counts as reasoning only', () => {
     const state = newChunkState('auto');
     applyDataEvent(state, JSON.stringify({ choices: [{ delta: { reasoning_content: 'r', content: '<' } }] }), 1000n);

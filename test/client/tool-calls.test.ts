@@ -231,9 +231,9 @@ describe('toolCallsBlock', () => {
       requests: 3,
       requests_with_calls: 2,
       calls: 3,
-      calls_per_request: 1,
+      calls_per_request_avg: 1,
       argument_bytes: 40,
-      argument_bytes_per_call: 40 / 3,
+      argument_bytes_per_call_avg: 40 / 3,
       time_to_first_tool_call_p50_ms: 100,
       time_to_first_tool_call_p95_ms: 200,
     });
@@ -244,13 +244,13 @@ describe('toolCallsBlock', () => {
       requests: 1,
       requests_with_calls: 0,
       calls: 0,
-      calls_per_request: 0,
+      calls_per_request_avg: 0,
       argument_bytes: 0,
-      argument_bytes_per_call: null,
+      argument_bytes_per_call_avg: null,
       time_to_first_tool_call_p50_ms: null,
       time_to_first_tool_call_p95_ms: null,
     });
-    assert.equal(toolCallsBlock([]).calls_per_request, 0);
+    assert.equal(toolCallsBlock([]).calls_per_request_avg, 0);
   });
 });
 

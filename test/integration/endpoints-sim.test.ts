@@ -196,6 +196,6 @@ test('--tools: the client counts the tool calls and their argument bytes as the 
     assert.equal(block['calls'], 8);
     assert.equal(block['requests_with_calls'], 8);
     assert.equal(block['argument_bytes'], bytes);
-    assert.equal(block['calls_per_request'], 1);
+    assert.equal(block['calls_per_request_avg'], 1);
   }
 });
