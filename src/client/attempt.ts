@@ -32,6 +32,7 @@ export class Attempt {
     this.#req = req;
     this.#stop = stop;
     this.state = newChunkState(req.reasoningParser ?? 'auto');
+    if (req.collectReply === true) this.state.reply = [];
     this.dialect = streamDialect(req.endpoint ?? 'chat');
     this.#t0 = process.hrtime.bigint();
   }
@@ -182,6 +183,7 @@ export class Attempt {
       httpStatus: this.httpStatus,
       error,
       ...(s.thinkTags?.detected === true ? { thinkTags: true } : {}),
+      ...(s.reply !== null ? { replyText: s.reply.join('') } : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null
         ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
         : {}),

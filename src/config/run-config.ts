@@ -100,6 +100,20 @@ export interface WorkloadConfig {
   reasoningParser: ReasoningParser;
   /** `--endpoint`: which API the run speaks (record/endpoint.ts). */
   endpoint: Endpoint;
+  /** A conversation run (`--turns N > 1` or `--conversations`), else null (docs/conversations.md). */
+  conversations: ConversationConfig | null;
+}
+
+/** `--conversations`, `--turns`, `--turn-tokens`, `--think-time` of a conversation run. */
+export interface ConversationConfig {
+  /** Absolute path of `--conversations` (its content is `inputs.conversations`), or null: synthetic conversations. */
+  file: string | null;
+  /** `--turns`: turns of each synthetic conversation; with a file, the most turns of each (null: every turn). */
+  turns: number | null;
+  /** `--turn-tokens`: size of each later synthetic user message, tokens. */
+  turnTokens: number;
+  /** `--think-time`: seconds from a reply's end to the next turn's send. */
+  thinkTimeS: number;
 }
 
 export interface ClientConfig {
@@ -238,7 +252,18 @@ export function resolveRunConfig(
   // Flags first, then files: a bad flag is named even when a file is bad too.
   const simConfigPath = simConfig === null ? null : resolve(cwd, simConfig);
   const datasetPath = dataset === null ? null : resolve(cwd, dataset);
-  const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null });
+  const conversations = resolveConversations(values, str, cwd, given, {
+    dataset: dataset !== null,
+    sized: ctxTokens > 0 || bucketsText !== null,
+    load,
+    burst,
+    requestsGiven,
+  });
+  const inputs = loadRunInputs({
+    dataset: datasetPath,
+    trace: load.kind === 'trace' ? load.file : null,
+    ...(conversations?.file != null ? { conversations: conversations.file } : {}),
+  });
   const concurrency = burst > 0 ? burst : int('concurrency');
   return {
     target: {
@@ -281,6 +306,7 @@ export function resolveRunConfig(
       minTokens,
       reasoningParser: (str('reasoning-parser') ?? 'auto') as ReasoningParser,
       endpoint: (str('endpoint') ?? 'chat') as Endpoint,
+      conversations,
     },
     client: {
       timeoutS: values['timeout'] as number,
@@ -295,6 +321,53 @@ export function resolveRunConfig(
     output: { result: outputPath, journal: str('journal') === null ? null : resolve(cwd, str('journal') as string) },
     slo: str('slo') === null ? null : parseSlo(str('slo') as string),
     inputs,
+  };
+}
+
+/**
+ * The conversation flags (docs/conversations.md): `--turns N > 1` or `--conversations` make a
+ * conversation run; `--turn-tokens` and `--think-time` apply only to one. Checked with the flags,
+ * before the file is read.
+ */
+function resolveConversations(
+  values: Record<string, FlagValue>,
+  str: (name: string) => string | null,
+  cwd: string,
+  given: ReadonlySet<string>,
+  other: { dataset: boolean; sized: boolean; load: LoadConfig; burst: number; requestsGiven: boolean },
+): ConversationConfig | null {
+  const file = str('conversations');
+  const turns = typeof values['turns'] === 'number' ? values['turns'] : null;
+  if (file === null && (turns ?? 1) <= 1) {
+    for (const flag of ['turn-tokens', 'think-time'])
+      if (given.has(flag))
+        throw new UsageError(`--${flag} applies to conversations: it needs --turns N > 1 or --conversations`);
+    return null;
+  }
+  const what = file !== null ? '--conversations' : '--turns';
+  if (file !== null && given.has('turn-tokens'))
+    throw new UsageError('--turn-tokens sizes synthetic turns; --conversations brings its own user messages');
+  if (other.dataset) throw new UsageError(`${what} and --dataset are two prompt sources; choose one`);
+  if (file !== null && other.sized)
+    throw new UsageError(
+      '--conversations brings its own prompts; it cannot be combined with --ctx-tokens or --context-buckets',
+    );
+  if (other.load.kind === 'trace')
+    throw new UsageError(`${what} cannot be combined with --trace: a trace's lines are single requests`);
+  if (other.burst > 0) throw new UsageError(`${what} cannot be combined with --burst (use --concurrency)`);
+  if (other.load.kind === 'closed' && other.load.durationS !== null && !other.requestsGiven)
+    throw new UsageError(
+      `${what}: a closed loop of conversations needs --requests (the number of conversations); --duration alone is not supported`,
+    );
+  if (typeof values['workers'] === 'number' && values['workers'] > 1)
+    throw new UsageError(
+      `${what} cannot be combined with --workers N > 1: conversations stream from the main thread (docs/conversations.md)`,
+    );
+  return {
+    file: file === null ? null : resolve(cwd, file),
+    turns,
+    turnTokens: typeof values['turn-tokens'] === 'number' ? values['turn-tokens'] : 128,
+    thinkTimeS: typeof values['think-time'] === 'number' ? values['think-time'] : 0,
   };
 }
 

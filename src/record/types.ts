@@ -94,6 +94,16 @@ export interface RequestResult {
    * content, client/think-tags.ts); absent otherwise. Set by the client.
    */
   thinkTags?: boolean;
+  /**
+   * The visible content text of the reply, when the request asked for it (`collectReply`: a
+   * conversation's turn, whose reply is sent back with the next turn). In memory only: the runner
+   * takes it off the record before it is reported, and the journal never writes it.
+   */
+  replyText?: string;
+  /** A conversation run (`--turns`, `--conversations`): the request's conversation, 0-based, in plan order (set by the runner). */
+  conversationId?: number;
+  /** A conversation run: the turn of its conversation this request is, 0-based (set by the runner). */
+  turnIndex?: number;
 }
 
 /** One failed attempt of a request that was then sent again. */
