@@ -107,6 +107,18 @@ test('synthetic turns: turn k sends the server’s own reply of turn k−1, and 
   assert.equal(block['turns_sent'], 12);
   assert.equal(block['turns_not_sent'], 0);
   assert.equal(block['turns_completed_mean'], 3);
+  // Every by_turn figure, by hand from the rows: nearest-rank percentiles and plain means.
+  for (const turn of block.by_turn) {
+    const mine = rows.filter((r) => r['turn_index'] === turn['turn_index']);
+    const ttfts = mine.map((r) => r['ttft_ms'] as number).sort((a, b) => a - b);
+    assert.equal(turn['requests'], mine.length);
+    assert.equal(turn['ttft_p50_ms'], ttfts[Math.ceil(0.5 * ttfts.length) - 1]);
+    assert.equal(turn['ttft_p95_ms'], ttfts[Math.ceil(0.95 * ttfts.length) - 1]);
+    const ratios = mine.map((r) => (r['cached_tokens'] as number) / (r['prompt_tokens'] as number));
+    assert.equal(turn['mean_prefix_cache_hit'], ratios.reduce((a, b) => a + b, 0) / ratios.length);
+    const prompts = mine.map((r) => r['prompt_tokens'] as number);
+    assert.equal(turn['mean_prompt_tokens'], prompts.reduce((a, b) => a + b, 0) / prompts.length);
+  }
   const hits = block.by_turn.map((t) => t['mean_prefix_cache_hit'] as number);
   assert.ok(hits[1]! > hits[0]!, `mean hit by turn ${hits.join(', ')}`);
   for (let k = 1; k < hits.length; k++) assert.ok(hits[k]! >= hits[k - 1]!, `non-decreasing: ${hits.join(', ')}`);
@@ -253,4 +265,55 @@ test('open loop: conversations arrive at their planned offsets, each later turn 
     assert.ok((row['start_offset_ms'] as number) >= replyEnd + thinkS * 1000);
   }
   assert.equal((doc.servebench['conversations'] as Record<string, unknown>)['completed'], 3);
+});
+
+test('a conversation plan written by `servebench plan` runs with `run --plan`, and --shards is refused', async () => {
+  const planFile = join(dir, 'conversations.plan.json');
+  const planned = await runCli([
+    'plan',
+    '--base-url',
+    sim.url,
+    '--tokenizer',
+    'chars:3.0',
+    '--turns',
+    '2',
+    '--requests',
+    '2',
+    '--ctx-tokens',
+    '256',
+    '--turn-tokens',
+    '48',
+    '--max-tokens',
+    String(MAX_TOKENS),
+    '--output',
+    planFile,
+  ]);
+  assert.equal(planned.code, 0, planned.stderr);
+  const file = join(dir, 'from-plan.json');
+  const ran = await runCli(['run', '--plan', planFile, '--base-url', sim.url, '--output', file]);
+  assert.equal(ran.code, 0, ran.stderr);
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as Doc;
+  assert.equal((doc.servebench['conversations'] as Record<string, unknown>)['completed'], 2);
+  assert.deepEqual(
+    doc.request_timings.map((r) => [r['conversation_id'], r['turn_index']]),
+    [
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ],
+  );
+  const sharded = await runCli([
+    'run',
+    '--plan',
+    planFile,
+    '--base-url',
+    sim.url,
+    '--shards',
+    '2',
+    '--output',
+    join(dir, 'sh.json'),
+  ]);
+  assert.equal(sharded.code, 2, sharded.stderr);
+  assert.match(sharded.stderr, /a conversation plan cannot be split into shards/);
 });
