@@ -359,6 +359,8 @@ function resolveConversations(
     throw new UsageError(
       `${what}: a closed loop of conversations needs --requests (the number of conversations); --duration alone is not supported`,
     );
+  if (str('endpoint') === 'embeddings')
+    throw new UsageError(`${what} needs replies to send back; --endpoint embeddings has none`);
   if (typeof values['workers'] === 'number' && values['workers'] > 1)
     throw new UsageError(
       `${what} cannot be combined with --workers N > 1: conversations stream from the main thread (docs/conversations.md)`,

@@ -123,6 +123,8 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
   if (options.indexes !== undefined) checkSlice(plan, options.indexes);
   if (plan.conversations !== undefined && (options.indexes !== undefined || options.shard !== undefined))
     throw new Error('executePlan: a conversation plan runs whole, not as a slice or a shard');
+  if (plan.conversations !== undefined && plan.client.workers > 1)
+    throw new Error('executePlan: a conversation plan streams from the main thread (client.workers must be 1)');
   const part = options.shard !== undefined ? shardPart(plan, options.shard) : null;
   const slice =
     options.indexes !== undefined ? { indexes: options.indexes } : part !== null ? { indexes: part.indexes } : {};

@@ -42,6 +42,7 @@ test('combinations that cannot be honoured are refused in one line', () => {
     [{ conversations: good, 'ctx-tokens': 1024 }, /^--conversations brings its own prompts/],
     [{ turns: 3, workers: 2 }, /^--turns cannot be combined with --workers N > 1/],
     [{ turns: 3, burst: 4 }, /^--turns cannot be combined with --burst/],
+    [{ turns: 3, endpoint: 'embeddings' }, /^--turns needs replies to send back; --endpoint embeddings has none$/],
     [{ turns: 3, duration: 10 }, /needs --requests \(the number of conversations\)/],
   ];
   for (const [values, message] of cases)

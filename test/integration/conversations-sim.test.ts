@@ -130,6 +130,32 @@ test('synthetic turns: turn k sends the server’s own reply of turn k−1, and 
   assert.match(journal, /"conversationId":3/);
 });
 
+test('--prefix shared: first turns share the prefix across conversations, later turns still cache more', async () => {
+  const { doc } = await run('shared', proxy.url, [
+    '--turns',
+    '3',
+    '--requests',
+    '3',
+    '--concurrency',
+    '1',
+    '--ctx-tokens',
+    '512',
+    '--turn-tokens',
+    '64',
+    '--prefix',
+    'shared',
+    '--shared-prefix-tokens',
+    '200',
+  ]);
+  const rows = doc.request_timings;
+  for (const row of rows.filter((r) => r['turn_index'] === 0 && (r['conversation_id'] as number) > 0))
+    assert.ok((row['cached_tokens'] as number) > 0, 'a later conversation finds the shared prefix cached');
+  const block = doc.servebench['conversations'] as { by_turn: Row[] };
+  const hits = block.by_turn.map((t) => t['mean_prefix_cache_hit'] as number);
+  assert.ok(hits[1]! > hits[0]!, `mean hit by turn ${hits.join(', ')}`);
+  for (let k = 1; k < hits.length; k++) assert.ok(hits[k]! >= hits[k - 1]!, `non-decreasing: ${hits.join(', ')}`);
+});
+
 test('a turn failed by an injected fault ends its conversation: its later turns are not sent, and the block counts it', async () => {
   // One conversation at a time, so arrival 4 is conversation 1's second turn (0-based turn 1).
   const faulty = await startSim({ ...FAST, faults: 'at=4:mix=http_500' });
