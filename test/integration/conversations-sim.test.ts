@@ -33,7 +33,12 @@ after(async () => {
 type Row = Record<string, number | string | null>;
 type Doc = Record<string, unknown> & { request_timings: Row[]; failures: Row[]; servebench: Record<string, unknown> };
 
-async function run(name: string, baseUrl: string, extra: string[], code = 0): Promise<{ doc: Doc; file: string }> {
+async function run(
+  name: string,
+  baseUrl: string,
+  extra: string[],
+  code = 0,
+): Promise<{ doc: Doc; file: string; stdout: string }> {
   const file = join(dir, `${name}.json`);
   const result = await runCli([
     'run',
@@ -49,7 +54,7 @@ async function run(name: string, baseUrl: string, extra: string[], code = 0): Pr
     ...extra,
   ]);
   assert.equal(result.code, code, `exit code; stderr: ${result.stderr}`);
-  return { doc: JSON.parse(readFileSync(file, 'utf8')) as Doc, file };
+  return { doc: JSON.parse(readFileSync(file, 'utf8')) as Doc, file, stdout: result.stdout };
 }
 
 const userTurns = (body: { messages?: { role: string }[] }): number =>
@@ -57,7 +62,7 @@ const userTurns = (body: { messages?: { role: string }[] }): number =>
 
 test('synthetic turns: turn k sends the server’s own reply of turn k−1, and later turns hit the prefix cache', async () => {
   const before = proxy.exchanges.length;
-  const { doc, file } = await run('synthetic', proxy.url, [
+  const { doc, file, stdout } = await run('synthetic', proxy.url, [
     '--turns',
     '3',
     '--requests',
@@ -122,6 +127,11 @@ test('synthetic turns: turn k sends the server’s own reply of turn k−1, and 
   const hits = block.by_turn.map((t) => t['mean_prefix_cache_hit'] as number);
   assert.ok(hits[1]! > hits[0]!, `mean hit by turn ${hits.join(', ')}`);
   for (let k = 1; k < hits.length; k++) assert.ok(hits[k]! >= hits[k - 1]!, `non-decreasing: ${hits.join(', ')}`);
+
+  assert.match(stdout, /conversations: 4\/4 completed, 0 failed mid-conversation; 12 turns sent, 0 not sent/);
+  const shown = await runCli(['show', file]);
+  assert.match(shown.stdout, /conversations +4\/4 completed/);
+  assert.match(shown.stdout, /by turn +0: TTFT p50 /);
 
   // The replies lived in memory only: the journal has the turns but none of their text.
   const journal = readFileSync(file.replace(/\.json$/, '.journal.jsonl'), 'utf8');
