@@ -22,6 +22,7 @@ import { parseSlo, type Slo } from '../metrics/slo.js';
 import { readApiKeyEnv, readApiKeyFile } from './api-key.js';
 import { loadRunInputs, type RunInputs } from './input-files.js';
 import { parseServerMetrics, type ServerMetricsChoice } from './server-metrics.js';
+import { resolveConversations, type ConversationConfig } from './conversation-flags.js';
 
 /**
  * Everything a run needs, resolved and parsed, grouped by concern. `target.baseUrl` null means:
@@ -102,18 +103,6 @@ export interface WorkloadConfig {
   endpoint: Endpoint;
   /** A conversation run (`--turns N > 1` or `--conversations`), else null (docs/conversations.md). */
   conversations: ConversationConfig | null;
-}
-
-/** `--conversations`, `--turns`, `--turn-tokens`, `--think-time` of a conversation run. */
-export interface ConversationConfig {
-  /** Absolute path of `--conversations` (its content is `inputs.conversations`), or null: synthetic conversations. */
-  file: string | null;
-  /** `--turns`: turns of each synthetic conversation; with a file, the most turns of each (null: every turn). */
-  turns: number | null;
-  /** `--turn-tokens`: size of each later synthetic user message, tokens. */
-  turnTokens: number;
-  /** `--think-time`: seconds from a reply's end to the next turn's send. */
-  thinkTimeS: number;
 }
 
 export interface ClientConfig {
@@ -321,55 +310,6 @@ export function resolveRunConfig(
     output: { result: outputPath, journal: str('journal') === null ? null : resolve(cwd, str('journal') as string) },
     slo: str('slo') === null ? null : parseSlo(str('slo') as string),
     inputs,
-  };
-}
-
-/**
- * The conversation flags (docs/conversations.md): `--turns N > 1` or `--conversations` make a
- * conversation run; `--turn-tokens` and `--think-time` apply only to one. Checked with the flags,
- * before the file is read.
- */
-function resolveConversations(
-  values: Record<string, FlagValue>,
-  str: (name: string) => string | null,
-  cwd: string,
-  given: ReadonlySet<string>,
-  other: { dataset: boolean; sized: boolean; load: LoadConfig; burst: number; requestsGiven: boolean },
-): ConversationConfig | null {
-  const file = str('conversations');
-  const turns = typeof values['turns'] === 'number' ? values['turns'] : null;
-  if (file === null && (turns ?? 1) <= 1) {
-    for (const flag of ['turn-tokens', 'think-time'])
-      if (given.has(flag))
-        throw new UsageError(`--${flag} applies to conversations: it needs --turns N > 1 or --conversations`);
-    return null;
-  }
-  const what = file !== null ? '--conversations' : '--turns';
-  if (file !== null && given.has('turn-tokens'))
-    throw new UsageError('--turn-tokens sizes synthetic turns; --conversations brings its own user messages');
-  if (other.dataset) throw new UsageError(`${what} and --dataset are two prompt sources; choose one`);
-  if (file !== null && other.sized)
-    throw new UsageError(
-      '--conversations brings its own prompts; it cannot be combined with --ctx-tokens or --context-buckets',
-    );
-  if (other.load.kind === 'trace')
-    throw new UsageError(`${what} cannot be combined with --trace: a trace's lines are single requests`);
-  if (other.burst > 0) throw new UsageError(`${what} cannot be combined with --burst (use --concurrency)`);
-  if (other.load.kind === 'closed' && other.load.durationS !== null && !other.requestsGiven)
-    throw new UsageError(
-      `${what}: a closed loop of conversations needs --requests (the number of conversations); --duration alone is not supported`,
-    );
-  if (str('endpoint') === 'embeddings')
-    throw new UsageError(`${what} needs replies to send back; --endpoint embeddings has none`);
-  if (typeof values['workers'] === 'number' && values['workers'] > 1)
-    throw new UsageError(
-      `${what} cannot be combined with --workers N > 1: conversations stream from the main thread (docs/conversations.md)`,
-    );
-  return {
-    file: file === null ? null : resolve(cwd, file),
-    turns,
-    turnTokens: typeof values['turn-tokens'] === 'number' ? values['turn-tokens'] : 128,
-    thinkTimeS: typeof values['think-time'] === 'number' ? values['think-time'] : 0,
   };
 }
 
