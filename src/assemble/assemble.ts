@@ -23,6 +23,7 @@ import type { Slo } from '../metrics/slo.js';
 import { retrySummary } from './retries.js';
 import { toolCallsBlock } from '../metrics/tool-calls.js';
 import { embeddingsBlock } from '../metrics/embeddings.js';
+import { conversationsBlock } from './conversations.js';
 
 /** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
 export interface RunHeader {
@@ -45,6 +46,8 @@ export interface RunHeader {
     retries: number;
     retryMaxWaitS: number;
   };
+  /** A conversation run: each conversation's planned turns (docs/conversations.md); absent otherwise. */
+  conversations?: { turns: number[] };
 }
 
 /** How the run ended. */
@@ -101,7 +104,12 @@ export function assembleResult(
   );
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
   const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
-  const checks = runChecks(reference.request_timings, measured, header.promptMethod, header.enforceCalibration);
+  // A conversation's later turn carries a history its plan did not size: only first turns are checked against their plan.
+  const calibrated =
+    header.conversations === undefined
+      ? reference.request_timings
+      : reference.request_timings.filter((row) => (row.turn_index ?? 0) === 0);
+  const checks = runChecks(calibrated, measured, header.promptMethod, header.enforceCalibration);
   if (end.warnings !== undefined) checks.warnings.unshift(...end.warnings);
   if (end.client !== undefined) {
     const warning = clientWarning(end.client);
@@ -137,6 +145,9 @@ export function assembleResult(
       : {}),
     ...(endpointOf(header.servebench.config.endpoint) === 'embeddings'
       ? { embeddings: embeddingsBlock(measured, end.wallSeconds) }
+      : {}),
+    ...(header.conversations !== undefined
+      ? { conversations: conversationsBlock(header.conversations.turns, results, reference.request_timings) }
       : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,

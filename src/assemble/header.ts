@@ -47,5 +47,6 @@ export function runHeader(plan: RunPlan, facts: HeaderFacts): RunHeader {
       retries: plan.client.retries,
       retryMaxWaitS: plan.client.retry_max_wait_s,
     },
+    ...(plan.conversations !== undefined ? { conversations: { turns: plan.conversations.turns } } : {}),
   };
 }

@@ -32,6 +32,7 @@ export class Attempt {
     this.#req = req;
     this.#stop = stop;
     this.state = newChunkState(req.reasoningParser ?? 'auto');
+    if (req.collectReply === true) this.state.reply = [];
     this.dialect = streamDialect(req.endpoint ?? 'chat');
     this.#t0 = process.hrtime.bigint();
   }
@@ -192,6 +193,7 @@ export class Attempt {
             },
           }
         : {}),
+      ...(s.reply !== null ? { replyText: s.reply.join('') } : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null
         ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
         : {}),

@@ -55,6 +55,12 @@ export interface ChunkState {
   toolCallIndexes: Set<number> | null;
   /** Chat, calls without `index`: the `id` values seen, so a server that repeats a call's id on every part counts it once. */
   toolCallIds: Set<string> | null;
+  /**
+   * The visible content text, in pieces as it streamed (after the think-tag splitter), when the
+   * request asked for it (`collectReply`); null otherwise, so a run that does not need the text
+   * keeps none of it.
+   */
+  reply: string[] | null;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -98,6 +104,7 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     toolArgumentBytes: 0,
     toolCallIndexes: null,
     toolCallIds: null,
+    reply: null,
   };
 }
 
@@ -265,9 +272,11 @@ function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void
 export function countContent(state: ChunkState, reasoningArrived: boolean, content: unknown, atNs: bigint): void {
   let hasReasoning = reasoningArrived;
   let hasContent = isTruthy(content);
+  let visible = typeof content === 'string' ? content : '';
   if (state.thinkTags !== null && typeof content === 'string' && content !== '') {
     const held = state.thinkTags.heldLength;
     const split = state.thinkTags.feed(content);
+    visible = split.content;
     if (split.reasoning === '' && split.content === '') {
       // Held whole (part of a possible tag), or layout after </think> (dropped, never counted).
       if (state.thinkTags.heldLength > held) state.heldArrivals.push(atNs);
@@ -283,6 +292,7 @@ export function countContent(state: ChunkState, reasoningArrived: boolean, conte
       hasContent = split.content !== '';
     }
   }
+  if (state.reply !== null && visible !== '') state.reply.push(visible);
   countOutput(state, hasReasoning, hasContent, atNs);
 }
 
@@ -344,6 +354,7 @@ function earliest(first: bigint | null, atNs: bigint): bigint {
 export function flushThinkTags(state: ChunkState): void {
   if (state.thinkTags === null) return;
   const tail = state.thinkTags.end();
+  if (state.reply !== null && tail.content !== '') state.reply.push(tail.content);
   if (tail.reasoning !== '' || tail.content !== '') countHeld(state, tail.reasoning !== '');
 }
 

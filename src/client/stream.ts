@@ -89,6 +89,11 @@ export interface StreamRequest {
   reasoningParser?: ReasoningParser | undefined;
   /** `--endpoint`: which API's response this is (dialect.ts); default `chat`. The URL and body must match it. */
   endpoint?: Endpoint | undefined;
+  /**
+   * Keep the visible content text (after the think-tag splitter) and return it as the result's
+   * `replyText`, for a caller that sends it back (a conversation's next turn). Off by default.
+   */
+  collectReply?: boolean | undefined;
 }
 
 /**

@@ -50,7 +50,7 @@ function rowFromObject(value: unknown, where: string, origin: string): DatasetRo
   return { messages: messages.map((m, j) => checkMessage(m, where, `messages[${j}]`)), maxTokens: tokens, origin };
 }
 
-function checkMessage(value: unknown, where: string, path: string): ChatMessage {
+export function checkMessage(value: unknown, where: string, path: string): ChatMessage {
   const m = value as { role?: unknown; content?: unknown } | null;
   if (typeof m !== 'object' || m === null) throw new InputFileError(where, `field '${path}' must be an object`);
   if (typeof m.role !== 'string' || m.role === '')
@@ -59,7 +59,7 @@ function checkMessage(value: unknown, where: string, path: string): ChatMessage 
   return { role: m.role, content: m.content };
 }
 
-const SHAREGPT_ROLES: Record<string, string> = {
+export const SHAREGPT_ROLES: Record<string, string> = {
   human: 'user',
   user: 'user',
   system: 'system',

@@ -23,6 +23,8 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   'cache-bust': false,
   'ignore-eos': false,
   'min-tokens': 0,
+  'turn-tokens': 128,
+  'think-time': 0,
   seed: 0,
   'max-tokens': 64,
   'max-model-len': 0,

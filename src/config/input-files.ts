@@ -10,17 +10,22 @@
 import type { DatasetRow } from '../workload/dataset.js';
 import { loadDataset } from './dataset-file.js';
 import { loadTrace, type TraceEntry } from '../schedule/trace.js';
+import type { ConversationSpec } from '../workload/conversation.js';
+import { loadConversations } from './conversations-file.js';
 
 /** The content of a run's input files, each null when its flag was not given. */
 export interface RunInputs {
   dataset: DatasetRow[] | null;
   trace: TraceEntry[] | null;
+  /** `--conversations`; absent when no caller asked (a configuration made before the flag existed). */
+  conversations?: ConversationSpec[] | null;
 }
 
 /** Absolute paths of the files to read, null for a flag not given. */
 export interface RunInputPaths {
   dataset: string | null;
   trace: string | null;
+  conversations?: string | null;
 }
 
 /** Reads every file in `paths`; each problem is one InputFileError naming the file (and line). */
@@ -28,5 +33,6 @@ export function loadRunInputs(paths: RunInputPaths): RunInputs {
   return {
     dataset: paths.dataset === null ? null : loadDataset(paths.dataset),
     trace: paths.trace === null ? null : loadTrace(paths.trace),
+    ...(paths.conversations != null ? { conversations: loadConversations(paths.conversations) } : {}),
   };
 }

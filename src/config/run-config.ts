@@ -24,6 +24,7 @@ import { loadRunInputs, type RunInputs } from './input-files.js';
 import { parseServerMetrics, type ServerMetricsChoice } from './server-metrics.js';
 import { loadTools } from './tools-file.js';
 import { TOOL_ENDPOINTS, type ToolDefinition } from '../workload/tools.js';
+import { resolveConversations, type ConversationConfig } from './conversation-flags.js';
 
 /**
  * Everything a run needs, resolved and parsed, grouped by concern. `target.baseUrl` null means:
@@ -106,6 +107,8 @@ export interface WorkloadConfig {
   toolsFile: string | null;
   /** The tools of `--tools`, read and checked before anything is sent; null without the flag. */
   tools: ToolDefinition[] | null;
+  /** A conversation run (`--turns N > 1` or `--conversations`), else null (docs/conversations.md). */
+  conversations: ConversationConfig | null;
 }
 
 export interface ClientConfig {
@@ -248,7 +251,18 @@ export function resolveRunConfig(
   const toolsPath = str('tools') === null ? null : resolve(cwd, str('tools') as string);
   if (toolsPath !== null && !TOOL_ENDPOINTS.includes(endpoint))
     throw new UsageError(`--tools needs --endpoint ${TOOL_ENDPOINTS.join(', ')}; ${endpoint} requests carry no tools`);
-  const inputs = loadRunInputs({ dataset: datasetPath, trace: load.kind === 'trace' ? load.file : null });
+  const conversations = resolveConversations(values, str, cwd, given, {
+    dataset: dataset !== null,
+    sized: ctxTokens > 0 || bucketsText !== null,
+    load,
+    burst,
+    requestsGiven,
+  });
+  const inputs = loadRunInputs({
+    dataset: datasetPath,
+    trace: load.kind === 'trace' ? load.file : null,
+    ...(conversations?.file != null ? { conversations: conversations.file } : {}),
+  });
   const concurrency = burst > 0 ? burst : int('concurrency');
   return {
     target: {
@@ -293,6 +307,7 @@ export function resolveRunConfig(
       endpoint,
       toolsFile: toolsPath,
       tools: toolsPath === null ? null : loadTools(toolsPath, str('tools') as string),
+      conversations,
     },
     client: {
       timeoutS: values['timeout'] as number,

@@ -25,6 +25,7 @@ import type { StreamWorkerPool } from './workers/pool.js';
 import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
 import { startThreadSelfCheck } from './workers/thread-check.js';
 import { planPrompts } from './prompts.js';
+import { conversationSlots, runConversationLoop } from './conversation-loop.js';
 
 /** Where the plan is sent. The headers may carry the API key: they stay in memory. */
 export interface ExecutionTarget {
@@ -120,6 +121,10 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
   if (options.indexes !== undefined && options.shard !== undefined)
     throw new Error('executePlan: give a slice (indexes) or a shard, not both');
   if (options.indexes !== undefined) checkSlice(plan, options.indexes);
+  if (plan.conversations !== undefined && (options.indexes !== undefined || options.shard !== undefined))
+    throw new Error('executePlan: a conversation plan runs whole, not as a slice or a shard');
+  if (plan.conversations !== undefined && plan.client.workers > 1)
+    throw new Error('executePlan: a conversation plan streams from the main thread (client.workers must be 1)');
   const part = options.shard !== undefined ? shardPart(plan, options.shard) : null;
   const slice =
     options.indexes !== undefined ? { indexes: options.indexes } : part !== null ? { indexes: part.indexes } : {};
@@ -187,6 +192,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
       runStartNs,
       ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
       ...(workers !== null ? { streamInWorker: (order) => workers.send(order) } : {}),
+      ...(plan.conversations !== undefined ? { collectReply: true } : {}),
     });
     const onResult = (result: RequestResult): void => {
       markWarmup(result, plan.warmup);
@@ -195,38 +201,62 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const stopSignal = workers === null ? options.stopSignal : workers.stopScheduling(options.stopSignal);
     const stop = stopSignal ? { stopScheduling: stopSignal } : {};
     const load = plan.load;
+    const conversations = plan.conversations;
     const loop =
-      load.kind === 'open'
-        ? runOpenLoop({
-            offsetsMs: load.offsets_ms,
-            ...slice,
-            maxConcurrency: load.max_concurrency,
+      conversations !== undefined
+        ? runConversationLoop({
+            conversations: conversationSlots(conversations.turns),
+            load:
+              load.kind === 'open'
+                ? {
+                    kind: 'open',
+                    // Turn 0's offset is its conversation's arrival (plan/run-plan.ts).
+                    arrivalsMs: conversationSlots(conversations.turns).map((c) => load.offsets_ms[c.first] ?? 0),
+                    maxConcurrency: load.max_concurrency,
+                  }
+                : { kind: 'closed', concurrency: load.concurrency, rampS: load.ramp_s, durationS: load.duration_s },
+            thinkTimeS: conversations.think_time_s,
             runStartNs,
-            prepare: (index) => sender.prepare(index),
+            turnMessages: (index) => prompts.prepare(index),
+            prepare: (index, messages) => sender.prepareMessages(index, messages),
             send: (index, prepared, due) => {
               options.onSent?.(index);
               return sender.send(index, prepared, due);
             },
             onResult,
             ...stop,
-            ...(workers !== null ? { sendWaitsForDue: true } : {}),
           })
-        : runClosedLoop({
-            requests: plan.requests.count,
-            ...slice,
-            ...slots,
-            concurrency: load.concurrency,
-            rampS: load.ramp_s,
-            durationS: load.duration_s,
-            runStartNs,
-            execute: async (index) => {
-              const prepared = await sender.prepare(index);
-              options.onSent?.(index);
-              return sender.send(index, prepared, null);
-            },
-            onResult,
-            ...stop,
-          });
+        : load.kind === 'open'
+          ? runOpenLoop({
+              offsetsMs: load.offsets_ms,
+              ...slice,
+              maxConcurrency: load.max_concurrency,
+              runStartNs,
+              prepare: (index) => sender.prepare(index),
+              send: (index, prepared, due) => {
+                options.onSent?.(index);
+                return sender.send(index, prepared, due);
+              },
+              onResult,
+              ...stop,
+              ...(workers !== null ? { sendWaitsForDue: true } : {}),
+            })
+          : runClosedLoop({
+              requests: plan.requests.count,
+              ...slice,
+              ...slots,
+              concurrency: load.concurrency,
+              rampS: load.ramp_s,
+              durationS: load.duration_s,
+              runStartNs,
+              execute: async (index) => {
+                const prepared = await sender.prepare(index);
+                options.onSent?.(index);
+                return sender.send(index, prepared, null);
+              },
+              onResult,
+              ...stop,
+            });
     let results: RequestResult[];
     try {
       results = workers === null ? await loop : await workers.whileAlive(loop);

@@ -53,8 +53,8 @@ export async function planPrompts(plan: RunPlan, lazySizer: PromptSizer | null):
     return {
       prepare: (index) => {
         const messages = prompts.messages[index] ?? [];
-        // The salt goes first in the first message, as for synthetic prompts.
-        if (salt === null) return Promise.resolve(messages);
+        // The salt goes first in the first message, as for synthetic prompts (of a conversation: its first turn's).
+        if (salt === null || (plan.conversations?.turn_index[index] ?? 0) > 0) return Promise.resolve(messages);
         return Promise.resolve(
           messages.map((m, i) => (i === 0 ? { role: m.role, content: `[cache-bust ${salt}]\n${m.content}` } : m)),
         );

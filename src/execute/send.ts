@@ -8,6 +8,7 @@ import type { RunPlan } from '../plan/run-plan.js';
 import { streamChatCompletion, type StreamRequest } from '../client/stream.js';
 import type { RequestResult } from '../record/types.js';
 import type { PromptSource } from './prompts.js';
+import type { ChatMessage } from '../workload/dataset.js';
 import { requestBody } from '../workload/request-body.js';
 import { ENVELOPE_TOO_SMALL } from '../workload/prompt.js';
 import { elapsedMs, waitUntil } from './clock.js';
@@ -29,6 +30,8 @@ export interface SenderOptions {
    * request's due time itself, so the open loop hands the request over before it is due.
    */
   streamInWorker?: (order: StreamOrder) => Promise<RequestResult>;
+  /** Keep each reply's visible text on the result (`replyText`, never journaled): a conversation sends it back. */
+  collectReply?: boolean;
 }
 
 /** The client's bounds on one request, as planned: the same in whichever thread it streams. */
@@ -63,6 +66,8 @@ export function streamBounds(plan: RunPlan): StreamBounds {
 /** Prepares and sends requests of one run. */
 export function createRequestSender(options: SenderOptions): {
   prepare(index: number): Promise<Prepared>;
+  /** Request `index`'s body with these messages (a conversation's turn: its history, then its own messages). */
+  prepareMessages(index: number, messages: ChatMessage[]): Prepared;
   send(index: number, prepared: Prepared, scheduledOffsetMs: number | null): Promise<RequestResult>;
 } {
   const { prompts, plan } = options;
@@ -87,9 +92,14 @@ export function createRequestSender(options: SenderOptions): {
           ),
         };
       } catch (error) {
-        return {
-          error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error),
-        };
+        return preparedError(error);
+      }
+    },
+    prepareMessages(index, messages) {
+      try {
+        return { body: requestBody(endpoint, body.model, messages, maxTokens(index), body.thinking, output) };
+      } catch (error) {
+        return preparedError(error);
       }
     },
     async send(index, prepared, scheduledOffsetMs) {
@@ -119,6 +129,7 @@ export function createRequestSender(options: SenderOptions): {
           runStartNs: options.runStartNs,
           ...bounds,
           ...(options.cancelSignal ? { signal: options.cancelSignal } : {}),
+          ...(options.collectReply === true ? { collectReply: true } : {}),
         });
       }
       result.expectedPromptTokens = prompts.expectedTokens(index);
@@ -127,6 +138,11 @@ export function createRequestSender(options: SenderOptions): {
       return result;
     },
   };
+}
+
+/** A body that could not be built: the reference's envelope error, or what went wrong. */
+export function preparedError(error: unknown): Prepared {
+  return { error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error) };
 }
 
 /** The reference records a prompt that cannot fit its plan as a `ValueError` failure (spec §3.4). */

@@ -176,7 +176,7 @@ export function rowFromInput(x: RowInput): TimingRow {
 /** The `request_timings` row of a successful request, or null if §4.1 drops it. */
 export function buildRow(r: RequestResult): WrittenRow | null {
   const input = rowInput(r);
-  return input === null ? null : withRequestExtras(rowFromInput(input), r);
+  return input === null ? null : withConversation(withRequestExtras(rowFromInput(input), r), r);
 }
 
 /** Characters of a discarded attempt's error body kept in its record. */
@@ -218,6 +218,19 @@ export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: 
 }
 
 /**
+ * `record` with the conversation keys of a conversation run's request (docs/conversations.md):
+ * `conversation_id`, `turn_index` and, for a row, `history_tokens` (the prompt tokens the server
+ * counted for the whole history sent, = prompt_tokens). Rows of other runs are left as they were.
+ */
+export function withConversation<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
+  if (r.conversationId === undefined) return record;
+  record.conversation_id = r.conversationId;
+  record.turn_index = r.turnIndex ?? 0;
+  if ('prompt_tokens' in record) record.history_tokens = record.prompt_tokens;
+  return record;
+}
+
+/**
  * Cut text to its first `limit` code points (Python `s[:limit]` semantics: a surrogate pair is
  * one character and is never split).
  */
@@ -242,17 +255,20 @@ export function buildFailure(r: RequestResult): FailureRecord {
   const error = r.error;
   const bounded = boundText(error !== null && error.message !== '' ? error.message : EMPTY_ERROR_MESSAGE);
   const at = error !== null && Number.isFinite(error.atS) ? error.atS * 1000.0 : null;
-  return withRequestExtras(
-    {
-      request_index: r.requestIndex,
-      error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
-      error_message: bounded.text,
-      error_message_truncated: bounded.truncated,
-      http_status: error?.httpStatus ?? r.httpStatus,
-      error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
-      error_at_ms: at,
-      start_offset_ms: r.startOffsetMs,
-    },
+  return withConversation(
+    withRequestExtras(
+      {
+        request_index: r.requestIndex,
+        error_type: error !== null && error.type !== '' ? error.type : 'UnknownError',
+        error_message: bounded.text,
+        error_message_truncated: bounded.truncated,
+        http_status: error?.httpStatus ?? r.httpStatus,
+        error_body_excerpt: error?.bodyExcerpt == null ? null : boundText(error.bodyExcerpt).text,
+        error_at_ms: at,
+        start_offset_ms: r.startOffsetMs,
+      },
+      r,
+    ),
     r,
   );
 }

@@ -7,7 +7,15 @@
 import type { RequestResult } from '../record/types.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
-import { buildFailure, emptyRowInput, fillRowInput, rowFromInput, successFacts, withRequestExtras } from './rows.js';
+import {
+  buildFailure,
+  emptyRowInput,
+  fillRowInput,
+  rowFromInput,
+  successFacts,
+  withRequestExtras,
+  withConversation,
+} from './rows.js';
 import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
@@ -77,7 +85,8 @@ export function summarize(
   // One RowInput refilled per success (as buildRow would, without a temporary per request).
   const input = emptyRowInput();
   const rows: WrittenRow[] = [];
-  for (const r of successes) if (fillRowInput(r, input)) rows.push(withRequestExtras(rowFromInput(input), r));
+  for (const r of successes)
+    if (fillRowInput(r, input)) rows.push(withConversation(withRequestExtras(rowFromInput(input), r), r));
   rows.sort(byIndex);
   const failures = results
     .filter((r) => !r.ok)

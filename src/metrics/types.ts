@@ -63,7 +63,11 @@ export interface TimingRow extends CoreTimingRow {
  * A row as written: a request that was sent more than once also lists its discarded attempts
  * (not a ROW_FIELDS field: no formula derives it, and rows of requests sent once lack it).
  */
-export type WrittenRow = TimingRow & { attempts?: AttemptRecord[] } & Partial<ToolCallRowFields>;
+export type WrittenRow = TimingRow & { attempts?: AttemptRecord[] } & Partial<ToolCallRowFields> &
+  ConversationKeys & {
+    /** A conversation run: the prompt tokens the server counted for the whole history sent (= prompt_tokens). */
+    history_tokens?: number | null;
+  };
 
 /**
  * Row keys of a response that streamed tool calls (absent on other rows, so rows of runs without
@@ -76,6 +80,12 @@ export interface ToolCallRowFields {
   tool_argument_bytes: number;
   /** First tool-call delta − request start, ms (the clock of ttft_ms); null if no delta carried a part of a call. */
   time_to_first_tool_call_ms: number | null;
+}
+
+/** A conversation run's row or failure: which conversation and turn the request was (docs/conversations.md). */
+export interface ConversationKeys {
+  conversation_id?: number;
+  turn_index?: number;
 }
 
 /**
@@ -118,6 +128,9 @@ export interface FailureRecord {
   start_offset_ms: number;
   /** Earlier attempts of this request that failed and were sent again; absent when it was sent once. */
   attempts?: AttemptRecord[];
+  /** A conversation run: the request's conversation and turn. */
+  conversation_id?: number;
+  turn_index?: number;
 }
 
 /** The 26-key run-level `metrics` object of the current emitter (spec §4.3, §5.4). */

@@ -37,6 +37,14 @@ export function configSnapshot(config: RunConfig, window: number | null): Record
     reasoning_parser: config.workload.reasoningParser,
     endpoint: config.workload.endpoint,
     tools: config.workload.toolsFile,
+    ...(config.workload.conversations !== null
+      ? {
+          conversations: config.workload.conversations.file,
+          turns: config.workload.conversations.turns,
+          turn_tokens: config.workload.conversations.file === null ? config.workload.conversations.turnTokens : null,
+          think_time_s: config.workload.conversations.thinkTimeS,
+        }
+      : {}),
     warmup: config.load.warmup,
     slo: config.slo?.text ?? null,
     on_interrupt: config.load.onInterrupt,

@@ -6,7 +6,13 @@
 import type { LoadBlock } from '../result/servebench-schema.js';
 import type { RunConfig } from '../config/run-config.js';
 import { planArrivals } from '../schedule/arrivals.js';
-import type { ChatMessage } from '../workload/dataset.js';
+import type { ChatMessage, DatasetRow } from '../workload/dataset.js';
+import {
+  layoutConversations,
+  sampleConversations,
+  turnRows,
+  type ConversationLayout,
+} from '../workload/conversation.js';
 import type { PromptSizer, WorkloadInput } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 
@@ -23,9 +29,44 @@ export interface LoadPlan {
   plannedTokens?: number[];
   maxTokensPlan?: number[];
   summary: LoadBlock;
+  /**
+   * A conversation run: which conversation and turn each request index is, and for a
+   * `--conversations` file each turn's new messages (one row per request index, in order).
+   */
+  conversations?: { layout: ConversationLayout; rows: DatasetRow[] | null };
 }
 
 export function planLoad(config: RunConfig): LoadPlan {
+  const single = singleRequestLoad(config);
+  const conversations = config.workload.conversations;
+  if (conversations === null) return single;
+  // `requests` (or the arrivals) counted conversations: each becomes its turns, consecutive.
+  const count = single.requests;
+  let turns: number[];
+  let rows: DatasetRow[] | null = null;
+  if (conversations.file !== null) {
+    const specs = config.inputs.conversations;
+    if (specs == null) throw new Error('the --conversations file was not loaded with the configuration');
+    const chosen = sampleConversations(specs, count, config.workload.seed, conversations.turns);
+    turns = chosen.map((c) => c.users.length);
+    rows = turnRows(chosen);
+  } else {
+    turns = new Array<number>(count).fill(conversations.turns ?? 1);
+  }
+  const layout = layoutConversations(turns);
+  const arrivals = single.offsetsMs;
+  const n = layout.conversationId.length;
+  return {
+    ...single,
+    requests: n,
+    // A later turn's entry repeats its conversation's arrival (it is due when the previous reply ends).
+    offsetsMs: arrivals === null ? null : layout.conversationId.map((c) => arrivals[c] ?? 0),
+    summary: single.summary.mode === 'open' ? { ...single.summary, planned_requests: n } : single.summary,
+    conversations: { layout, rows },
+  };
+}
+
+function singleRequestLoad(config: RunConfig): LoadPlan {
   const load = config.load;
   if (load.kind === 'trace') {
     // Read and checked by resolveRunConfig with the other input files.
@@ -107,9 +148,18 @@ export function workloadInput(
     sharedPrefixTokens: config.workload.sharedPrefixTokens,
     cacheBust: config.workload.cacheBust,
     maxTokens: config.workload.maxTokens,
-    dataset: config.inputs.dataset,
+    dataset: load.conversations?.rows ?? config.inputs.dataset,
     sizer,
     lazy: load.lazy,
+    ...(load.conversations?.rows != null ? { presampled: true } : {}),
+    ...(load.conversations !== undefined && load.conversations.rows === null
+      ? {
+          conversations: {
+            turns: load.conversations.layout.turns,
+            turnTokens: config.workload.conversations?.turnTokens ?? 0,
+          },
+        }
+      : {}),
     ...(load.plannedTokens
       ? { plannedTokens: load.plannedTokens, ...(load.maxTokensPlan ? { maxTokensPlan: load.maxTokensPlan } : {}) }
       : {}),

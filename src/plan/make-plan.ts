@@ -114,12 +114,16 @@ export async function planRun(
     cache_bust: config.workload.cacheBust,
   };
   const rows = config.inputs.dataset;
+  // A conversation file's turns are already in request order (plan/load-plan.ts).
+  const turnRows = load.conversations?.rows ?? null;
   const prompts: RunPlan['prompts'] =
-    rows !== null
+    rows !== null || turnRows !== null
       ? {
           kind: 'dataset',
           cache_bust: config.workload.cacheBust,
-          messages: sampleRows(rows, load.requests, config.workload.seed).map((row) => row.messages),
+          messages: (turnRows ?? sampleRows(rows ?? [], load.requests, config.workload.seed)).map(
+            (row) => row.messages,
+          ),
           expected_tokens: column(n, (i) => workload.expectedTokens(i)),
         }
       : load.lazy
@@ -193,6 +197,17 @@ export async function planRun(
       max_tokens: workload.maxTokens,
     },
     prompts,
+    ...(load.conversations !== undefined
+      ? {
+          conversations: {
+            source: turnRows !== null ? ('file' as const) : ('synthetic' as const),
+            think_time_s: config.workload.conversations?.thinkTimeS ?? 0,
+            turns: load.conversations.layout.turns,
+            conversation_id: load.conversations.layout.conversationId,
+            turn_index: load.conversations.layout.turnIndex,
+          },
+        }
+      : {}),
     body: {
       model: found.model,
       thinking: config.workload.thinking,

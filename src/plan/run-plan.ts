@@ -88,6 +88,28 @@ const promptsSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 
+/**
+ * A conversation run (docs/conversations.md): each turn is one request index, the turns of one
+ * conversation consecutive. The user message of each turn is the request's recipe in `prompts`
+ * (synthetic: its body length, sized as any synthetic prompt; file: the turn's messages, with the
+ * system messages in turn 0's); the executor sends it after the history of the earlier turns,
+ * whose replies are the server's own. In an open loop, `load.offsets_ms` of turn 0 is its
+ * conversation's arrival, and a later turn's entry repeats it: the turn is due when the previous
+ * reply ended, plus the think time.
+ */
+const conversationsSchema = z.strictObject({
+  /** `synthetic` (`--turns`) or `file` (`--conversations`). */
+  source: z.enum(['synthetic', 'file']),
+  /** `--think-time`: seconds from a reply's end to the next turn's send. */
+  think_time_s: z.number().nonnegative(),
+  /** Turns of each conversation, in plan order. */
+  turns: z.array(z.number().int().positive()),
+  /** Per request index: its conversation (0-based). */
+  conversation_id: z.array(z.number().int().nonnegative()),
+  /** Per request index: its turn within the conversation (0-based). */
+  turn_index: z.array(z.number().int().nonnegative()),
+});
+
 const loadSchema = z.discriminatedUnion('kind', [
   /** N in flight, each finished request starting the next; an optional ramp and deadline. */
   z.strictObject({
@@ -164,6 +186,8 @@ const runPlanSchema = z
       max_tokens: z.array(z.number().int()),
     }),
     prompts: promptsSchema,
+    /** A conversation run's turns; absent for single requests (and in plans written before conversations existed). */
+    conversations: conversationsSchema.optional(),
     /** The request body's fixed parts (workload/request-body.ts). */
     body: z.strictObject({
       model: z.string(),
@@ -224,11 +248,34 @@ const runPlanSchema = z
         ['prompts.expected_tokens', plan.prompts.expected_tokens.length],
       );
     if (plan.load.kind === 'open') columns.push(['load.offsets_ms', plan.load.offsets_ms.length]);
+    const conversations = plan.conversations;
+    if (conversations !== undefined) {
+      columns.push(
+        ['conversations.conversation_id', conversations.conversation_id.length],
+        ['conversations.turn_index', conversations.turn_index.length],
+      );
+      const problem = layoutProblem(conversations);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['conversations'], message: problem });
+    }
     for (const [path, length] of columns) {
       if (length !== n)
         ctx.addIssue({ code: 'custom', path: path.split('.'), message: `has ${length} entries for ${n} requests` });
     }
   });
+
+/** Why the per-index columns do not lay out `turns` (each conversation's turns consecutive, from 0), or null. */
+function layoutProblem(c: z.infer<typeof conversationsSchema>): string | null {
+  let index = 0;
+  for (const [id, count] of c.turns.entries()) {
+    for (let k = 0; k < count; k++, index++) {
+      if (c.conversation_id[index] !== id || c.turn_index[index] !== k)
+        return `request ${index} should be turn ${k} of conversation ${id}`;
+    }
+  }
+  return index === c.conversation_id.length
+    ? null
+    : `turns add up to ${index}, not ${c.conversation_id.length} requests`;
+}
 
 /** A validated plan. */
 export type RunPlan = z.infer<typeof runPlanSchema>;

@@ -36,6 +36,10 @@ export function checkShardable(plan: RunPlan, shard: ShardSpec): void {
   if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`--shard: the shard count ${count} must be ≥ 1`);
   if (!Number.isSafeInteger(index) || index < 0 || index >= count)
     throw new UsageError(`--shard: the shard index ${index} must be 0 to ${count - 1}`);
+  if (plan.conversations !== undefined)
+    throw new UsageError(
+      '--shard: a conversation plan cannot be split into shards yet: run it in one process (docs/conversations.md)',
+    );
   if (plan.prompts.kind === 'synthetic-lazy')
     throw new UsageError(
       '--shard: a plan sized during the run (a closed loop bounded by --duration alone) cannot be split: give --requests as a ceiling with --duration',

@@ -148,7 +148,7 @@ export class JournalWriter {
       this.noteMissing(line);
       return false;
     }
-    const bytes = Buffer.from(`${JSON.stringify(line)}\n`, 'utf8');
+    const bytes = Buffer.from(`${JSON.stringify(withoutReply(line))}\n`, 'utf8');
     try {
       let offset = 0;
       while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
@@ -202,6 +202,13 @@ export class JournalWriter {
     }
     this.fd = null;
   }
+}
+
+/** The line without a reply's text (`RequestResult.replyText`): a journal never holds what the server wrote. */
+function withoutReply(line: JournalLine): JournalLine {
+  if (line.type !== 'request' || line.result.replyText === undefined) return line;
+  const { replyText: _reply, ...result } = line.result;
+  return { ...line, result };
 }
 
 /** `5-9, 12, 14` for request indices (ascending), at most `max` ranges then `and N more`. */
@@ -286,6 +293,8 @@ const requestResultSchema = z.looseObject({
       firstS: z.number().nullable(),
     })
     .optional(),
+  conversationId: z.int().min(0).optional(),
+  turnIndex: z.int().min(0).optional(),
   attempts: z
     .array(
       z.looseObject({

@@ -100,6 +100,16 @@ export interface RequestResult {
    * none. Set by the client.
    */
   toolCalls?: ToolCallFacts;
+  /**
+   * The visible content text of the reply, when the request asked for it (`collectReply`: a
+   * conversation's turn, whose reply is sent back with the next turn). In memory only: the runner
+   * takes it off the record before it is reported, and the journal never writes it.
+   */
+  replyText?: string;
+  /** A conversation run (`--turns`, `--conversations`): the request's conversation, 0-based, in plan order (set by the runner). */
+  conversationId?: number;
+  /** A conversation run: the turn of its conversation this request is, 0-based (set by the runner). */
+  turnIndex?: number;
 }
 
 /** What a response's tool calls were: how many, how big, and when the first one began. */

@@ -88,5 +88,16 @@ export function formatSummary(result: CapacityResult): string {
     lines.push(
       `  embeddings: ${embeddings.inputs_per_s.toFixed(2)} inputs/s, ${embeddings.prompt_tokens_per_s.toFixed(1)} prompt tok/s (latency is e2e: the body arrives whole)`,
     );
+  const conversations = result.servebench.conversations;
+  if (conversations !== undefined) lines.push(...conversationLines(conversations));
   return lines.join('\n');
+}
+
+/** `servebench.conversations` in two lines: the counts, then TTFT and cache hits by turn (docs/conversations.md). */
+function conversationLines(c: NonNullable<CapacityResult['servebench']['conversations']>): string[] {
+  const byTurn = (value: (t: (typeof c.by_turn)[number]) => string): string => c.by_turn.map(value).join(' | ');
+  return [
+    `  conversations: ${c.completed}/${c.conversations} completed, ${c.failed_mid_conversation} failed mid-conversation; ${c.turns_sent} turns sent, ${c.turns_not_sent} not sent`,
+    `  by turn (0, 1, …): TTFT p50 ${byTurn((t) => (t.ttft_p50_ms === null ? '–' : ms(t.ttft_p50_ms)))}; prefix cache hit ${byTurn((t) => (t.mean_prefix_cache_hit === null ? '–' : `${(t.mean_prefix_cache_hit * 100).toFixed(0)}%`))}`,
+  ];
 }

@@ -41,6 +41,10 @@ const resultRowSchema = z.strictObject({
   reasoning_tokens: int.nullable(),
   expected_prompt_tokens: int.nullable(),
   attempts: z.array(attemptSchema).optional(),
+  /** A conversation run's rows (docs/conversations.md). */
+  conversation_id: int.optional(),
+  turn_index: int.optional(),
+  history_tokens: int.nullable().optional(),
 });
 
 /** A `failures[]` entry: the reference's four keys plus servebench's (metrics/types.ts `FailureRecord`). */
@@ -53,6 +57,8 @@ const resultFailureSchema = z.strictObject({
   error_at_ms: num.nullable(),
   start_offset_ms: num,
   attempts: z.array(attemptSchema).optional(),
+  conversation_id: int.optional(),
+  turn_index: int.optional(),
 });
 
 /** The whole result file servebench writes. */

@@ -56,6 +56,36 @@ const configBlockSchema = z.strictObject({
   workers: int,
   cold_connections: z.boolean(),
   window_tokens: int.nullable(),
+  /** A conversation run only (docs/conversations.md): `--conversations` (absolute path or null), `--turns`, `--turn-tokens`, `--think-time`. */
+  conversations: str.nullable().optional(),
+  turns: int.nullable().optional(),
+  turn_tokens: int.nullable().optional(),
+  think_time_s: num.optional(),
+});
+
+/**
+ * `servebench.conversations`: a conversation run's conversations and turns (assemble/conversations.ts
+ * defines each figure; docs/conversations.md). Absent for runs of single requests.
+ */
+export const conversationsBlockSchema = z.strictObject({
+  conversations: int,
+  completed: int,
+  failed_mid_conversation: int,
+  turns_sent: int,
+  turns_not_sent: int,
+  by_turn: z.array(
+    z.strictObject({
+      turn_index: int,
+      requests: int,
+      ttft_p50_ms: nullableNum,
+      ttft_p95_ms: nullableNum,
+      mean_prefix_cache_hit: nullableNum,
+      mean_prompt_tokens: nullableNum,
+    }),
+  ),
+  duration_p50_ms: nullableNum,
+  duration_p95_ms: nullableNum,
+  turns_completed_mean: nullableNum,
 });
 
 /**
@@ -370,6 +400,7 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   reasoning_parser: reasoningParserBlockSchema.optional(),
   tool_calls: toolCallsBlockSchema.optional(),
   embeddings: embeddingsBlockSchema.optional(),
+  conversations: conversationsBlockSchema.optional(),
   metrics: extendedMetricsSchema,
   calibration: calibrationBlockSchema,
   early_stops: earlyStopsBlockSchema,
@@ -377,6 +408,8 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   client: clientBlockSchema.optional(),
 });
 
+/** `servebench.conversations`. */
+export type ConversationsBlock = z.infer<typeof conversationsBlockSchema>;
 /** `servebench.load`. */
 export type LoadBlock = z.infer<typeof loadBlockSchema>;
 /** `servebench.sizing`. */

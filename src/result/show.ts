@@ -10,6 +10,7 @@ import { finiteOrNull } from '../util/numbers.js';
 import { serverMetricsRows, serverMetricsWarnings } from './show-server.js';
 import { readServerMetrics } from './server-metrics-text.js';
 import { ENDPOINT_PATHS, ENDPOINTS, type Endpoint } from '../record/endpoint.js';
+import { conversationsBlockSchema } from './servebench-schema.js';
 
 const DASH = '–';
 
@@ -163,11 +164,13 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     latency.push(['prompt tokens', text(p('prompt_tokens_p50')), text(p('prompt_tokens_p95'))]);
   }
   const shards = shardsLine(doc);
+  const conversations = conversationsLines(doc);
   const server = readServerMetrics(doc);
   const tail = pairs([
     ['throughput', throughput(m)],
     ['prefix cache hit', cacheHit(m)],
     ...(shards !== null ? [['shards', shards] as [string, string]] : []),
+    ...conversations,
     ...('reasoning_chunks' in m
       ? [
           ['chunks', `${text(m['content_chunks'])} content, ${text(m['reasoning_chunks'])} reasoning`] as [
@@ -190,6 +193,28 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ...(warnings.length > 0 ? ['', ...warnings] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A conversation run's `servebench.conversations` (docs/conversations.md) in two rows; none for other runs. */
+function conversationsLines(doc: Record<string, unknown>): [string, string][] {
+  const parsed = conversationsBlockSchema.safeParse(
+    (doc['servebench'] as Record<string, unknown> | undefined)?.['conversations'],
+  );
+  if (!parsed.success) return [];
+  const c = parsed.data;
+  const byTurn = c.by_turn
+    .map(
+      (t) =>
+        `${t.turn_index}: TTFT p50 ${formatDuration(t.ttft_p50_ms)}, cache ${t.mean_prefix_cache_hit === null ? '–' : `${(t.mean_prefix_cache_hit * 100).toFixed(0)} %`}`,
+    )
+    .join('; ');
+  return [
+    [
+      'conversations',
+      `${c.completed}/${c.conversations} completed, ${c.failed_mid_conversation} failed mid-conversation; ${c.turns_sent} turns sent, ${c.turns_not_sent} not sent`,
+    ],
+    ['by turn', byTurn],
+  ];
 }
 
 /** A merged result's shards (`servebench.shards`), in one line, or null for a single-process run. */

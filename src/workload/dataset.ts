@@ -20,7 +20,7 @@ export interface DatasetRow {
 }
 
 /** Picks `requests` rows with a seeded Fisher–Yates shuffle (cycled if the dataset is smaller). */
-export function sampleRows(rows: readonly DatasetRow[], requests: number, seed: number): DatasetRow[] {
+export function sampleRows<T = DatasetRow>(rows: readonly T[], requests: number, seed: number): T[] {
   const order = rows.map((_, i) => i);
   const rng = new PythonRandom(seed);
   for (let i = order.length - 1; i > 0; i--) {

@@ -76,6 +76,14 @@ export interface WorkloadInput {
   maxTokensPlan?: number[];
   /** Size each prompt just before its request instead of up front (runs bounded by time). */
   lazy?: boolean;
+  /**
+   * Synthetic conversations (workload/conversation.ts): `turns[c]` turns each, request indexes in
+   * conversation order. Turn 0's planned context comes from the context plan over the
+   * conversations; a later turn is a prompt of `turnTokens` (capped like any other).
+   */
+  conversations?: { turns: readonly number[]; turnTokens: number };
+  /** The dataset rows are already one per request, in request order (a conversation file's turns): no sampling. */
+  presampled?: boolean;
 }
 
 /** The fixed workload. */
@@ -121,6 +129,7 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
   if (input.dataset !== null) return datasetWorkload(input, input.dataset);
   const sizes =
     input.plannedTokens ??
+    (input.conversations !== undefined ? conversationSizes(input, input.conversations) : null) ??
     planContexts({
       requests: input.requests,
       ctxTokens: input.ctxTokens,
@@ -189,6 +198,25 @@ export async function buildWorkload(input: WorkloadInput): Promise<Workload> {
   };
 }
 
+/** Planned tokens per request of synthetic conversations: the context plan for each first turn, `turnTokens` for the later ones. */
+function conversationSizes(
+  input: WorkloadInput,
+  conversations: { turns: readonly number[]; turnTokens: number },
+): number[] {
+  const first = planContexts({
+    requests: conversations.turns.length,
+    ctxTokens: input.ctxTokens,
+    seed: input.seed,
+    cap: input.cap,
+    ...(input.buckets ? { buckets: input.buckets } : {}),
+  }).sizes;
+  const later = input.cap === null ? conversations.turnTokens : Math.min(conversations.turnTokens, input.cap);
+  return conversations.turns.flatMap((count, c) => [
+    first[c] ?? 0,
+    ...new Array<number>(Math.max(0, count - 1)).fill(later),
+  ]);
+}
+
 /** Hash of the per-request digests in index order, up to the last prepared request. */
 function promptSetIdOf(digests: readonly (string | undefined)[]): string {
   let last = digests.length - 1;
@@ -205,7 +233,7 @@ function countSizes(sizes: readonly number[]): Record<string, number> {
 }
 
 async function datasetWorkload(input: WorkloadInput, rows: DatasetRow[]): Promise<Workload> {
-  const chosen = sampleRows(rows, input.requests, input.seed);
+  const chosen = input.presampled === true ? rows : sampleRows(rows, input.requests, input.seed);
   const salt = input.cacheBust ? randomBytes(8).toString('hex') : null;
   const digests = chosen.map((row) => createHash('sha256').update(JSON.stringify(row.messages)).digest('hex'));
   const planned: number[] = [];

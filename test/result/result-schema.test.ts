@@ -222,11 +222,14 @@ const FLOATS_WITHOUT_SUFFIX: string[] = [
   'first_tokens_after_stalls_share',
   'late_turns_cpu_share',
   'late_turns_run_delay_share',
+  'mean_prefix_cache_hit', // servebench.conversations.by_turn (names fixed by the feature's spec; docs/conversations.md)
+  'mean_prompt_tokens',
   'peak', // servebench.server_metrics.derived: a gauge's largest sample, as the server wrote it (KV usage is a ratio, running a count)
   'rate', // servebench.load (open loop)
   'raw', // servebench.server_metrics.series: the server's own samples of series servebench does not know, as it wrote them
   'run_delay_share',
   'seconds', // servebench.config.warmup
   'tokens_per_char', // servebench.sizing.fits[]
+  'turns_completed_mean', // servebench.conversations
   'values', // servebench.server_metrics.series: the server's samples by canonical series, as it wrote them
 ];

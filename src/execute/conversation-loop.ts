@@ -1,0 +1,138 @@
+/**
+ * Conversation runs (`--turns`, `--conversations`; docs/conversations.md): each conversation sends
+ * its turns in order, turn k carrying the system messages, then for every earlier turn j its user
+ * message and the server's actual reply (its visible text, kept in memory only while the
+ * conversation lives), then user message k. A turn that fails ends its conversation: the later
+ * turns are not sent. Every turn is sent by the run's request sender (send.ts), so its timing,
+ * retries and journaling are those of any request.
+ *
+ * Closed loop: `concurrency` conversations at a time, the next one starting when one ends (with an
+ * optional ramp of the slots and a deadline after which no turn starts). Open loop: conversation c
+ * arrives at `arrivalsMs[c]` whatever the server does; its first turn is due at the arrival, each
+ * later turn when the previous reply ended plus the think time (its scheduled offset). With
+ * `maxConcurrency`, at most that many conversations are active; an arrival waits for one to end.
+ */
+import type { RequestResult } from '../record/types.js';
+import type { ChatMessage } from '../workload/dataset.js';
+import { TurnQueue } from '../util/turns.js';
+import { elapsedMs, sleep, waitUntil } from './clock.js';
+import { PREPARE_LEAD_MS } from './open-loop.js';
+import { preparedError, type Prepared } from './send.js';
+
+/** One conversation of the plan: its first request index and its turns (consecutive indexes). */
+export interface ConversationSlot {
+  first: number;
+  turns: number;
+}
+
+export type ConversationLoad =
+  | { kind: 'closed'; concurrency: number; rampS: number; durationS: number | null }
+  | { kind: 'open'; arrivalsMs: readonly number[]; maxConcurrency: number | null };
+
+export interface ConversationLoopOptions {
+  conversations: readonly ConversationSlot[];
+  load: ConversationLoad;
+  /** Seconds from a reply's end to the next turn's send. */
+  thinkTimeS: number;
+  runStartNs: bigint;
+  /** A turn's own messages (turn 0: the system messages and the first user message; later: its user message); rejects when none can be built. */
+  turnMessages: (index: number) => Promise<ChatMessage[]>;
+  /** The body of request `index` with these messages (outside its timing). */
+  prepare: (index: number, messages: ChatMessage[]) => Prepared;
+  /** Sends it (never rejects for request failures); the result carries `replyText`. */
+  send: (index: number, prepared: Prepared, scheduledOffsetMs: number | null) => Promise<RequestResult>;
+  /** Called as each turn finishes, in completion order, without its reply text. */
+  onResult?: (result: RequestResult) => void;
+  /** When aborted, no new turn is sent (in-flight ones drain). */
+  stopScheduling?: AbortSignal;
+}
+
+/** The conversations of a plan's per-conversation turn counts. */
+export function conversationSlots(turns: readonly number[]): ConversationSlot[] {
+  let first = 0;
+  return turns.map((count) => {
+    const slot = { first, turns: count };
+    first += count;
+    return slot;
+  });
+}
+
+/** Runs every conversation (or until scheduling stops) and returns the turns' results sorted by index. */
+export async function runConversationLoop(options: ConversationLoopOptions): Promise<RequestResult[]> {
+  const results: RequestResult[] = [];
+  const stop = options.stopScheduling;
+  const load = options.load;
+  const deadlineMs = load.kind === 'closed' && load.durationS !== null ? load.durationS * 1000 : Infinity;
+  const thinkMs = options.thinkTimeS * 1000;
+  const open = load.kind === 'open';
+  // Each finished turn is recorded in a turn of the event loop of its own (util/turns.ts).
+  const turns = new TurnQueue();
+  const stopped = (): boolean => stop?.aborted === true;
+  const canSend = (): boolean => !stopped() && elapsedMs(options.runStartNs) < deadlineMs;
+
+  const runConversation = async (c: number, arrivalMs: number | null): Promise<void> => {
+    const conversation = options.conversations[c]!;
+    const history: ChatMessage[] = [];
+    let dueMs = arrivalMs;
+    for (let k = 0; k < conversation.turns; k++) {
+      if (!canSend()) return;
+      const index = conversation.first + k;
+      let own: ChatMessage[] = [];
+      let prepared: Prepared;
+      try {
+        own = await options.turnMessages(index);
+        prepared = options.prepare(index, [...history, ...own]);
+      } catch (error) {
+        prepared = preparedError(error);
+      }
+      if (dueMs !== null) {
+        await waitUntil(options.runStartNs, dueMs, stop);
+        if (!canSend()) return;
+      }
+      const result = await options.send(index, prepared, open ? dueMs : null);
+      const reply = result.replyText ?? '';
+      delete result.replyText; // never reported, never journaled
+      result.conversationId = c;
+      result.turnIndex = k;
+      // The sizer's expectation covers a turn's own messages, not the history the server counts.
+      if (k > 0) result.expectedPromptTokens = null;
+      await turns.next();
+      results.push(result);
+      options.onResult?.(result);
+      if (!result.ok) return;
+      history.push(...own, { role: 'assistant', content: reply });
+      const endMs = result.startOffsetMs + (result.e2eS ?? 0) * 1000;
+      dueMs = open || thinkMs > 0 ? endMs + thinkMs : null;
+    }
+  };
+
+  const count = options.conversations.length;
+  if (load.kind === 'closed') {
+    let next = 0;
+    const worker = async (slot: number): Promise<void> => {
+      const joinMs = load.rampS > 0 ? (load.rampS * 1000 * slot) / load.concurrency : 0;
+      if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
+      while (next < count && canSend()) await runConversation(next++, null);
+    };
+    const workers = Array.from({ length: Math.min(load.concurrency, count) }, (_, slot) => worker(slot));
+    await Promise.all(workers);
+  } else {
+    const cap = load.maxConcurrency ?? Infinity;
+    const active = new Set<Promise<void>>();
+    const waiting: (() => void)[] = [];
+    for (let c = 0; c < count; c++) {
+      if (stopped()) break;
+      const arrival = load.arrivalsMs[c] ?? 0;
+      await sleep(arrival - PREPARE_LEAD_MS - elapsedMs(options.runStartNs), stop);
+      if (active.size >= cap) await new Promise<void>((resolve) => waiting.push(resolve));
+      if (stopped()) break;
+      const task: Promise<void> = runConversation(c, arrival).finally(() => {
+        active.delete(task);
+        waiting.shift()?.();
+      });
+      active.add(task);
+    }
+    await Promise.all(active);
+  }
+  return results.sort((a, b) => a.requestIndex - b.requestIndex);
+}
