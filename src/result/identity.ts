@@ -214,6 +214,22 @@ const IDENTITY_FIELDS: readonly IdentityFieldSpec[] = [
     read: setting((sb) => get(sb, 'config', 'endpoint') ?? 'chat', 'chat'),
   },
   {
+    // A turn of a conversation sends a growing history: its figures are not a single request's.
+    name: 'conversations',
+    reason:
+      'multi-turn conversations (--turns, --conversations file by base name, --turn-tokens, --think-time); null: single requests',
+    read: setting((sb) => {
+      const turns = get(sb, 'config', 'turns');
+      if (turns === undefined || turns === null) return null;
+      return {
+        file: baseName(get(sb, 'config', 'conversations')),
+        turns,
+        turn_tokens: get(sb, 'config', 'turn_tokens') ?? null,
+        think_time_s: get(sb, 'config', 'think_time_s') ?? null,
+      };
+    }, null),
+  },
+  {
     name: 'tools',
     reason: 'function tools offered with each request (--tools, base name): a tool call is the visible output',
     read: setting((sb) => baseName(get(sb, 'config', 'tools')), null),

@@ -85,7 +85,18 @@ test('two runs of the same workload on the simulator are comparable: exit 0, eve
 const CASES: { field: string; base?: (d: Json) => void; change: (d: Json) => void }[] = [
   { field: 'model', change: (d) => (d['model'] = 'another-model') },
   { field: 'endpoint', change: (d) => (d['servebench']['config']['endpoint'] = 'messages') },
-  { field: 'tools', change: (d) => (d['servebench']['config']['tools'] = '/work/agent-tools.json') },
+  {
+    field: 'conversations',
+    change: (d) =>
+      (d['servebench']['config'] = {
+        ...d['servebench']['config'],
+        conversations: null,
+        turns: 4,
+        turn_tokens: 128,
+        think_time_s: 0,
+      }),
+  },
+  { field: 'tools', change: (d) => (d['servebench']['config']['tools'] = 'agent-tools.json') },
   { field: 'measurement_protocol', change: (d) => (d['measurement_protocol'] = 'capacity-v4-reasoning') },
   { field: 'context_tokens', change: (d) => (d['context_tokens'] = 512) },
   { field: 'context_distribution', change: (d) => (d['context_distribution'] = { 256: 1, 512: 23 }) },
