@@ -8,7 +8,7 @@
  * (config/dataset-file.ts, whose helpers this reuses).
  */
 import { InputFileError } from '../util/errors.js';
-import { jsonProblem, parseJsonLines, readInputFile } from '../util/read-file.js';
+import { parseJsonArray, parseJsonLines, readInputFile } from '../util/read-file.js';
 import type { ChatMessage } from '../workload/dataset.js';
 import type { ConversationSpec } from '../workload/conversation.js';
 import { checkMessage, MAX_DATASET_BYTES, SHAREGPT_ROLES } from './dataset-file.js';
@@ -52,13 +52,7 @@ function parseJsonl(text: string, file: string): ConversationSpec[] {
 }
 
 function parseShareGpt(text: string, file: string): ConversationSpec[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new InputFileError(file, jsonProblem(text, error));
-  }
-  if (!Array.isArray(doc)) throw new InputFileError(file, 'expected a JSON array (ShareGPT format)');
+  const doc = parseJsonArray(text, file, 'expected a JSON array (ShareGPT format)');
   const out: ConversationSpec[] = [];
   doc.forEach((entry: unknown, i) => {
     const where = `${file}[${i}]`;

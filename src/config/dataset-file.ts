@@ -8,7 +8,7 @@
  * types and their seeded sampling are workload/dataset.ts's (which reads no file).
  */
 import { InputFileError } from '../util/errors.js';
-import { jsonProblem, parseJsonLines, readInputFile } from '../util/read-file.js';
+import { parseJsonArray, parseJsonLines, readInputFile } from '../util/read-file.js';
 import type { ChatMessage, DatasetRow } from '../workload/dataset.js';
 
 /** The largest dataset file read. */
@@ -68,13 +68,7 @@ export const SHAREGPT_ROLES: Record<string, string> = {
 };
 
 function parseShareGpt(text: string, file: string): DatasetRow[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new InputFileError(file, jsonProblem(text, error));
-  }
-  if (!Array.isArray(doc)) throw new InputFileError(file, 'expected a JSON array (ShareGPT format)');
+  const doc = parseJsonArray(text, file, 'expected a JSON array (ShareGPT format)');
   const rows: DatasetRow[] = [];
   doc.forEach((entry: unknown, i) => {
     const where = `${file}[${i}]`;

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { SimClock } from './clock.js';
 import type { AdmittedEvent, ChunkEvent, EngineListener, SeqHandle } from './engine.js';
-import type { GroundTruth } from './ground-truth.js';
+import { recordAdmitted, recordCancelled, type GroundTruth } from './ground-truth.js';
 import type { EmbeddingRequest } from './requests.js';
 import { deriveRng, fnv1a32, normal } from './rng.js';
 import type { LatencyObserver } from './vllm-metrics.js';
@@ -66,19 +66,12 @@ export class EmbeddingWriter implements EngineListener {
     if (this.finished) return;
     this.finished = true;
     this.handle?.cancel();
-    if (this.truth !== undefined) {
-      this.truth.status = 'cancelled';
-      this.truth.cancelledNs = this.clock.nowNs();
-    }
+    recordCancelled(this.truth, this.clock.nowNs());
   }
 
   onAdmitted(event: AdmittedEvent): void {
-    const t = this.truth;
-    if (t === undefined || this.finished) return;
-    t.status = 'running';
-    t.admittedNs = this.clock.nowNs();
-    t.model.admittedNs = event.atNs;
-    t.cachedTokens = event.cachedTokens;
+    if (this.truth === undefined || this.finished) return;
+    recordAdmitted(this.truth, event, this.clock.nowNs());
   }
 
   onChunk(event: ChunkEvent): void {

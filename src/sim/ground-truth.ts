@@ -59,6 +59,21 @@ export interface GroundTruth {
 }
 
 /** A bounded map of ground-truth records; the oldest are dropped beyond `limit`. */
+/** The request was admitted by the engine at model time `event.atNs`, seen at wall time `nowNs`. */
+export function recordAdmitted(t: GroundTruth, event: { atNs: number; cachedTokens: number }, nowNs: number): void {
+  t.status = 'running';
+  t.admittedNs = nowNs;
+  t.model.admittedNs = event.atNs;
+  t.cachedTokens = event.cachedTokens;
+}
+
+/** The client went away before the end, seen at wall time `nowNs`. */
+export function recordCancelled(t: GroundTruth | undefined, nowNs: number): void {
+  if (t === undefined) return;
+  t.status = 'cancelled';
+  t.cancelledNs = nowNs;
+}
+
 export class GroundTruthStore {
   private readonly records = new Map<string, GroundTruth>();
 

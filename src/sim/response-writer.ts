@@ -17,7 +17,7 @@ import {
 import type { SimClock } from './clock.js';
 import type { SimConfig } from './config.js';
 import type { AdmittedEvent, ChunkEvent, EngineListener, SeqHandle } from './engine.js';
-import type { GroundTruth } from './ground-truth.js';
+import { recordAdmitted, recordCancelled, type GroundTruth } from './ground-truth.js';
 import type { GenerationRequest } from './requests.js';
 import { FillerText, ToolArguments } from './text.js';
 import { plainSink, type StreamPart, type StreamSink } from './faults-stream.js';
@@ -133,19 +133,12 @@ export class ResponseWriter implements EngineListener {
     this.finished = true;
     this.closed = true;
     this.handle?.cancel();
-    if (this.truthRecord !== undefined) {
-      this.truthRecord.status = 'cancelled';
-      this.truthRecord.cancelledNs = this.clock.nowNs();
-    }
+    recordCancelled(this.truthRecord, this.clock.nowNs());
   }
 
   onAdmitted(event: AdmittedEvent): void {
-    const t = this.truthRecord;
-    if (t === undefined || this.finished) return;
-    t.status = 'running';
-    t.admittedNs = this.clock.nowNs();
-    t.model.admittedNs = event.atNs;
-    t.cachedTokens = event.cachedTokens;
+    if (this.truthRecord === undefined || this.finished) return;
+    recordAdmitted(this.truthRecord, event, this.clock.nowNs());
   }
 
   onChunk(event: ChunkEvent): void {

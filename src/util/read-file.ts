@@ -179,3 +179,15 @@ export function parseJsonLines(text: string, file: string): JsonLine[] {
   });
   return lines;
 }
+
+/** `text` parsed as a JSON array, or the one-line InputFileError naming `file` (bad JSON at its line and column, or `notArray`). */
+export function parseJsonArray(text: string, file: string, notArray: string): unknown[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError(file, jsonProblem(text, error));
+  }
+  if (!Array.isArray(doc)) throw new InputFileError(file, notArray);
+  return doc;
+}
