@@ -4,6 +4,7 @@
  * Each request sends one input (the planned prompt).
  */
 import type { RequestResult } from '../record/types.js';
+import { isCount } from './rows.js';
 
 /** The block (only in embeddings runs). */
 export interface EmbeddingsBlock {
@@ -18,8 +19,6 @@ export interface EmbeddingsBlock {
   /** prompt_tokens / wall seconds. */
   prompt_tokens_per_s: number;
 }
-
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** The block over `results` (warm-up requests already removed), over `wallSeconds` (> 0, else rates are 0). */
 export function embeddingsBlock(results: readonly RequestResult[], wallSeconds: number): EmbeddingsBlock {

@@ -302,24 +302,39 @@ export function parseResponsesRequest(config: SimConfig, body: unknown): Generat
       else messages.push({ role: m.role, content: responsesText(m.content, i) });
     });
   }
-  const promptPieces = chatPromptPieces(messages);
   const scale = REASONING_EFFORT_SCALE[req.reasoning?.effort ?? 'medium'] ?? 1;
+  return typedEventsRequest(
+    'responses',
+    config,
+    messages,
+    req,
+    req.max_output_tokens,
+    Math.round(config.reasoning_tokens * scale),
+  );
+}
+
+/**
+ * A Responses or Messages request: both APIs always report usage (no `stream_options`), have no
+ * `min_tokens` / `ignore_eos`, and answer a request with tools by calling the first one.
+ */
+function typedEventsRequest(
+  kind: 'responses' | 'messages',
+  config: SimConfig,
+  messages: readonly TemplateMessage[],
+  req: { stream?: boolean | null | undefined; tools?: readonly { name: string }[] | null | undefined },
+  maxTokens: number | null | undefined,
+  reasoningTokens: number,
+): GenerationRequest {
+  const promptPieces = chatPromptPieces(messages);
   return {
-    kind: 'responses',
+    kind,
     model: config.model,
     promptPieces,
     stream: req.stream === true,
     includeUsage: true,
     continuousUsage: false,
     toolName: req.tools?.[0]?.name ?? null,
-    limits: resolveLimits(
-      config,
-      promptPieces.length,
-      req.max_output_tokens,
-      0,
-      false,
-      Math.round(config.reasoning_tokens * scale),
-    ),
+    limits: resolveLimits(config, promptPieces.length, maxTokens, 0, false, reasoningTokens),
   };
 }
 
@@ -395,7 +410,6 @@ export function parseMessagesRequest(config: SimConfig, body: unknown): Generati
   if (req.system !== undefined && req.system !== null)
     messages.push({ role: 'system', content: anthropicText(req.system, 'system') });
   req.messages.forEach((m, i) => messages.push({ role: m.role, content: anthropicText(m.content, `messages[${i}]`) }));
-  const promptPieces = chatPromptPieces(messages);
   const thinking = req.thinking;
   const reasoning =
     thinking === undefined || thinking === null
@@ -403,16 +417,7 @@ export function parseMessagesRequest(config: SimConfig, body: unknown): Generati
       : thinking.type === 'enabled'
         ? thinking.budget_tokens
         : 0;
-  return {
-    kind: 'messages',
-    model: config.model,
-    promptPieces,
-    stream: req.stream === true,
-    includeUsage: true,
-    continuousUsage: false,
-    toolName: req.tools?.[0]?.name ?? null,
-    limits: resolveLimits(config, promptPieces.length, req.max_tokens, 0, false, reasoning),
-  };
+  return typedEventsRequest('messages', config, messages, req, req.max_tokens, reasoning);
 }
 
 /** A validated `/v1/embeddings` request. */

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { SseParser, type SseEvent } from '../../src/client/sse.js';
 import { invalidUtf8Verdict, newChunkState, type ChunkState, type ChunkVerdict } from '../../src/client/chunk.js';
 import { streamDialect, type StreamDialect } from '../../src/client/dialect.js';
+import { parseSplit } from '../helpers/sse-split.js';
 
 const enc = new TextEncoder();
 const STREAMED = ['chat', 'completions', 'responses', 'messages'] as const;
@@ -290,18 +291,9 @@ function encode(events: readonly Wire[], eol: string): Uint8Array {
   return enc.encode(text);
 }
 
-/** Feeds `bytes` cut at `points` (each taken modulo the length), then ends the stream. */
-function parseSplit(bytes: Uint8Array, points: readonly number[]): SseEvent[] {
-  const parser = new SseParser({ flagInvalidUtf8: true });
-  const cuts = [...new Set(points.map((p) => (bytes.length === 0 ? 0 : p % bytes.length)))].sort((a, b) => a - b);
-  const out: SseEvent[] = [];
-  let from = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    out.push(...parser.feed(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  out.push(...parser.end());
-  return out;
+/** Feeds `bytes` to a fresh parser cut at `points`, then ends the stream. */
+function parseSplitFresh(bytes: Uint8Array, points: readonly number[]): SseEvent[] {
+  return parseSplit(new SseParser({ flagInvalidUtf8: true }), bytes, points);
 }
 
 /** Applies events as the client does (exchange.ts): each through the dialect, until one is not `continue`. */
@@ -328,8 +320,8 @@ describe('every streamed endpoint, well-formed streams split anywhere (fast-chec
           const steps = normalize(endpoint, s.steps, s.indexed);
           const events = wire(endpoint, steps, s);
           const bytes = encode(events, s.eol);
-          const whole = parseSplit(bytes, []);
-          const split = parseSplit(bytes, points);
+          const whole = parseSplitFresh(bytes, []);
+          const split = parseSplitFresh(bytes, points);
           assert.deepEqual(split, whole);
           assert.equal(whole.length, events.length);
           assert.deepEqual(
@@ -452,7 +444,7 @@ describe('every streamed endpoint, garbage (fast-check)', () => {
     it(`${endpoint}: random bytes give only continue/done/failed verdicts, never an exception`, () => {
       fc.assert(
         fc.property(fc.uint8Array({ maxLength: 400 }), cuts, (bytes, points) => {
-          const { state, verdicts } = applyAll(endpoint, parseSplit(bytes, points));
+          const { state, verdicts } = applyAll(endpoint, parseSplitFresh(bytes, points));
           checkVerdicts(verdicts, state);
         }),
         { numRuns: 200 },

@@ -13,21 +13,9 @@ import { applyDataEvent, invalidUtf8Verdict, newChunkState } from '../../src/cli
 import { parseResultText, readResultFile } from '../../src/result/io.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { seedFile } from '../helpers/fixtures.js';
+import { parseSplit } from '../helpers/sse-split.js';
 
 const enc = new TextEncoder();
-
-/** Feeds `bytes` cut at `points` (each taken modulo the length), then ends the stream. */
-function parseSplit(parser: SseParser, bytes: Uint8Array, points: readonly number[]): SseEvent[] {
-  const cuts = [...new Set(points.map((p) => (bytes.length === 0 ? 0 : p % bytes.length)))].sort((a, b) => a - b);
-  const out: SseEvent[] = [];
-  let from = 0;
-  for (const cut of [...cuts, bytes.length]) {
-    out.push(...parser.feed(bytes.subarray(from, cut)));
-    from = cut;
-  }
-  out.push(...parser.end());
-  return out;
-}
 
 const FIELDS = new Set(['data', 'event', 'id', 'retry']);
 const LF = 0x0a;
