@@ -4,7 +4,7 @@
  * every turn sent, warm-up included; timing figures come from the rows (measured turns only).
  * Percentiles are the nearest-rank ones of every top-level figure (metrics/percentile.ts).
  */
-import type { RequestResult } from '../record/types.js';
+import type { RequestResult, StepKind } from '../record/types.js';
 import type { WrittenRow } from '../metrics/types.js';
 import { percentile } from '../metrics/percentile.js';
 import type { ConversationsBlock } from '../result/servebench-schema.js';
@@ -16,7 +16,47 @@ type ConversationRow = Pick<
 > & {
   conversation_id?: number | undefined;
   turn_index?: number | undefined;
+  step_kind?: StepKind | undefined;
 };
+
+/** Step kinds in the order `by_step` lists them. */
+const STEP_KINDS: readonly StepKind[] = ['user', 'tool_result', 'tool_result_as_user'];
+
+/** Mean of cached_tokens / prompt_tokens over the rows that have both (prompt_tokens > 0). */
+function meanCacheHit(rows: readonly ConversationRow[]): number | null {
+  return mean(
+    rows.flatMap((row) =>
+      row.cached_tokens !== null && row.prompt_tokens !== null && row.prompt_tokens > 0
+        ? [row.cached_tokens / row.prompt_tokens]
+        : [],
+    ),
+  );
+}
+
+/**
+ * Agent sessions: per step kind, the turns sent as it (warm-up included, like turns_sent), the
+ * tool results they carried, and over its rows the nearest-rank TTFT percentiles and the mean
+ * prefix-cache hit (as by_turn). Kinds no turn was sent as are left out; null without agent steps.
+ */
+function byStep(results: readonly RequestResult[], rows: readonly ConversationRow[]): ConversationsBlock['by_step'] {
+  if (!results.some((r) => r.stepKind !== undefined)) return undefined;
+  return STEP_KINDS.flatMap((kind) => {
+    const sent = results.filter((r) => r.stepKind === kind);
+    if (sent.length === 0) return [];
+    const kindRows = rows.filter((row) => row.step_kind === kind);
+    const ttfts = kindRows.map((row) => row.ttft_ms);
+    return [
+      {
+        step_kind: kind,
+        turns_sent: sent.length,
+        tool_results_sent: sent.reduce((sum, r) => sum + (r.toolResults ?? 0), 0),
+        ttft_p50_ms: percentile(ttfts, 50),
+        ttft_p95_ms: percentile(ttfts, 95),
+        mean_prefix_cache_hit: meanCacheHit(kindRows),
+      },
+    ];
+  });
+}
 
 const mean = (values: readonly number[]): number | null =>
   values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
@@ -59,6 +99,7 @@ export function conversationsBlock(
     durations.push(end - first.start_offset_ms);
   }
   const planned = plannedTurns.reduce((sum, n) => sum + n, 0);
+  const agentSteps = byStep(sent, rows);
   return {
     // Conversations planned.
     conversations: plannedTurns.length,
@@ -85,13 +126,7 @@ export function conversationsBlock(
           95,
         ),
         // Mean of cached_tokens / prompt_tokens over the rows that have both (prompt_tokens > 0).
-        mean_prefix_cache_hit: mean(
-          turnRows.flatMap((row) =>
-            row.cached_tokens !== null && row.prompt_tokens !== null && row.prompt_tokens > 0
-              ? [row.cached_tokens / row.prompt_tokens]
-              : [],
-          ),
-        ),
+        mean_prefix_cache_hit: meanCacheHit(turnRows),
         // Mean prompt_tokens (the whole history the server counted) over the rows that have it.
         mean_prompt_tokens: mean(turnRows.flatMap((row) => (row.prompt_tokens !== null ? [row.prompt_tokens] : []))),
       };
@@ -101,5 +136,6 @@ export function conversationsBlock(
     duration_p95_ms: percentile(durations, 95),
     // Mean over every planned conversation of its completed turns.
     turns_completed_mean: mean(okTurns),
+    ...(agentSteps !== undefined ? { by_step: agentSteps } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { streamDialect, type StreamDialect } from './dialect.js';
 import { applyEmbeddingsBody } from './embeddings-body.js';
 import { makeRedactor, type ClientFailure } from './errors.js';
 import type { StreamRequest } from './stream.js';
+import { finishedCalls } from './reply-calls.js';
 
 /** Why an attempt's signal fired: the deadline (with its length) or, when null, cancellation. */
 export interface StopReason {
@@ -32,7 +33,10 @@ export class Attempt {
     this.#req = req;
     this.#stop = stop;
     this.state = newChunkState(req.reasoningParser ?? 'auto');
-    if (req.collectReply === true) this.state.reply = [];
+    if (req.collectReply === true) {
+      this.state.reply = [];
+      this.state.replyCalls = new Map();
+    }
     this.dialect = streamDialect(req.endpoint ?? 'chat');
     this.#t0 = process.hrtime.bigint();
   }
@@ -194,6 +198,7 @@ export class Attempt {
           }
         : {}),
       ...(s.reply !== null ? { replyText: s.reply.join('') } : {}),
+      ...(s.replyCalls !== null && s.replyCalls.size > 0 ? { replyToolCalls: finishedCalls(s.replyCalls) } : {}),
       ...(this.#writeNs !== null && this.#dispatchNs !== null
         ? { sendWaitMs: Number(this.#writeNs - this.#dispatchNs) / 1e6 }
         : {}),

@@ -6,6 +6,7 @@
 import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
 import type { ReasoningParser } from '../record/reasoning-parser.js';
 import { ThinkTagSplitter } from './think-tags.js';
+import { noteCallPart, type ReplyCalls } from './reply-calls.js';
 
 /** Longest excerpt of a payload kept in a failure (spec §3.4 bounds messages to 2048 characters). */
 export const EXCERPT_CHARS = 2048;
@@ -61,6 +62,8 @@ export interface ChunkState {
    * keeps none of it.
    */
   reply: string[] | null;
+  /** The reply's tool calls being put back together, when the request asked for its reply; null otherwise. */
+  replyCalls: ReplyCalls | null;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -105,6 +108,7 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     toolCallIndexes: null,
     toolCallIds: null,
     reply: null,
+    replyCalls: null,
   };
 }
 
@@ -250,13 +254,22 @@ function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void
   const fn = isDict(call['function']) ? call['function'] : {};
   const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : '';
   const index = call['index'];
+  const id = call['id'];
+  noteCallPart(
+    state.replyCalls,
+    typeof index === 'number' ? `i${index}` : typeof id === 'string' && id !== '' ? `id:${id}` : null,
+    {
+      id,
+      name: fn['name'],
+      arguments: args,
+    },
+  );
   let newCall: boolean;
   if (typeof index === 'number') {
     state.toolCallIndexes ??= new Set();
     newCall = !state.toolCallIndexes.has(index);
     state.toolCallIndexes.add(index);
   } else {
-    const id = call['id'];
     state.toolCallIds ??= new Set();
     newCall = typeof id === 'string' && id !== '' && !state.toolCallIds.has(id);
     if (newCall) state.toolCallIds.add(String(id));

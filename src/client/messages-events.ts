@@ -28,6 +28,7 @@ import {
   type ChunkVerdict,
 } from './chunk.js';
 import { messagesRawUsage, messagesUsage } from './usage-shape.js';
+import { noteCallPart } from './reply-calls.js';
 import type { SseEvent } from './sse.js';
 
 /** Where each delta type carries its text (a Map: a type such as `constructor` must not find Object's). */
@@ -64,14 +65,22 @@ export function applyMessagesEvent(state: ChunkState, event: SseEvent, atNs: big
       const block = body['content_block'];
       if (!isDict(block))
         return failed('TypeError', `${where}: content_block is ${pythonTypeName(block)}, not dict`, trimmed);
-      if (block['type'] === 'tool_use') countToolCall(state, true, '', atNs);
-      else if (block['type'] === 'text') countContent(state, false, block['text'], atNs);
+      if (block['type'] === 'tool_use') {
+        const input = block['input'];
+        noteCallPart(state.replyCalls, blockKey(body), {
+          id: block['id'],
+          name: block['name'],
+          // `input` comes whole here (usually `{}`, then filled by input_json_delta pieces).
+          ...(isDict(input) && Object.keys(input).length > 0 ? { given: JSON.stringify(input) } : {}),
+        });
+        countToolCall(state, true, '', atNs);
+      } else if (block['type'] === 'text') countContent(state, false, block['text'], atNs);
       else if (block['type'] === 'thinking')
         countContent(state, typeof block['thinking'] === 'string' && block['thinking'] !== '', null, atNs);
       return CONTINUE;
     }
     case 'content_block_delta':
-      return blockDelta(state, body['delta'], where, trimmed, atNs);
+      return blockDelta(state, body, where, trimmed, atNs);
     case 'message_delta': {
       const delta = body['delta'];
       if (isDict(delta) && typeof delta['stop_reason'] === 'string') state.finishReason = delta['stop_reason'];
@@ -90,7 +99,14 @@ export function applyMessagesEvent(state: ChunkState, event: SseEvent, atNs: big
   }
 }
 
-function blockDelta(state: ChunkState, delta: unknown, where: string, trimmed: string, atNs: bigint): ChunkVerdict {
+function blockDelta(
+  state: ChunkState,
+  body: Record<string, unknown>,
+  where: string,
+  trimmed: string,
+  atNs: bigint,
+): ChunkVerdict {
+  const delta = body['delta'];
   if (!isDict(delta)) return failed('TypeError', `${where}: delta is ${pythonTypeName(delta)}, not dict`, trimmed);
   const field = DELTA_TEXT_FIELDS.get(String(delta['type']));
   if (field === undefined) return CONTINUE; // signature_delta, citations_delta, …: no output text
@@ -99,8 +115,17 @@ function blockDelta(state: ChunkState, delta: unknown, where: string, trimmed: s
     return failed('TypeError', `${where}: ${field} is ${pythonTypeName(text)}, not str`, trimmed);
   if (delta['type'] === 'text_delta') countContent(state, false, text, atNs);
   else if (delta['type'] === 'thinking_delta') countContent(state, text !== '', null, atNs);
-  else countToolCall(state, false, text, atNs);
+  else {
+    noteCallPart(state.replyCalls, blockKey(body), { arguments: text });
+    countToolCall(state, false, text, atNs);
+  }
   return CONTINUE;
+}
+
+/** Which content block an event is about: its `index`, else null (the last call). */
+function blockKey(body: Record<string, unknown>): string | null {
+  const index = body['index'];
+  return typeof index === 'number' ? `b${index}` : null;
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   type ChunkVerdict,
 } from './chunk.js';
 import { responsesUsage } from './usage-shape.js';
+import { noteCallPart } from './reply-calls.js';
 import type { SseEvent } from './sse.js';
 
 const CONTENT_DELTAS = new Set(['response.output_text.delta', 'response.refusal.delta']);
@@ -63,14 +64,22 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
     case 'response.output_item.added': {
       const item = body['item'];
       // A server may put (part of) the arguments in the item itself rather than in deltas.
-      if (isDict(item) && item['type'] === 'function_call')
-        countToolCall(state, true, typeof item['arguments'] === 'string' ? item['arguments'] : '', atNs);
+      if (isDict(item) && item['type'] === 'function_call') {
+        const args = typeof item['arguments'] === 'string' ? item['arguments'] : '';
+        noteCallPart(state.replyCalls, outputKey(body, item['id']), {
+          id: item['call_id'] ?? item['id'],
+          name: item['name'],
+          arguments: args,
+        });
+        countToolCall(state, true, args, atNs);
+      }
       return CONTINUE;
     }
     case 'response.function_call_arguments.delta': {
       const delta = body['delta'];
       if (typeof delta !== 'string')
         return failed('TypeError', `${where}: delta is ${pythonTypeName(delta)}, not str`, trimmed);
+      noteCallPart(state.replyCalls, outputKey(body, body['item_id']), { arguments: delta });
       countToolCall(state, false, delta, atNs);
       return CONTINUE;
     }
@@ -87,6 +96,13 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
     default:
       return CONTINUE;
   }
+}
+
+/** Which output item an event is about: its `output_index`, else its item id, else null (the last call). */
+function outputKey(body: Record<string, unknown>, itemId: unknown): string | null {
+  const index = body['output_index'];
+  if (typeof index === 'number') return `o${index}`;
+  return typeof itemId === 'string' && itemId !== '' ? `id:${itemId}` : null;
 }
 
 function rememberId(state: ChunkState, response: unknown): void {

@@ -1,7 +1,8 @@
 /**
  * Conversation files for `--conversations FILE` (docs/conversations.md):
  * - ShareGPT JSON: an array of `{"conversations": [{"from": "system"|"human"|"user"|"gpt"|"assistant", "value": "..."}, ...]}`;
- * - JSONL, one conversation per line: `{"messages": [{"role": "system"|"user"|"assistant", "content": "..."}, ...]}`.
+ * - JSONL, one conversation per line: `{"messages": [{"role": "system"|"user"|"assistant", "content": "..."}, ...]}`,
+ *   or an agent session: `{"steps": [...]}` (config/agent-trace-file.ts, docs/agent-traces.md).
  * Only the system turns before the first user turn and the user turns are kept: the file's
  * assistant turns are replaced by the server's own replies when the run sends them. Every problem
  * names the file, the line (JSONL) or array index (JSON), and the field, as dataset files do
@@ -10,7 +11,8 @@
 import { InputFileError } from '../util/errors.js';
 import { parseJsonArray, parseJsonLines, readInputFile } from '../util/read-file.js';
 import type { ChatMessage } from '../workload/dataset.js';
-import type { ConversationSpec } from '../workload/conversation.js';
+import { userTurn, type ConversationSpec } from '../workload/conversation.js';
+import { agentSession, isAgentSession } from './agent-trace-file.js';
 import { checkMessage, MAX_DATASET_BYTES, SHAREGPT_ROLES } from './dataset-file.js';
 
 /** Reads and checks a conversation file. */
@@ -33,7 +35,7 @@ function conversationOf(messages: readonly ChatMessage[], where: string, origin:
     else if (m.role !== 'assistant' && m.role !== 'system')
       throw new InputFileError(where, `unknown role '${m.role}' (system, user or assistant)`);
   }
-  return users.length === 0 ? null : { system, users, origin };
+  return users.length === 0 ? null : { system, turns: users.map(userTurn), origin };
 }
 
 function parseJsonl(text: string, file: string): ConversationSpec[] {
@@ -41,6 +43,10 @@ function parseJsonl(text: string, file: string): ConversationSpec[] {
   for (const { value, line, where } of parseJsonLines(text, file)) {
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new InputFileError(where, 'expected a JSON object');
+    if (isAgentSession(value as Record<string, unknown>)) {
+      out.push(agentSession(value as Record<string, unknown>, where, `line ${line}`));
+      continue;
+    }
     const messages = (value as Record<string, unknown>)['messages'];
     if (!Array.isArray(messages) || messages.length === 0)
       throw new InputFileError(where, "field 'messages' must be a non-empty array");

@@ -24,6 +24,7 @@ import { loadRunInputs, type RunInputs } from './input-files.js';
 import { parseServerMetrics, type ServerMetricsChoice } from './server-metrics.js';
 import { loadTools } from './tools-file.js';
 import { TOOL_ENDPOINTS, type ToolDefinition } from '../workload/tools.js';
+import { hasToolTurns } from '../workload/conversation.js';
 import { resolveConversations, type ConversationConfig } from './conversation-flags.js';
 
 /**
@@ -263,6 +264,11 @@ export function resolveRunConfig(
     trace: load.kind === 'trace' ? load.file : null,
     ...(conversations?.file != null ? { conversations: conversations.file } : {}),
   });
+  // An agent trace's tool steps answer the calls of the reply before them: the server must be offered tools to call.
+  if (toolsPath === null && inputs.conversations != null && hasToolTurns(inputs.conversations))
+    throw new UsageError(
+      '--conversations: the file has agent sessions with tool results; give the tools they answer with --tools FILE (docs/agent-traces.md)',
+    );
   const concurrency = burst > 0 ? burst : int('concurrency');
   return {
     target: {

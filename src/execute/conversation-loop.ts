@@ -12,7 +12,7 @@
  * later turn when the previous reply ended plus the think time (its scheduled offset). With
  * `maxConcurrency`, at most that many conversations are active; an arrival waits for one to end.
  */
-import type { RequestResult } from '../record/types.js';
+import type { ReplyToolCall, RequestResult, StepKind } from '../record/types.js';
 import type { ChatMessage } from '../workload/dataset.js';
 import { TurnQueue } from '../util/turns.js';
 import { elapsedMs, sleep, waitUntil } from './clock.js';
@@ -45,6 +45,58 @@ export interface ConversationLoopOptions {
   onResult?: (result: RequestResult) => void;
   /** When aborted, no new turn is sent (in-flight ones drain). */
   stopScheduling?: AbortSignal;
+  /** Agent sessions (docs/agent-traces.md): whether turn `index` is a user message or the results of the previous reply's tool calls. */
+  stepKind?: (index: number) => 'user' | 'tool';
+  /** Agent sessions: seconds from the previous reply's end to turn `index`'s send; null: `thinkTimeS`. */
+  stepDelayS?: (index: number) => number | null;
+}
+
+/** What a conversation keeps of a reply until the next turn is built: its text and tool calls. */
+interface Reply {
+  text: string;
+  calls: readonly ReplyToolCall[];
+}
+
+/** A turn's messages after the history, and (agent sessions) what kind of step it was sent as. */
+interface TurnMessages {
+  messages: ChatMessage[];
+  step: { kind: StepKind; toolResults: number } | null;
+}
+
+/**
+ * Turn k's messages after the history of the turns before it. After the first turn they open
+ * with the previous reply: its text, and its tool calls when this turn is a tool step that answers
+ * them. A tool step's text is then split, by characters, into one result per call, in call
+ * order; when the reply called no tool, there is no call to answer and the text goes as a user
+ * message (`tool_result_as_user`). A user step after a reply with calls keeps the reply's text
+ * only: an API refuses calls left without results (docs/agent-traces.md).
+ */
+function turnOf(own: ChatMessage[], previous: Reply | null, kind: 'user' | 'tool' | null): TurnMessages {
+  if (previous === null) return { messages: own, step: kind === null ? null : { kind: 'user', toolResults: 0 } };
+  if (kind !== 'tool' || previous.calls.length === 0) {
+    const step =
+      kind === null
+        ? null
+        : { kind: kind === 'tool' ? ('tool_result_as_user' as const) : ('user' as const), toolResults: 0 };
+    return { messages: [{ role: 'assistant', content: previous.text }, ...own], step };
+  }
+  const text = own.map((m) => m.content).join('\n\n');
+  const pieces = splitText(text, previous.calls.length);
+  return {
+    messages: [
+      { role: 'assistant', content: previous.text, toolCalls: previous.calls },
+      ...previous.calls.map((call, i) => ({ role: 'tool', content: pieces[i] ?? '', toolCallId: call.id })),
+    ],
+    step: { kind: 'tool_result', toolResults: previous.calls.length },
+  };
+}
+
+/** `text` cut into `parts` pieces of as equal a length as can be, in code points (none split). */
+function splitText(text: string, parts: number): string[] {
+  const points = Array.from(text);
+  return Array.from({ length: parts }, (_, i) =>
+    points.slice(Math.floor((i * points.length) / parts), Math.floor(((i + 1) * points.length) / parts)).join(''),
+  );
 }
 
 /** The conversations of a plan's per-conversation turn counts. */
@@ -63,7 +115,6 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
   const stop = options.stopScheduling;
   const load = options.load;
   const deadlineMs = load.kind === 'closed' && load.durationS !== null ? load.durationS * 1000 : Infinity;
-  const thinkMs = options.thinkTimeS * 1000;
   const open = load.kind === 'open';
   // Each finished turn is recorded in a turn of the event loop of its own (util/turns.ts).
   const turns = new TurnQueue();
@@ -74,14 +125,20 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
     const conversation = options.conversations[c]!;
     const history: ChatMessage[] = [];
     let dueMs = arrivalMs;
+    let previous: Reply | null = null;
+    let previousEndMs = 0;
     for (let k = 0; k < conversation.turns; k++) {
       if (!canSend()) return;
       const index = conversation.first + k;
-      let own: ChatMessage[] = [];
+      if (k > 0) {
+        const delayMs = (options.stepDelayS?.(index) ?? options.thinkTimeS) * 1000;
+        dueMs = open || delayMs > 0 ? previousEndMs + delayMs : null;
+      }
+      let turn: TurnMessages = { messages: [], step: null };
       let prepared: Prepared;
       try {
-        own = await options.turnMessages(index);
-        prepared = options.prepare(index, [...history, ...own]);
+        turn = turnOf(await options.turnMessages(index), previous, options.stepKind?.(index) ?? null);
+        prepared = options.prepare(index, [...history, ...turn.messages]);
       } catch (error) {
         prepared = preparedError(error);
       }
@@ -90,19 +147,25 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
         if (!canSend()) return;
       }
       const result = await options.send(index, prepared, open ? dueMs : null);
-      const reply = result.replyText ?? '';
-      delete result.replyText; // never reported, never journaled
+      const reply: Reply = { text: result.replyText ?? '', calls: result.replyToolCalls ?? [] };
+      // Never reported, never journaled.
+      delete result.replyText;
+      delete result.replyToolCalls;
       result.conversationId = c;
       result.turnIndex = k;
+      if (turn.step !== null) {
+        result.stepKind = turn.step.kind;
+        result.toolResults = turn.step.toolResults;
+      }
       // The sizer's expectation covers a turn's own messages, not the history the server counts.
       if (k > 0) result.expectedPromptTokens = null;
       await turns.next();
       results.push(result);
       options.onResult?.(result);
       if (!result.ok) return;
-      history.push(...own, { role: 'assistant', content: reply });
-      const endMs = result.startOffsetMs + (result.e2eS ?? 0) * 1000;
-      dueMs = open || thinkMs > 0 ? endMs + thinkMs : null;
+      history.push(...turn.messages);
+      previous = reply;
+      previousEndMs = result.startOffsetMs + (result.e2eS ?? 0) * 1000;
     }
   };
 

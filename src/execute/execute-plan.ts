@@ -25,7 +25,7 @@ import type { StreamWorkerPool } from './workers/pool.js';
 import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
 import { startThreadSelfCheck } from './workers/thread-check.js';
 import { planPrompts } from './prompts.js';
-import { conversationSlots, runConversationLoop } from './conversation-loop.js';
+import { conversationSlots, runConversationLoop, type ConversationLoopOptions } from './conversation-loop.js';
 
 /** Where the plan is sent. The headers may carry the API key: they stay in memory. */
 export interface ExecutionTarget {
@@ -225,6 +225,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
             },
             onResult,
             ...stop,
+            ...agentStepsOf(conversations),
           })
         : load.kind === 'open'
           ? runOpenLoop({
@@ -284,4 +285,16 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
   } finally {
     await pool?.terminate();
   }
+}
+
+/** An agent trace's per-turn step kinds and delays (plan/run-plan.ts), as the conversation loop reads them. */
+function agentStepsOf(
+  conversations: NonNullable<RunPlan['conversations']>,
+): Pick<ConversationLoopOptions, 'stepKind' | 'stepDelayS'> {
+  const kinds = conversations.step_kind;
+  const delays = conversations.step_delay_s;
+  return {
+    ...(kinds !== undefined ? { stepKind: (index: number) => kinds[index] ?? 'user' } : {}),
+    ...(delays !== undefined ? { stepDelayS: (index: number) => delays[index] ?? null } : {}),
+  };
 }

@@ -76,28 +76,21 @@ export function createRequestSender(options: SenderOptions): {
   const bounds = streamBounds(plan);
   const endpoint = plan.body.endpoint ?? 'chat';
   const maxTokens = (index: number): number => plan.requests.max_tokens[index] ?? plan.meta.max_tokens;
+  // One body for both paths, so a conversation's turns carry the run's tools as single requests do.
+  const bodyOf = (index: number, messages: ChatMessage[]): Prepared => ({
+    body: requestBody(endpoint, body.model, messages, maxTokens(index), body.thinking, output, body.tools ?? null),
+  });
   return {
     async prepare(index) {
       try {
-        const messages = await prompts.prepare(index);
-        return {
-          body: requestBody(
-            endpoint,
-            body.model,
-            messages,
-            maxTokens(index),
-            body.thinking,
-            output,
-            body.tools ?? null,
-          ),
-        };
+        return bodyOf(index, await prompts.prepare(index));
       } catch (error) {
         return preparedError(error);
       }
     },
     prepareMessages(index, messages) {
       try {
-        return { body: requestBody(endpoint, body.model, messages, maxTokens(index), body.thinking, output) };
+        return bodyOf(index, messages);
       } catch (error) {
         return preparedError(error);
       }

@@ -219,13 +219,18 @@ export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: 
 
 /**
  * `record` with the conversation keys of a conversation run's request (docs/conversations.md):
- * `conversation_id`, `turn_index` and, for a row, `history_tokens` (the prompt tokens the server
- * counted for the whole history sent, = prompt_tokens). Rows of other runs are left as they were.
+ * `conversation_id`, `turn_index`, for an agent session's turn `step_kind` and `tool_results`
+ * (docs/agent-traces.md), and for a row `history_tokens` (the prompt tokens the server counted
+ * for the whole history sent, = prompt_tokens). Rows of other runs are left as they were.
  */
 export function withConversation<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
   if (r.conversationId === undefined) return record;
   record.conversation_id = r.conversationId;
   record.turn_index = r.turnIndex ?? 0;
+  if (r.stepKind !== undefined) {
+    record.step_kind = r.stepKind;
+    record.tool_results = r.toolResults ?? 0;
+  }
   if ('prompt_tokens' in record) record.history_tokens = record.prompt_tokens;
   return record;
 }

@@ -2,6 +2,7 @@
  * Shapes shared by the metrics stage. Property names are the result file's own snake_case keys
  * (anvil spec §4.1, §4.3, §5.5) so rows and metrics serialize without a mapping layer.
  */
+import type { StepKind } from '../record/types.js';
 
 /**
  * `measurement_protocol` values servebench writes: the reference's two for chat (spec §4.4), and
@@ -86,6 +87,10 @@ export interface ToolCallRowFields {
 export interface ConversationKeys {
   conversation_id?: number;
   turn_index?: number;
+  /** An agent session's turn (docs/agent-traces.md): `user`, `tool_result` or `tool_result_as_user`. */
+  step_kind?: StepKind;
+  /** An agent session's turn: the tool results it sent (one per call of the previous reply). */
+  tool_results?: number;
 }
 
 /**
@@ -128,9 +133,11 @@ export interface FailureRecord {
   start_offset_ms: number;
   /** Earlier attempts of this request that failed and were sent again; absent when it was sent once. */
   attempts?: AttemptRecord[];
-  /** A conversation run: the request's conversation and turn. */
+  /** A conversation run: the request's conversation and turn (and an agent session's step). */
   conversation_id?: number;
   turn_index?: number;
+  step_kind?: StepKind;
+  tool_results?: number;
 }
 
 /** The 26-key run-level `metrics` object of the current emitter (spec §4.3, §5.4). */

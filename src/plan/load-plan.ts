@@ -12,7 +12,9 @@ import {
   sampleConversations,
   turnRows,
   type ConversationLayout,
+  type ConversationSpec,
 } from '../workload/conversation.js';
+import { CHARS_PER_TOKEN } from '../workload/prompt.js';
 import type { PromptSizer, WorkloadInput } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 
@@ -33,7 +35,12 @@ export interface LoadPlan {
    * A conversation run: which conversation and turn each request index is, and for a
    * `--conversations` file each turn's new messages (one row per request index, in order).
    */
-  conversations?: { layout: ConversationLayout; rows: DatasetRow[] | null };
+  conversations?: {
+    layout: ConversationLayout;
+    rows: DatasetRow[] | null;
+    /** A conversation file's conversations as sampled (their turns sized in tokens are re-made once the counter is known). */
+    specs?: ConversationSpec[];
+  };
 }
 
 export function planLoad(config: RunConfig): LoadPlan {
@@ -44,12 +51,14 @@ export function planLoad(config: RunConfig): LoadPlan {
   const count = single.requests;
   let turns: number[];
   let rows: DatasetRow[] | null = null;
+  let specs: ConversationSpec[] | undefined;
   if (conversations.file !== null) {
-    const specs = config.inputs.conversations;
-    if (specs == null) throw new Error('the --conversations file was not loaded with the configuration');
-    const chosen = sampleConversations(specs, count, config.workload.seed, conversations.turns);
-    turns = chosen.map((c) => c.users.length);
-    rows = turnRows(chosen);
+    const loaded = config.inputs.conversations;
+    if (loaded == null) throw new Error('the --conversations file was not loaded with the configuration');
+    const chosen = sampleConversations(loaded, count, config.workload.seed, conversations.turns);
+    turns = chosen.map((c) => c.turns.length);
+    rows = turnRows(chosen, CHARS_PER_TOKEN);
+    specs = chosen;
   } else {
     turns = new Array<number>(count).fill(conversations.turns ?? 1);
   }
@@ -62,7 +71,7 @@ export function planLoad(config: RunConfig): LoadPlan {
     // A later turn's entry repeats its conversation's arrival (it is due when the previous reply ends).
     offsetsMs: arrivals === null ? null : layout.conversationId.map((c) => arrivals[c] ?? 0),
     summary: single.summary.mode === 'open' ? { ...single.summary, planned_requests: n } : single.summary,
-    conversations: { layout, rows },
+    conversations: { layout, rows, ...(specs !== undefined ? { specs } : {}) },
   };
 }
 

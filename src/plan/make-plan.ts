@@ -12,6 +12,8 @@ import { workloadInput, type LoadPlan } from './load-plan.js';
 import { checkPromptsBuildable, clampWarning } from './plan-check.js';
 import { configSnapshot } from './config-snapshot.js';
 import { RUN_PLAN_SCHEMA, type RunPlan } from './run-plan.js';
+import { sizeConversationTurns } from './turn-sizing.js';
+import { hasToolTurns, type ConversationSpec } from '../workload/conversation.js';
 
 /** What the target said before planning (src/target/window.ts). */
 export interface TargetFacts {
@@ -78,6 +80,24 @@ function warmCount(config: RunConfig): number {
   return config.load.maxConcurrency ?? 32;
 }
 
+/** Where a plan's conversations came from: `--turns`, a conversations file, or a file with agent sessions. */
+function conversationSource(
+  specs: readonly ConversationSpec[] | undefined,
+  fromFile: boolean,
+): 'synthetic' | 'file' | 'agent-trace' {
+  if (!fromFile) return 'synthetic';
+  return specs !== undefined && hasToolTurns(specs) ? 'agent-trace' : 'file';
+}
+
+/** An agent trace's per-turn step kinds and delays, one per request index (absent for other conversations). */
+function agentSteps(
+  specs: readonly ConversationSpec[] | undefined,
+): { step_kind: ('user' | 'tool')[]; step_delay_s: (number | null)[] } | Record<string, never> {
+  if (specs === undefined || !specs.some((c) => c.turns.some((t) => t.kind === 'tool' || t.delayS !== null))) return {};
+  const turns = specs.flatMap((c) => c.turns);
+  return { step_kind: turns.map((t) => t.kind), step_delay_s: turns.map((t) => t.delayS) };
+}
+
 /** A sizer that remembers every answer it gives, by request index. */
 function recording(sizer: PromptSizer): { sizer: PromptSizer; answers: Map<number, SizedBody> } {
   const answers = new Map<number, SizedBody>();
@@ -97,11 +117,16 @@ function recording(sizer: PromptSizer): { sizer: PromptSizer; answers: Map<numbe
 /** Plans the run of `config` under `load` against what the target reported, sizing prompts with `sizing`. */
 export async function planRun(
   config: RunConfig,
-  load: LoadPlan,
+  loadBeforeSizing: LoadPlan,
   found: TargetFacts,
   sizing: PlanSizing,
 ): Promise<PlanOutcome> {
   const { window, cap } = found;
+  const { load, charsPerToken } = await sizeConversationTurns(
+    loadBeforeSizing,
+    config.workload.tokenizer,
+    sizing.countMessages,
+  );
   if (!load.lazy) checkAggregateBudget(config, load.requests, cap);
   const record = recording(sizing.sizer);
   const workload = await buildWorkload(workloadInput(config, load, cap, record.sizer, sizing.countMessages));
@@ -200,11 +225,13 @@ export async function planRun(
     ...(load.conversations !== undefined
       ? {
           conversations: {
-            source: turnRows !== null ? ('file' as const) : ('synthetic' as const),
+            source: conversationSource(load.conversations.specs, turnRows !== null),
             think_time_s: config.workload.conversations?.thinkTimeS ?? 0,
             turns: load.conversations.layout.turns,
             conversation_id: load.conversations.layout.conversationId,
             turn_index: load.conversations.layout.turnIndex,
+            ...agentSteps(load.conversations.specs),
+            ...(charsPerToken !== null ? { chars_per_token: charsPerToken } : {}),
           },
         }
       : {}),

@@ -98,8 +98,8 @@ const promptsSchema = z.discriminatedUnion('kind', [
  * reply ended, plus the think time.
  */
 const conversationsSchema = z.strictObject({
-  /** `synthetic` (`--turns`) or `file` (`--conversations`). */
-  source: z.enum(['synthetic', 'file']),
+  /** `synthetic` (`--turns`), `file` (`--conversations`), or `agent-trace` (a file with agent sessions: docs/agent-traces.md). */
+  source: z.enum(['synthetic', 'file', 'agent-trace']),
   /** `--think-time`: seconds from a reply's end to the next turn's send. */
   think_time_s: z.number().nonnegative(),
   /** Turns of each conversation, in plan order. */
@@ -108,6 +108,15 @@ const conversationsSchema = z.strictObject({
   conversation_id: z.array(z.number().int().nonnegative()),
   /** Per request index: its turn within the conversation (0-based). */
   turn_index: z.array(z.number().int().nonnegative()),
+  /**
+   * Agent sessions, per request index: `user` (a user message) or `tool` (the results of the
+   * previous reply's tool calls, with the turn's prompt text as their content).
+   */
+  step_kind: z.array(z.enum(['user', 'tool'])).optional(),
+  /** Agent sessions, per request index: seconds from the previous reply's end to the send; null: `think_time_s`. */
+  step_delay_s: z.array(z.number().nonnegative().nullable()).optional(),
+  /** Turns sized in tokens: the filler's characters per token, as measured when the plan was made (plan/turn-sizing.ts). */
+  chars_per_token: z.number().positive().optional(),
 });
 
 const loadSchema = z.discriminatedUnion('kind', [
@@ -254,6 +263,20 @@ const runPlanSchema = z
         ['conversations.conversation_id', conversations.conversation_id.length],
         ['conversations.turn_index', conversations.turn_index.length],
       );
+      if (conversations.step_kind !== undefined)
+        columns.push(['conversations.step_kind', conversations.step_kind.length]);
+      if (conversations.step_delay_s !== undefined)
+        columns.push(['conversations.step_delay_s', conversations.step_delay_s.length]);
+      // A tool step answers the reply before it: a conversation cannot open with one.
+      const opensWithTool = conversations.step_kind?.findIndex(
+        (kind, i) => kind === 'tool' && conversations.turn_index[i] === 0,
+      );
+      if (opensWithTool !== undefined && opensWithTool >= 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['conversations', 'step_kind', opensWithTool],
+          message: 'a conversation cannot open with a tool result',
+        });
       const problem = layoutProblem(conversations);
       if (problem !== null) ctx.addIssue({ code: 'custom', path: ['conversations'], message: problem });
     }

@@ -204,10 +204,11 @@ export class JournalWriter {
   }
 }
 
-/** The line without a reply's text (`RequestResult.replyText`): a journal never holds what the server wrote. */
+/** The line without a reply's text and calls (`RequestResult.replyText`, `replyToolCalls`): a journal never holds what the server wrote. */
 function withoutReply(line: JournalLine): JournalLine {
-  if (line.type !== 'request' || line.result.replyText === undefined) return line;
-  const { replyText: _reply, ...result } = line.result;
+  if (line.type !== 'request' || (line.result.replyText === undefined && line.result.replyToolCalls === undefined))
+    return line;
+  const { replyText: _reply, replyToolCalls: _calls, ...result } = line.result;
   return { ...line, result };
 }
 
@@ -295,6 +296,8 @@ const requestResultSchema = z.looseObject({
     .optional(),
   conversationId: z.int().min(0).optional(),
   turnIndex: z.int().min(0).optional(),
+  stepKind: z.enum(['user', 'tool_result', 'tool_result_as_user']).optional(),
+  toolResults: z.int().min(0).optional(),
   attempts: z
     .array(
       z.looseObject({

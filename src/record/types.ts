@@ -106,10 +106,20 @@ export interface RequestResult {
    * takes it off the record before it is reported, and the journal never writes it.
    */
   replyText?: string;
+  /**
+   * The tool calls of the reply, whole (id, name, argument text), when the request asked for its
+   * reply (`collectReply`): an agent-trace step sends them back with their results. In memory only,
+   * like `replyText`.
+   */
+  replyToolCalls?: ReplyToolCall[];
   /** A conversation run (`--turns`, `--conversations`): the request's conversation, 0-based, in plan order (set by the runner). */
   conversationId?: number;
   /** A conversation run: the turn of its conversation this request is, 0-based (set by the runner). */
   turnIndex?: number;
+  /** An agent session (docs/agent-traces.md): what this turn was sent as (set by the runner). */
+  stepKind?: StepKind;
+  /** An agent session: the tool results this turn sent, one per call of the previous reply (set by the runner). */
+  toolResults?: number;
 }
 
 /** What a response's tool calls were: how many, how big, and when the first one began. */
@@ -122,6 +132,21 @@ export interface ToolCallFacts {
   argumentBytes: number;
   /** Arrival of the first tool-call delta, seconds from the request's start (the clock of ttftS), or null. */
   firstS: number | null;
+}
+
+/**
+ * What an agent-session turn was sent as: a user message; the results of the previous reply's tool
+ * calls; or a tool step's text as a user message, because the previous reply called no tool.
+ */
+export type StepKind = 'user' | 'tool_result' | 'tool_result_as_user';
+
+/** One tool call of a reply as the server streamed it, put back together (client/reply-calls.ts). */
+export interface ReplyToolCall {
+  /** The call's id (chat `id`, Responses `call_id`, Messages `tool_use.id`); `call_<n>` when the server gave none. */
+  id: string;
+  name: string;
+  /** The argument text as streamed (JSON, not checked). */
+  arguments: string;
 }
 
 /** One failed attempt of a request that was then sent again. */

@@ -44,6 +44,8 @@ const resultRowSchema = z.strictObject({
   /** A conversation run's rows (docs/conversations.md). */
   conversation_id: int.optional(),
   turn_index: int.optional(),
+  step_kind: z.enum(['user', 'tool_result', 'tool_result_as_user']).optional(),
+  tool_results: int.optional(),
   history_tokens: int.nullable().optional(),
 });
 
@@ -59,6 +61,8 @@ const resultFailureSchema = z.strictObject({
   attempts: z.array(attemptSchema).optional(),
   conversation_id: int.optional(),
   turn_index: int.optional(),
+  step_kind: z.enum(['user', 'tool_result', 'tool_result_as_user']).optional(),
+  tool_results: int.optional(),
 });
 
 /** The whole result file servebench writes. */

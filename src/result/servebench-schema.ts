@@ -86,6 +86,19 @@ export const conversationsBlockSchema = z.strictObject({
   duration_p50_ms: nullableNum,
   duration_p95_ms: nullableNum,
   turns_completed_mean: nullableNum,
+  /** Agent sessions (docs/agent-traces.md): the turns by what they were sent as. */
+  by_step: z
+    .array(
+      z.strictObject({
+        step_kind: z.enum(['user', 'tool_result', 'tool_result_as_user']),
+        turns_sent: int,
+        tool_results_sent: int,
+        ttft_p50_ms: nullableNum,
+        ttft_p95_ms: nullableNum,
+        mean_prefix_cache_hit: nullableNum,
+      }),
+    )
+    .optional(),
 });
 
 /**

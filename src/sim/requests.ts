@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { formatIssues, type SimConfig } from './config.js';
 import type { OutputLimits } from './output-plan.js';
 import { chatPromptPieces, tokenize, type TemplateMessage } from './tokenizer.js';
+import { checkToolHistory, type HistoryStep } from './tool-history.js';
 
 /** An error answered as `{"error":{"message","type","param","code"}}` with `status`. */
 export class HttpError extends Error {
@@ -40,6 +41,7 @@ const optionalInt = (min: number) => z.int().min(min).nullish();
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional() });
 const ChatToolCall = z.looseObject({
+  id: z.string().nullish(),
   function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }),
 });
 const Message = z.looseObject({
@@ -47,6 +49,8 @@ const Message = z.looseObject({
   content: z.union([z.string(), z.array(TextPart), z.null()]).optional(),
   /** An assistant turn that called tools (its content is then usually null). */
   tool_calls: z.array(ChatToolCall).nullish(),
+  /** A tool result (role `tool`): the call it answers. */
+  tool_call_id: z.string().nullish(),
 });
 /** Chat's tools: `[{type:"function", function:{name, parameters}}]`. */
 const ChatTool = z.looseObject({
@@ -184,6 +188,16 @@ function checkModel(config: SimConfig, model: string | null | undefined): void {
 export function parseChatRequest(config: SimConfig, body: unknown): GenerationRequest {
   const req = parseOrThrow(ChatBody, body);
   checkModel(config, req.model);
+  checkToolHistory(
+    req.messages.map((m, i): HistoryStep => {
+      const where = `messages[${i}]`;
+      if (m.role === 'tool') return { kind: 'result', id: m.tool_call_id ?? '', where };
+      const ids = (m.tool_calls ?? []).map((c) => c.id ?? '');
+      return ids.length > 0 ? { kind: 'calls', ids, where } : { kind: 'other', where };
+    }),
+    true,
+    'messages',
+  );
   // A tool call in the history counts as its name and arguments; a tool result (role "tool") as its content.
   const messages: TemplateMessage[] = req.messages.map((m, i) => {
     let content = messageText(m.content, i);
@@ -241,8 +255,17 @@ const ResponsesMessageItem = z.looseObject({
   content: z.union([z.string(), z.array(ResponsesInputPart)]),
 });
 /** A tool call of an earlier turn, and its result. */
-const ResponsesCallItem = z.looseObject({ type: z.literal('function_call'), name: z.string(), arguments: z.string() });
-const ResponsesOutputItem = z.looseObject({ type: z.literal('function_call_output'), output: z.string() });
+const ResponsesCallItem = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+const ResponsesOutputItem = z.looseObject({
+  type: z.literal('function_call_output'),
+  call_id: z.string(),
+  output: z.string(),
+});
 const ResponsesInputItem = z.union([ResponsesMessageItem, ResponsesCallItem, ResponsesOutputItem]);
 /** The Responses API's tools: `[{type:"function", name, parameters}]`. */
 const ResponsesTool = z.looseObject({
@@ -296,6 +319,16 @@ export function parseResponsesRequest(config: SimConfig, body: unknown): Generat
     messages.push({ role: 'system', content: req.instructions });
   if (typeof req.input === 'string') messages.push({ role: 'user', content: req.input });
   else {
+    checkToolHistory(
+      req.input.map((m, i): HistoryStep => {
+        const where = `input[${i}]`;
+        if (m.type === 'function_call') return { kind: 'calls', ids: [m.call_id], where };
+        if (m.type === 'function_call_output') return { kind: 'result', id: m.call_id, where };
+        return { kind: 'other', where };
+      }),
+      false,
+      'input',
+    );
     req.input.forEach((m, i) => {
       if (m.type === 'function_call') messages.push({ role: 'assistant', content: `${m.name}${m.arguments}` });
       else if (m.type === 'function_call_output') messages.push({ role: 'tool', content: m.output });
@@ -346,6 +379,9 @@ const AnthropicBlock = z.looseObject({
   name: z.string().optional(),
   input: z.unknown().optional(),
   content: z.union([z.string(), z.array(AnthropicText)]).optional(),
+  /** A `tool_use` block's id, and the `tool_use_id` a `tool_result` block answers. */
+  id: z.string().optional(),
+  tool_use_id: z.string().optional(),
 });
 const AnthropicMessage = z.looseObject({
   role: z.enum(['user', 'assistant']),
@@ -406,6 +442,22 @@ function anthropicText(content: string | z.infer<typeof AnthropicBlock>[], where
 export function parseMessagesRequest(config: SimConfig, body: unknown): GenerationRequest {
   const req = parseOrThrow(MessagesBody, body);
   checkModel(config, req.model);
+  checkToolHistory(
+    req.messages.flatMap((m, i): HistoryStep[] => {
+      const where = `messages[${i}]`;
+      if (typeof m.content === 'string') return [{ kind: 'other', where }];
+      const ids = m.content.flatMap((b) => (b.type === 'tool_use' ? [b.id ?? ''] : []));
+      const results = m.content.flatMap((b): HistoryStep[] =>
+        b.type === 'tool_result' ? [{ kind: 'result', id: b.tool_use_id ?? '', where }] : [],
+      );
+      // A user message's results answer the turn before; its other blocks come after them.
+      if (results.length > 0)
+        return results.length === m.content.length ? results : [...results, { kind: 'other', where }];
+      return [ids.length > 0 ? { kind: 'calls', ids, where } : { kind: 'other', where }];
+    }),
+    true,
+    'messages',
+  );
   const messages: TemplateMessage[] = [];
   if (req.system !== undefined && req.system !== null)
     messages.push({ role: 'system', content: anthropicText(req.system, 'system') });

@@ -5,14 +5,37 @@
  * read by config/conversations-file.ts, the turns are sent by execute/conversation-loop.ts.
  */
 import { sampleRows, type ChatMessage, type DatasetRow } from './dataset.js';
+import { fill } from './prompt.js';
 
-/** One conversation of a `--conversations` file: its system messages and its user turns (the file's assistant turns are not kept). */
+/**
+ * One turn of a conversation file, before it is sent: a user message, or (an agent trace) the
+ * result of the tools the previous reply called (docs/agent-traces.md). Its text is given, or
+ * made of `tokens` tokens of filler when the plan is made.
+ */
+export interface TurnSpec {
+  kind: 'user' | 'tool';
+  /** The message's text, or null when it is sized by `tokens`. */
+  text: string | null;
+  /** With `text` null: the text's size in tokens. */
+  tokens: number | null;
+  /** Seconds from the previous reply's end to this turn's send; null: the run's `--think-time`. */
+  delayS: number | null;
+  /** This turn's output cap; null: the run's `--max-tokens`. */
+  maxTokens: number | null;
+}
+
+/** One conversation of a `--conversations` file: its system messages and its turns (the file's assistant turns are not kept). */
 export interface ConversationSpec {
   system: ChatMessage[];
-  /** The user messages, one per turn, in order (at least one). */
-  users: string[];
+  /** Its turns, in order (at least one; the first is a user turn). */
+  turns: TurnSpec[];
   /** Where it came from, e.g. `line 12` or `[3]`. */
   origin: string;
+}
+
+/** A user turn of the given text. */
+export function userTurn(text: string): TurnSpec {
+  return { kind: 'user', text, tokens: null, delayS: null, maxTokens: null };
 }
 
 /** Which conversation and turn each request index is. */
@@ -49,21 +72,37 @@ export function sampleConversations(
   maxTurns: number | null,
 ): ConversationSpec[] {
   return sampleRows(conversations, count, seed).map((c) =>
-    maxTurns === null || c.users.length <= maxTurns ? c : { ...c, users: c.users.slice(0, maxTurns) },
+    maxTurns === null || c.turns.length <= maxTurns ? c : { ...c, turns: c.turns.slice(0, maxTurns) },
   );
 }
 
 /**
  * The new messages of every turn, one row per request index: the system messages and the first
- * user message for turn 0, the user message alone for a later turn (the executor puts the history
- * before it).
+ * user message for turn 0, the turn's message alone for a later turn (the executor puts the
+ * history before it, and makes a tool turn's text the results of the previous reply's calls).
+ * A turn sized in tokens gets `tokens × charsPerToken` characters of the reference's filler
+ * (workload/prompt.ts), each turn's from its own offset so that no two are the same text.
  */
-export function turnRows(conversations: readonly ConversationSpec[]): DatasetRow[] {
+export function turnRows(conversations: readonly ConversationSpec[], charsPerToken: number): DatasetRow[] {
+  let offset = 0;
   return conversations.flatMap((c) =>
-    c.users.map((content, k) => ({
-      messages: k === 0 ? [...c.system, { role: 'user', content }] : [{ role: 'user', content }],
-      maxTokens: null,
-      origin: `${c.origin} turn ${k}`,
-    })),
+    c.turns.map((turn, k) => {
+      const content = turn.text ?? fill(Math.floor((turn.tokens ?? 0) * charsPerToken), (offset += 1_000));
+      return {
+        messages: k === 0 ? [...c.system, { role: 'user', content }] : [{ role: 'user', content }],
+        maxTokens: turn.maxTokens,
+        origin: `${c.origin} turn ${k}`,
+      };
+    }),
   );
+}
+
+/** Whether any turn of these conversations is sized in tokens (its text is made when the plan is). */
+export function hasSizedTurns(conversations: readonly ConversationSpec[]): boolean {
+  return conversations.some((c) => c.turns.some((t) => t.text === null));
+}
+
+/** Whether these conversations are agent traces (any turn carries tool results). */
+export function hasToolTurns(conversations: readonly ConversationSpec[]): boolean {
+  return conversations.some((c) => c.turns.some((t) => t.kind === 'tool'));
 }

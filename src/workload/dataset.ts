@@ -3,12 +3,20 @@
  * with the run's seed (a seeded shuffle, cycled when there are more requests than rows), so the
  * same seed sends the same prompts in the same order.
  */
+import type { ReplyToolCall } from '../record/types.js';
 import { PythonRandom } from './mt19937.js';
 
-/** One chat message as sent. */
+/**
+ * One chat message. A plain message is sent as `{role, content}`; the two tool fields make the
+ * messages of an agent session's history, which workload/request-body.ts writes in each API's shape.
+ */
 export interface ChatMessage {
   role: string;
   content: string;
+  /** An assistant turn's tool calls, as the server streamed them (its `content` is the text beside them). */
+  toolCalls?: readonly ReplyToolCall[];
+  /** A tool result (role `tool`): the id of the call it answers. */
+  toolCallId?: string;
 }
 
 /** One usable dataset row. */

@@ -8,6 +8,7 @@ import type { ThinkingControls } from './thinking.js';
 import type { ChatMessage } from './dataset.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { toolsForEndpoint, type ToolDefinition } from './tools.js';
+import { anthropicMessages, chatMessages, responsesInput } from './history-messages.js';
 
 /** Output-length controls beyond `max_tokens`. */
 export interface OutputControls {
@@ -27,7 +28,7 @@ export function chatRequestBody(
 ): string {
   const body: Record<string, unknown> = {
     model,
-    messages: typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt,
+    messages: typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : chatMessages(prompt),
     max_tokens: maxTokens,
     temperature: 0.0,
     stream: true,
@@ -46,7 +47,8 @@ export function chatRequestBody(
  * API needs asking, the output cap under the API's name, the thinking controls where they apply.
  * - `completions`: the messages' contents joined by a blank line as the raw `prompt` (no chat
  *   template: the server counts fewer prompt tokens, which calibration on this endpoint sees).
- * - `responses`: `input` is the message list; `max_output_tokens`; `reasoning_effort` becomes
+ * - `responses`: `input` is the message list (tool calls and results as items:
+ *   workload/history-messages.ts); `max_output_tokens`; `reasoning_effort` becomes
  *   `reasoning: {effort}`. Usage always comes with `response.completed`.
  * - `messages`: system messages move to the top-level `system` (the API has no system role);
  *   `max_tokens` is required there anyway. Usage always comes with the stream.
@@ -81,7 +83,7 @@ export function requestBody(
       stream_options: { include_usage: true },
     };
   } else if (endpoint === 'responses') {
-    body = { model, input: messages, max_output_tokens: maxTokens, temperature: 0.0, stream: true };
+    body = { model, input: responsesInput(messages), max_output_tokens: maxTokens, temperature: 0.0, stream: true };
     if (thinking.reasoningEffort !== null) body['reasoning'] = { effort: thinking.reasoningEffort };
   } else {
     const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
@@ -89,7 +91,7 @@ export function requestBody(
       model,
       max_tokens: maxTokens,
       ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
-      messages: messages.filter((m) => m.role !== 'system'),
+      messages: anthropicMessages(messages.filter((m) => m.role !== 'system')),
       temperature: 0.0,
       stream: true,
     };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runConfigFrom } from '../../src/config/defaults.js';
 import { loadConversations } from '../../src/config/conversations-file.js';
+import { userTurn } from '../../src/workload/conversation.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-conversation-config-'));
 const write = (name: string, text: string): string => {
@@ -108,6 +109,6 @@ test('ShareGPT: system turns before the first human turn are kept, gpt turns dro
     ]),
   );
   assert.deepEqual(loadConversations(path, 'chat.json'), [
-    { system: [{ role: 'system', content: 'S' }], users: ['q1', 'q2'], origin: '[0]' },
+    { system: [{ role: 'system', content: 'S' }], turns: [userTurn('q1'), userTurn('q2')], origin: '[0]' },
   ]);
 });
