@@ -270,7 +270,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     name: 'conversations',
     type: 'string',
     meta: 'FILE',
-    help: 'multi-turn conversations from a ShareGPT JSON or a JSONL ({"messages"}) file, sampled with --seed; only their system and user turns are sent, each reply is the server\'s own; --requests counts conversations (docs/conversations.md)',
+    help: 'multi-turn conversations from a ShareGPT JSON or a JSONL ({"messages"}) file, sampled with --seed; only their system and user turns are sent, each reply is the server\'s own; --requests counts conversations (docs/conversations.md). JSONL lines with {"steps"} are agent sessions: user messages and tool results (sized, after a delay) answering the reply\'s own tool calls; needs --tools (docs/agent-traces.md)',
   },
   {
     name: 'turns',

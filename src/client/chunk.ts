@@ -255,15 +255,11 @@ function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void
   const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : '';
   const index = call['index'];
   const id = call['id'];
-  noteCallPart(
-    state.replyCalls,
-    typeof index === 'number' ? `i${index}` : typeof id === 'string' && id !== '' ? `id:${id}` : null,
-    {
-      id,
-      name: fn['name'],
-      arguments: args,
-    },
-  );
+  const keys = [
+    ...(typeof index === 'number' ? [`i${index}`] : []),
+    ...(typeof id === 'string' && id !== '' ? [`id:${id}`] : []),
+  ];
+  noteCallPart(state.replyCalls, keys, { id, name: fn['name'], arguments: args });
   let newCall: boolean;
   if (typeof index === 'number') {
     state.toolCallIndexes ??= new Set();

@@ -122,10 +122,10 @@ function blockDelta(
   return CONTINUE;
 }
 
-/** Which content block an event is about: its `index`, else null (the last call). */
-function blockKey(body: Record<string, unknown>): string | null {
+/** The key an event names its content block by: its `index` (none: the last call). */
+function blockKey(body: Record<string, unknown>): string[] {
   const index = body['index'];
-  return typeof index === 'number' ? `b${index}` : null;
+  return typeof index === 'number' ? [`b${index}`] : [];
 }
 
 /**

@@ -3,12 +3,12 @@
  * back (an agent-trace step answers each call with its result: docs/agent-traces.md). Each API
  * names the call a part belongs to its own way, so each parser passes a key: chat the
  * `tool_calls[].index` (or the call's `id` when a server omits the index), Responses the event's
- * `output_index`, Messages the content block's `index`. A part without a key belongs to the last
- * call. Kept only when the request asked for its reply (`collectReply`).
+ * `output_index` and item id, Messages the content block's `index`. A part without a key belongs
+ * to the last call. Kept only when the request asked for its reply (`collectReply`).
  */
 import type { ReplyToolCall } from '../record/types.js';
 
-/** The calls being assembled, by key, in the order they began. */
+/** The calls being assembled, under every key a part has named them by (one call may have several). */
 export type ReplyCalls = Map<string, ReplyToolCall & { given: string }>;
 
 /** One streamed part of a call: any of its id, its name, a piece of its arguments. */
@@ -20,16 +20,17 @@ export interface CallPart {
   given?: string;
 }
 
-/** Adds `part` to the call `key` (null: the last call), opening the call when the key is new. */
-export function noteCallPart(calls: ReplyCalls | null, key: string | null, part: CallPart): void {
+/**
+ * Adds `part` to the call any of `keys` names (none: the last call), opening the call when no key
+ * is known. A part may name its call by several keys (a Responses event's `output_index` and item
+ * id): the call is then known by each, so a later part that gives only one of them finds it.
+ */
+export function noteCallPart(calls: ReplyCalls | null, keys: readonly string[], part: CallPart): void {
   if (calls === null) return;
-  const last = [...calls.keys()].at(-1);
-  const name = key ?? last ?? '0';
-  let call = calls.get(name);
-  if (call === undefined) {
-    call = { id: '', name: '', arguments: '', given: '' };
-    calls.set(name, call);
-  }
+  let call = keys.map((key) => calls.get(key)).find((found) => found !== undefined);
+  if (call === undefined && keys.length === 0) call = [...calls.values()].at(-1);
+  if (call === undefined) call = { id: '', name: '', arguments: '', given: '' };
+  for (const key of keys.length > 0 ? keys : [String(calls.size)]) calls.set(key, call);
   if (typeof part.id === 'string' && part.id !== '' && call.id === '') call.id = part.id;
   // Servers send the name with the call's first part; some repeat it on every part, so the first one stands.
   if (typeof part.name === 'string' && part.name !== '' && call.name === '') call.name = part.name;
@@ -37,9 +38,9 @@ export function noteCallPart(calls: ReplyCalls | null, key: string | null, part:
   if (part.given !== undefined) call.given = part.given;
 }
 
-/** The finished calls, in order; a call the server gave no id is `call_<n>` (its position). */
+/** The finished calls, in the order they opened; a call the server gave no id is `call_<n>` (its position). */
 export function finishedCalls(calls: ReplyCalls): ReplyToolCall[] {
-  return [...calls.values()].map((call, n) => ({
+  return [...new Set(calls.values())].map((call, n) => ({
     id: call.id !== '' ? call.id : `call_${n}`,
     name: call.name,
     arguments: call.arguments !== '' ? call.arguments : call.given,

@@ -66,7 +66,7 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
       // A server may put (part of) the arguments in the item itself rather than in deltas.
       if (isDict(item) && item['type'] === 'function_call') {
         const args = typeof item['arguments'] === 'string' ? item['arguments'] : '';
-        noteCallPart(state.replyCalls, outputKey(body, item['id']), {
+        noteCallPart(state.replyCalls, outputKeys(body, item['id']), {
           id: item['call_id'] ?? item['id'],
           name: item['name'],
           arguments: args,
@@ -79,7 +79,7 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
       const delta = body['delta'];
       if (typeof delta !== 'string')
         return failed('TypeError', `${where}: delta is ${pythonTypeName(delta)}, not str`, trimmed);
-      noteCallPart(state.replyCalls, outputKey(body, body['item_id']), { arguments: delta });
+      noteCallPart(state.replyCalls, outputKeys(body, body['item_id']), { arguments: delta });
       countToolCall(state, false, delta, atNs);
       return CONTINUE;
     }
@@ -98,11 +98,13 @@ export function applyResponsesEvent(state: ChunkState, event: SseEvent, atNs: bi
   }
 }
 
-/** Which output item an event is about: its `output_index`, else its item id, else null (the last call). */
-function outputKey(body: Record<string, unknown>, itemId: unknown): string | null {
+/** The keys an event names its output item by: its `output_index` and its item id, each when given (none: the last call). */
+function outputKeys(body: Record<string, unknown>, itemId: unknown): string[] {
   const index = body['output_index'];
-  if (typeof index === 'number') return `o${index}`;
-  return typeof itemId === 'string' && itemId !== '' ? `id:${itemId}` : null;
+  return [
+    ...(typeof index === 'number' ? [`o${index}`] : []),
+    ...(typeof itemId === 'string' && itemId !== '' ? [`id:${itemId}`] : []),
+  ];
 }
 
 function rememberId(state: ChunkState, response: unknown): void {

@@ -93,11 +93,16 @@ export function formatSummary(result: CapacityResult): string {
   return lines.join('\n');
 }
 
-/** `servebench.conversations` in two lines: the counts, then TTFT and cache hits by turn (docs/conversations.md). */
+/** `servebench.conversations` in two lines: the counts, then TTFT and cache hits by turn (docs/conversations.md); a third by step for agent sessions (docs/agent-traces.md). */
 function conversationLines(c: NonNullable<CapacityResult['servebench']['conversations']>): string[] {
   const byTurn = (value: (t: (typeof c.by_turn)[number]) => string): string => c.by_turn.map(value).join(' | ');
   return [
     `  conversations: ${c.completed}/${c.conversations} completed, ${c.failed_mid_conversation} failed mid-conversation; ${c.turns_sent} turns sent, ${c.turns_not_sent} not sent`,
     `  by turn (0, 1, …): TTFT p50 ${byTurn((t) => (t.ttft_p50_ms === null ? '–' : ms(t.ttft_p50_ms)))}; prefix cache hit ${byTurn((t) => (t.mean_prefix_cache_hit === null ? '–' : `${(t.mean_prefix_cache_hit * 100).toFixed(0)}%`))}`,
+    ...(c.by_step !== undefined
+      ? [
+          `  by step: ${c.by_step.map((s) => `${s.step_kind} ${s.turns_sent} sent${s.tool_results_sent > 0 ? ` (${s.tool_results_sent} results)` : ''}, TTFT p50 ${s.ttft_p50_ms === null ? '–' : ms(s.ttft_p50_ms)}`).join(' | ')}`,
+        ]
+      : []),
   ];
 }

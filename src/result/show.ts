@@ -195,7 +195,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** A conversation run's `servebench.conversations` (docs/conversations.md) in two rows; none for other runs. */
+/** A conversation run's `servebench.conversations` (docs/conversations.md) in two rows, three for agent sessions; none for other runs. */
 function conversationsLines(doc: Record<string, unknown>): [string, string][] {
   const parsed = conversationsBlockSchema.safeParse(
     (doc['servebench'] as Record<string, unknown> | undefined)?.['conversations'],
@@ -214,6 +214,19 @@ function conversationsLines(doc: Record<string, unknown>): [string, string][] {
       `${c.completed}/${c.conversations} completed, ${c.failed_mid_conversation} failed mid-conversation; ${c.turns_sent} turns sent, ${c.turns_not_sent} not sent`,
     ],
     ['by turn', byTurn],
+    ...(c.by_step !== undefined
+      ? [
+          [
+            'by step',
+            c.by_step
+              .map(
+                (s) =>
+                  `${s.step_kind}: ${s.turns_sent} sent, ${s.tool_results_sent} results, TTFT p50 ${formatDuration(s.ttft_p50_ms)}`,
+              )
+              .join('; '),
+          ] as [string, string],
+        ]
+      : []),
   ];
 }
 

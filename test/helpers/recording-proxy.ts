@@ -1,20 +1,28 @@
 /**
  * A recording HTTP proxy on 127.0.0.1 port 0 in front of a real server (the simulator): every
- * request is forwarded unchanged and its answer streamed back as it comes, and each chat
- * completion is recorded with its JSON request body and the visible text of its streamed reply
- * (the `content` deltas of its SSE events), so a test can check what a run sent against what the
- * server had answered before.
+ * request is forwarded unchanged and its answer streamed back as it comes, and each generation
+ * request (chat, Responses, Messages) is recorded with its path, its JSON request body, the raw
+ * text of its answer and, for chat, the visible text of its streamed reply (the `content` deltas
+ * of its SSE events), so a test can check what a run sent against what the server had answered
+ * before.
  */
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One chat completion that went through the proxy. */
+/** One generation request that went through the proxy. */
 export interface RecordedExchange {
+  /** The request's path, e.g. `/v1/chat/completions`. */
+  path: string;
   /** The request body, parsed. */
   body: { messages?: { role: string; content: string }[]; max_tokens?: number } & Record<string, unknown>;
-  /** The reply's visible text: every `choices[].delta.content` of the stream, in order. */
+  /** Chat: the reply's visible text, every `choices[].delta.content` of the stream, in order. */
   reply: string;
+  /** The answer's bytes as text. */
+  raw: string;
 }
+
+/** The generation endpoints recorded. */
+const RECORDED = ['/chat/completions', '/responses', '/messages'];
 
 export interface RecordingProxy {
   /** Base URL with `/v1`, as `--base-url`. */
@@ -64,10 +72,14 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
           });
           answer.on('end', () => {
             res.end();
-            if (req.url?.endsWith('/chat/completions') === true) {
+            const path = req.url ?? '';
+            if (req.method === 'POST' && RECORDED.some((end) => path.endsWith(end))) {
+              const raw = Buffer.concat(answerChunks).toString('utf8');
               exchanges.push({
+                path,
                 body: JSON.parse(body.toString('utf8')) as RecordedExchange['body'],
-                reply: streamedContent(Buffer.concat(answerChunks).toString('utf8')),
+                reply: path.endsWith('/chat/completions') ? streamedContent(raw) : '',
+                raw,
               });
             }
           });
