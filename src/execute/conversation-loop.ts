@@ -4,7 +4,8 @@
  * message and the server's actual reply (its visible text, kept in memory only while the
  * conversation lives), then user message k. A turn that fails ends its conversation: the later
  * turns are not sent. Every turn is sent by the run's request sender (send.ts), so its timing,
- * retries and journaling are those of any request.
+ * retries and journaling are those of any request. In an agent session (docs/agent-traces.md) a
+ * tool step answers the previous reply's tool calls instead, and each step may have its own delay.
  *
  * Closed loop: `concurrency` conversations at a time, the next one starting when one ends (with an
  * optional ramp of the slots and a deadline after which no turn starts). Open loop: conversation c

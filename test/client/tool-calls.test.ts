@@ -430,9 +430,12 @@ describe('requestBody per endpoint', () => {
     assert.deepEqual(b['stream_options'], { include_usage: true });
   });
 
-  it('responses: input is the message list, max_output_tokens, reasoning effort nested; tools flat', () => {
+  it('responses: input is the message list (an earlier reply typed as a message), max_output_tokens, reasoning effort nested; tools flat', () => {
     const b = body('responses', true);
-    assert.deepEqual(b['input'], messages);
+    assert.deepEqual(
+      b['input'],
+      messages.map((m) => (m.role === 'assistant' ? { type: 'message', ...m } : m)),
+    );
     assert.equal(b['max_output_tokens'], 64);
     assert.equal(b['max_tokens'], undefined);
     assert.equal(b['stream'], true);

@@ -81,7 +81,7 @@ describe('a history with two tool calls and their results', () => {
       { role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c', name: 'f', arguments: '{}' }] },
     ]);
     assert.deepEqual(input, [
-      { role: 'assistant', content: 'Looking.' },
+      { type: 'message', role: 'assistant', content: 'Looking.' },
       { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
     ]);
   });
@@ -171,12 +171,15 @@ describe('plain messages are unchanged', () => {
   test('an empty toolCalls list is a plain message in every API', () => {
     const m: ChatMessage = { role: 'assistant', content: 'Hi.', toolCalls: [] };
     assert.deepEqual(chatMessages([m]), [{ role: 'assistant', content: 'Hi.' }]);
-    assert.deepEqual(responsesInput([m]), [{ role: 'assistant', content: 'Hi.' }]);
+    assert.deepEqual(responsesInput([m]), [{ type: 'message', role: 'assistant', content: 'Hi.' }]);
     assert.deepEqual(anthropicMessages([m]), [{ role: 'assistant', content: 'Hi.' }]);
   });
 
-  test('responses and messages: plain messages pass as {role, content}', () => {
-    assert.deepEqual(body('responses', plain)['input'], plain);
+  test('responses and messages: plain messages pass as {role, content} (a Responses reply typed as a message)', () => {
+    assert.deepEqual(
+      body('responses', plain)['input'],
+      plain.map((m) => (m.role === 'assistant' ? { type: 'message', ...m } : m)),
+    );
     const messages = body('messages', plain);
     assert.equal(messages['system'], 'Be brief.');
     assert.deepEqual(messages['messages'], plain.slice(1));
