@@ -18,6 +18,7 @@ const ALL_BUT_CLI = [
   'result',
   'scrape',
   'report',
+  'peers',
   'config',
   'target',
   'plan',
@@ -39,6 +40,8 @@ export const STAGE_IMPORTS = {
   // figures derived from it and their reconciliation with the client's records.
   scrape: ['result', 'metrics', 'client', 'record', 'util'],
   report: ['result', 'metrics', 'record', 'util'],
+  // Other tools' result files read into one normalised view (docs/interop.md).
+  peers: ['result', 'metrics', 'record', 'util'],
   config: ['workload', 'schedule', 'metrics', 'record', 'util'],
   // target/ and plan/ write parts of the result's servebench block (sizing, load): they use its types.
   target: ['client', 'workload', 'config', 'result', 'record', 'util'],

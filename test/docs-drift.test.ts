@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderMetricsMarkdown } from '../src/metrics/definitions.js';
 import { renderFlagsMarkdown } from '../src/cli/flag-docs.js';
+import { renderInteropMarkdown } from '../src/peers/interop-docs.js';
 import { REPO_ROOT } from './helpers/paths.js';
 
 test('docs/metrics.md is generated from the metrics table (run `npm run docs` after changing it)', () => {
@@ -12,4 +13,8 @@ test('docs/metrics.md is generated from the metrics table (run `npm run docs` af
 
 test('docs/cli.md is generated from the flag tables (run `npm run docs` after changing them)', () => {
   assert.equal(readFileSync(join(REPO_ROOT, 'docs', 'cli.md'), 'utf8'), renderFlagsMarkdown());
+});
+
+test("docs/interop.md is generated from the peer readers' field tables (run `npm run docs` after changing them)", () => {
+  assert.equal(readFileSync(join(REPO_ROOT, 'docs', 'interop.md'), 'utf8'), renderInteropMarkdown());
 });

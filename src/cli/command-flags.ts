@@ -14,6 +14,7 @@ import { KUBERNETES_DEFAULTS, MAX_SHARDS } from '../shard/kubernetes.js';
 import type { CommandSpec, FlagSpec } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
 import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
+import { PEER_FORMAT_NAMES } from '../peers/read-peer.js';
 
 export type { CommandSpec } from './args/spec.js';
 
@@ -234,7 +235,28 @@ const VALIDATE_FLAGS: readonly FlagSpec[] = [
   HELP,
 ];
 
-const SHOW_FLAGS: readonly FlagSpec[] = [HELP];
+const SHOW_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'json',
+    type: 'boolean',
+    default: false,
+    help: "another tool's file: print the normalised view (servebench.peer-run/v1, docs/interop.md) as JSON, the tool's own figures under their own names",
+  },
+  {
+    name: 'all',
+    type: 'boolean',
+    default: false,
+    help: "another tool's file: also list every field no figure or fact takes, as the file has it",
+  },
+  {
+    name: 'format',
+    type: 'string',
+    choices: PEER_FORMAT_NAMES,
+    meta: 'NAME',
+    help: "read the file as this tool's format instead of telling it from the content (docs/interop.md)",
+  },
+  HELP,
+];
 
 const SIM_DEFAULTS = resolveSimConfig({});
 
@@ -422,11 +444,18 @@ and compare bit for bit (throughput within 4 ulp when wall_clock_ms cannot repro
   },
   {
     name: 'show',
-    usage: 'servebench show FILE',
-    summary: 'print a readable summary of a result file',
+    usage: 'servebench show FILE [--json] [--all] [--format NAME]',
+    summary: "print a readable summary of a result file (servebench's or another tool's)",
     about: `Print model, engine, workload, outcome, latency and rate percentiles, throughput, prefix-cache
-hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result file.`,
-    positionals: { ...RESULT_FILES, max: 1, help: 'an anvil-serving.benchmark/v1 result file, of any era' },
+hit rate and failures (grouped by type) of an anvil-serving.benchmark/v1 result file. Another
+tool's result file (docs/interop.md) is shown as servebench reads it: its facts, every figure under
+the tool's own name with its definition beside servebench's nearest one, and servebench's figures
+recomputed from its per-request rows when it has them.`,
+    positionals: {
+      ...RESULT_FILES,
+      max: 1,
+      help: "an anvil-serving.benchmark/v1 result file of any era, or another tool's result file",
+    },
     flags: SHOW_FLAGS,
     exit: '0 · 2 bad usage or an unreadable file',
   },

@@ -86,8 +86,12 @@ test('sweep lists: comma-separated, bounded, no repeats; a value flag without it
 });
 
 test('positional arguments: counted by the table, and `--` ends the flags', () => {
-  refused([], 'show', 'no result file given (usage: servebench show FILE)');
-  refused(['a.json', 'b.json'], 'show', 'show takes one result file, got 2 (usage: servebench show FILE)');
+  refused([], 'show', 'no result file given (usage: servebench show FILE [--json] [--all] [--format NAME])');
+  refused(
+    ['a.json', 'b.json'],
+    'show',
+    'show takes one result file, got 2 (usage: servebench show FILE [--json] [--all] [--format NAME])',
+  );
   refused(['a.json'], 'compare', /^compare needs at least two result files, got 1 \(usage: /);
   refused([], 'rebuild', 'no journal file given (usage: servebench rebuild JOURNAL [--output FILE])');
   refused(['x'], 'sim', "Unexpected argument 'x'. This command does not take positional arguments");

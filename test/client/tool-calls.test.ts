@@ -20,7 +20,7 @@ import { toolCallsBlock } from '../../src/metrics/tool-calls.js';
 import { ANTHROPIC_VERSION } from '../../src/record/endpoint.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { requestBody } from '../../src/workload/request-body.js';
-import type { ThinkingControls } from '../../src/workload/thinking.js';
+import { resolveThinking, type ThinkingControls } from '../../src/workload/thinking.js';
 import type { ToolDefinition } from '../../src/workload/tools.js';
 import { failed, ok } from '../helpers/request-results.js';
 import { httpServer } from '../helpers/servers.js';
@@ -376,13 +376,11 @@ describe('loadTools', () => {
 });
 
 describe('requestBody per endpoint', () => {
-  const thinking: ThinkingControls = {
-    mode: 'default',
+  const thinking: ThinkingControls = resolveThinking({
+    thinkingMode: undefined,
     noThinking: false,
-    reasoningEffort: null,
-    chatTemplateKwargs: null,
-    mechanism: 'none',
-  };
+    reasoningEffort: undefined,
+  });
   const messages = [
     { role: 'system', content: 'Be brief.' },
     { role: 'user', content: 'Hello' },

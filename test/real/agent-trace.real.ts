@@ -23,7 +23,7 @@ import { ensureModel } from '../../scripts/real-engine/make-model.js';
 import { requestBody } from '../../src/workload/request-body.js';
 import { ENDPOINT_PATHS } from '../../src/record/endpoint.js';
 import type { ChatMessage } from '../../src/workload/dataset.js';
-import type { ThinkingControls } from '../../src/workload/thinking.js';
+import { resolveThinking, type ThinkingControls } from '../../src/workload/thinking.js';
 import type { ToolDefinition } from '../../src/workload/tools.js';
 import type { ServerMetricsBlock } from '../../src/result/server-metrics-schema.js';
 import { bench, printTable, sum } from './helpers.js';
@@ -33,13 +33,11 @@ const TEMPLATE = fileURLToPath(new URL('../../../scripts/real-engine/tool-templa
 let server: LlamaServer;
 const dir = mkdtempSync(join(tmpdir(), 'servebench-agent-real-'));
 
-const THINKING: ThinkingControls = {
-  mode: 'default',
+const THINKING: ThinkingControls = resolveThinking({
+  thinkingMode: undefined,
   noThinking: false,
-  reasoningEffort: null,
-  chatTemplateKwargs: null,
-  mechanism: 'none',
-};
+  reasoningEffort: undefined,
+});
 const TOOL: ToolDefinition = {
   name: 'read_file',
   description: 'Read a file',

@@ -198,7 +198,8 @@ describe('servebench show', () => {
   it('usage: exactly one file, no unknown flags; unreadable → InputFileError', async () => {
     await assert.rejects(showCommand([], fakeIO()), UsageError);
     await assert.rejects(showCommand([seedFile(), seedFile()], fakeIO()), UsageError);
-    await assert.rejects(showCommand(['--json', seedFile()], fakeIO()), /unknown option '--json'/i);
+    await assert.rejects(showCommand(['--bogus', seedFile()], fakeIO()), /unknown option '--bogus'/i);
+    await assert.rejects(showCommand(['--json', seedFile()], fakeIO()), /--json and --all apply to other tools/);
     await assert.rejects(
       showCommand(['missing.json'], fakeIO()),
       (e: unknown) => e instanceof InputFileError && e.file === 'missing.json',

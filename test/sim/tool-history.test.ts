@@ -10,7 +10,7 @@ import { resolveSimConfig } from '../../src/sim/config.js';
 import { HttpError, parseChatRequest, parseMessagesRequest, parseResponsesRequest } from '../../src/sim/requests.js';
 import { requestBody } from '../../src/workload/request-body.js';
 import type { ChatMessage } from '../../src/workload/dataset.js';
-import type { ThinkingControls } from '../../src/workload/thinking.js';
+import { resolveThinking, type ThinkingControls } from '../../src/workload/thinking.js';
 
 const config = resolveSimConfig({});
 
@@ -97,13 +97,11 @@ describe('accepted histories', () => {
   });
 
   test('the bodies servebench writes for a history with two calls are accepted by each endpoint', () => {
-    const thinking: ThinkingControls = {
-      mode: 'default',
+    const thinking: ThinkingControls = resolveThinking({
+      thinkingMode: undefined,
       noThinking: false,
-      reasoningEffort: null,
-      chatTemplateKwargs: null,
-      mechanism: 'none',
-    };
+      reasoningEffort: undefined,
+    });
     const history: ChatMessage[] = [
       { role: 'system', content: 'Be an agent.' },
       { role: 'user', content: 'go' },

@@ -9,15 +9,13 @@ import assert from 'node:assert/strict';
 import { requestBody } from '../../src/workload/request-body.js';
 import { anthropicMessages, chatMessages, responsesInput } from '../../src/workload/history-messages.js';
 import type { ChatMessage } from '../../src/workload/dataset.js';
-import type { ThinkingControls } from '../../src/workload/thinking.js';
+import { resolveThinking, type ThinkingControls } from '../../src/workload/thinking.js';
 
-const thinking: ThinkingControls = {
-  mode: 'default',
+const thinking: ThinkingControls = resolveThinking({
+  thinkingMode: undefined,
   noThinking: false,
-  reasoningEffort: null,
-  chatTemplateKwargs: null,
-  mechanism: 'none',
-};
+  reasoningEffort: undefined,
+});
 
 /** system, user, an assistant turn that called two tools and said nothing else, both results. */
 const history: ChatMessage[] = [

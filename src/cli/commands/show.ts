@@ -1,13 +1,16 @@
 /**
  * `servebench show FILE`: print a readable summary of one result file of any era
- * (result/show.ts). Exit 0, or 2 (via UsageError / InputFileError) for bad usage or an
- * unreadable file.
+ * (result/show.ts), or of another tool's result file as servebench reads it (peers/,
+ * docs/interop.md; `--json` prints its normalised view, `--all` every field not mapped). Exit 0,
+ * or 2 (via UsageError / InputFileError) for bad usage or an unreadable file.
  */
 
 import path from 'node:path';
-import { readResultFile } from '../../result/io.js';
+import { MAX_RESULT_BYTES, readBoundedText } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
-import { InputFileError } from '../../util/errors.js';
+import { peerJson, readAnyResult } from '../../peers/any-result.js';
+import { renderPeerRun } from '../../peers/render-peer.js';
+import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
@@ -24,12 +27,24 @@ export const showCommand: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const file = parsed.positionals[0]!;
+  const format = typeof parsed.values['format'] === 'string' ? parsed.values['format'] : null;
+  const json = parsed.values['json'] === true;
+  const all = parsed.values['all'] === true;
   try {
-    const loaded = await readResultFile(path.resolve(io.cwd, file));
-    io.stdout(renderShow(loaded.result, file));
+    const text = await readBoundedText(path.resolve(io.cwd, file), MAX_RESULT_BYTES, 'result files');
+    const read = readAnyResult(file, text, format);
+    if (read.kind === 'servebench') {
+      if (json || all) throw new UsageError('--json and --all apply to other tools’ files (docs/interop.md)');
+      io.stdout(renderShow(read.loaded.result, file));
+    } else if (json) {
+      io.stdout(`${peerJson(read.runs.length === 1 ? read.runs[0] : read.runs)}\n`);
+    } else {
+      io.stdout(read.runs.map((run) => renderPeerRun(run, file, all)).join('\n'));
+    }
   } catch (err) {
     // Name the file as typed, not as resolved.
-    if (err instanceof InputFileError) throw new InputFileError(file, err.problem);
+    if (err instanceof InputFileError && err.file === path.resolve(io.cwd, file))
+      throw new InputFileError(file, err.problem);
     throw err;
   }
   return EXIT.ok;
