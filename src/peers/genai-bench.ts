@@ -32,6 +32,7 @@
  * code → count), `mean_total_chars_per_hour` (total tokens/s × the dataset's characters per token
  * × 3600: a unit servebench has no name for), `_time_unit`.
  */
+import { num, str } from './values.js';
 import type { FieldSpec, PeerFacts, PeerRow, PeerUnit } from './peer-run.js';
 import type { PeerFormat } from './peer-format.js';
 
@@ -278,8 +279,6 @@ export const GENAI_BENCH_FACT_FIELDS: readonly string[] = [
 ];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** Adds every leaf of `value` under `prefix` to `out`; an empty object is a leaf (kept whole). */
 function flattenInto(out: Record<string, unknown>, prefix: string, value: Record<string, unknown>): void {

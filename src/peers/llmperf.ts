@@ -25,6 +25,7 @@
  * is a number) and are kept as written in `unmapped`, as is `results_error_code_frequency` (the
  * text of a Python dict, "{}").
  */
+import { num, str } from './values.js';
 import type { FieldSpec, PeerFacts, PeerRow, PeerUnit } from './peer-run.js';
 import type { PeerFormat } from './peer-format.js';
 
@@ -185,8 +186,6 @@ export const LLMPERF_FACT_FIELDS: readonly string[] = [
   LLMPERF_RESPONSES_KEY,
 ];
 
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 /** A time llmperf recorded: it writes 0 when the event never came (no content, or the request failed first). */
 const seconds = (v: unknown): number | null => (typeof v === 'number' && v > 0 ? v * 1000 : null);
 

@@ -12,8 +12,10 @@
  * `ttfts` (s), `itls` (per request, the gaps between output chunks, s), `errors` (empty when the
  * request succeeded) and `generated_texts`.
  */
+import { num, str } from './values.js';
+import { columnarRows } from './columnar-rows.js';
 import type { PeerFormat } from './peer-format.js';
-import type { FieldSpec, PeerFacts, PeerRow } from './peer-run.js';
+import type { FieldSpec, PeerFacts } from './peer-run.js';
 
 const SOURCE = 'sgl-project/sglang python/sglang/bench_serving.py @ 0033168f';
 
@@ -127,9 +129,6 @@ export const SGLANG_FACT_FIELDS: readonly string[] = [
   'errors',
 ];
 
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
 /** Whether a parsed JSONL line looks like an SGLang bench_serving run. */
 export function isSglangRun(value: Record<string, unknown>): boolean {
   return 'completed' in value && 'mean_ttft_ms' in value && 'mean_e2e_latency_ms' in value && 'duration' in value;
@@ -154,38 +153,6 @@ function sglangFacts(run: Record<string, unknown>): PeerFacts {
   };
 }
 
-/**
- * The per-request rows of a run written with `--output-details`, or null. SGLang keeps no
- * per-request latency: a row's E2E is its TTFT plus its chunk gaps, the arrival of its last
- * chunk with content, a little before the stream's end (the usage chunk and `[DONE]` come after
- * it), so recomputed E2E and ITL figures run slightly low. A request with an error text failed;
- * a failed request's TTFT (SGLang writes 0) is not recorded.
- */
-function sglangRows(run: Record<string, unknown>): PeerRow[] | null {
-  const ttfts = run['ttfts'];
-  if (!Array.isArray(ttfts)) return null;
-  const itls = Array.isArray(run['itls']) ? run['itls'] : [];
-  const inputs = Array.isArray(run['input_lens']) ? run['input_lens'] : [];
-  const outputs = Array.isArray(run['output_lens']) ? run['output_lens'] : [];
-  const errors = Array.isArray(run['errors']) ? run['errors'] : [];
-  return ttfts.map((t, i) => {
-    const gaps = Array.isArray(itls[i])
-      ? (itls[i] as unknown[]).flatMap((g) => (typeof g === 'number' ? [g * 1000] : []))
-      : null;
-    const error = str(errors[i]);
-    const ttft = typeof t === 'number' && t > 0 ? t * 1000 : null;
-    return {
-      ok: error === null,
-      ttft_ms: ttft,
-      e2e_ms: ttft === null ? null : ttft + (gaps ?? []).reduce((sum, g) => sum + g, 0),
-      input_tokens: num(inputs[i]),
-      output_tokens: num(outputs[i]),
-      chunk_gaps_ms: gaps,
-      error,
-    };
-  });
-}
-
 /** The SGLang bench_serving reader (`--format sglang`). */
 export const SGLANG_FORMAT: PeerFormat = {
   name: 'sglang',
@@ -195,7 +162,8 @@ export const SGLANG_FORMAT: PeerFormat = {
   factFields: SGLANG_FACT_FIELDS,
   detect: isSglangRun,
   facts: sglangFacts,
-  rows: sglangRows,
+  // The columns of --output-details / --save-detailed (columnar-rows.ts): E2E is TTFT plus the chunk gaps.
+  rows: columnarRows,
   // The file does not say which SGLang wrote it.
   toolVersion: () => null,
 };
