@@ -15,6 +15,8 @@ export interface PeerFormat {
   readerVersion: number;
   /** Every figure field with its definition (docs/interop.md). */
   fields: readonly FieldSpec[];
+  /** Figures whose names depend on the run (e.g. configurable percentiles), read like `fields`; not in docs/interop.md. */
+  dynamicFields?(run: Record<string, unknown>): FieldSpec[];
   /** Fields read as facts or rows (not figures, not unmapped). */
   factFields: readonly string[];
   /** Whether a parsed run (one JSON object) is of this format. */

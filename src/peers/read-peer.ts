@@ -12,9 +12,10 @@ import type { PeerFormat } from './peer-format.js';
 import { SGLANG_FORMAT } from './sglang.js';
 import { LLMPERF_FORMAT } from './llmperf.js';
 import { GENAI_BENCH_FORMAT } from './genai-bench.js';
+import { VLLM_FORMAT } from './vllm.js';
 
 /** Every format servebench reads, in the order detection tries them. */
-export const PEER_FORMATS: readonly PeerFormat[] = [SGLANG_FORMAT, LLMPERF_FORMAT, GENAI_BENCH_FORMAT];
+export const PEER_FORMATS: readonly PeerFormat[] = [SGLANG_FORMAT, LLMPERF_FORMAT, GENAI_BENCH_FORMAT, VLLM_FORMAT];
 
 /** `--format` names. */
 export const PEER_FORMAT_NAMES: readonly string[] = PEER_FORMATS.map((f) => f.name);
@@ -25,7 +26,8 @@ const TO_SERVEBENCH: Record<string, number> = { ms: 1, s: 1000, 'tok/s': 1, 'req
 /** The normalised run of `run` read as `format`; `entry` says which run of the file it is. */
 function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: string | null): PeerRun {
   const run = format.flatten?.(parsed) ?? parsed;
-  const figures = format.fields
+  const specs = [...format.fields, ...(format.dynamicFields?.(run) ?? [])];
+  const figures = specs
     .filter((spec) => spec.field in run)
     .map((spec) => {
       const value = run[spec.field];
@@ -37,7 +39,7 @@ function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: s
     if (f.same && f.servebench !== null && f.value !== null && factor !== undefined)
       asServebench[f.servebench] = f.value * factor;
   }
-  const taken = new Set([...format.fields.map((f) => f.field), ...format.factFields]);
+  const taken = new Set([...specs.map((f) => f.field), ...format.factFields]);
   const unmapped = Object.fromEntries(Object.entries(run).filter(([key]) => !taken.has(key)));
   const rows = format.rows(run);
   return {
