@@ -17,8 +17,8 @@ const ALL_BUT_CLI = [
   'metrics',
   'result',
   'scrape',
-  'report',
   'peers',
+  'report',
   'config',
   'target',
   'plan',
@@ -39,9 +39,10 @@ export const STAGE_IMPORTS = {
   // The server's own metrics: its Prometheus endpoint scraped over the run, its engine's names, the
   // figures derived from it and their reconciliation with the client's records.
   scrape: ['result', 'metrics', 'client', 'record', 'util'],
-  report: ['result', 'metrics', 'record', 'util'],
   // Other tools' result files read into one normalised view (docs/interop.md).
   peers: ['result', 'metrics', 'record', 'util'],
+  // The report shows other tools' runs beside servebench's (peers/).
+  report: ['peers', 'result', 'metrics', 'record', 'util'],
   config: ['workload', 'schedule', 'metrics', 'record', 'util'],
   // target/ and plan/ write parts of the result's servebench block (sizing, load): they use its types.
   target: ['client', 'workload', 'config', 'result', 'record', 'util'],

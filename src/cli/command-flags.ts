@@ -15,6 +15,7 @@ import type { CommandSpec, FlagSpec } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
 import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
 import { PEER_FORMAT_NAMES } from '../peers/read-peer.js';
+import { CROSS_IDENTITY_FIELD_NAMES } from '../peers/cross-run.js';
 
 export type { CommandSpec } from './args/spec.js';
 
@@ -122,11 +123,11 @@ const COMPARE_FLAGS: readonly FlagSpec[] = [
   {
     name: 'allow-mismatch',
     type: 'string-list',
-    choices: IDENTITY_FIELD_NAMES,
+    choices: [...IDENTITY_FIELD_NAMES, ...CROSS_IDENTITY_FIELD_NAMES.filter((f) => !IDENTITY_FIELD_NAMES.includes(f))],
     optionalValue: true,
     repeatable: true,
     meta: '[FIELDS]',
-    help: `compare even when the workloads differ: every field, or only the comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')}); the differences are still listed`,
+    help: `compare even when the workloads differ: every field, or only the comma-separated FIELDS (${IDENTITY_FIELD_NAMES.join(', ')}; with another tool's file: ${CROSS_IDENTITY_FIELD_NAMES.join(', ')}); the differences are still listed`,
   },
   {
     name: 'fail-on',
@@ -153,6 +154,13 @@ const COMPARE_FLAGS: readonly FlagSpec[] = [
     help: 'bootstrap seed: the same seed gives the same intervals',
   },
   { ...JSON_OUT, help: 'print the comparison as JSON (servebench.compare/v1, sorted keys)' },
+  {
+    name: 'format',
+    type: 'string',
+    choices: PEER_FORMAT_NAMES,
+    meta: 'NAME',
+    help: "read every file that is not a servebench result as this tool's format instead of telling it from the content (docs/interop.md)",
+  },
   HELP,
 ];
 
@@ -364,13 +372,19 @@ simulator, so no point inherits another's prefix cache or queue. Give exactly on
   },
   {
     name: 'compare',
-    usage: 'servebench compare [flags] BASELINE.json CANDIDATE.json [MORE.json...]',
+    usage: 'servebench compare [flags] BASELINE CANDIDATE [MORE...]',
     summary:
       'check two or more results measured the same workload, then compare their figures with bootstrap intervals',
     about: `Checks that the runs measured the same workload (model, protocol, context plan, prompt set,
 cache policy, max_tokens, load, thinking controls, tokenizer mode, dataset, output controls,
 warm-up), then compares every figure of each candidate with the baseline: absolute and relative
-change, a 95% bootstrap interval of the change (request rows resampled), and a verdict.`,
+change, a 95% bootstrap interval of the change (request rows resampled), and a verdict.
+Another tool's result file (docs/interop.md) is compared on what two tools can share: model,
+load, mean token counts, and the prompt set, output controls and request clock it cannot record
+("not recorded", so refused unless --allow-mismatch); figures are recomputed by servebench's
+definitions from both files' per-request rows, else each file's own figures, each labelled with
+its definition. A file of several runs is named FILE#N as the baseline (N from 1); as a candidate,
+each of its runs is compared.`,
     positionals: {
       ...RESULT_FILES,
       min: 2,

@@ -385,6 +385,7 @@ export const GENAI_BENCH_FORMAT: PeerFormat = {
   name: 'genai-bench',
   tool: 'genai-bench',
   readerVersion: 1,
+  files: "an experiment's run JSON (`aggregated_metrics` with the per-request `individual_request_metrics`)",
   fields: GENAI_BENCH_FIELDS,
   factFields: GENAI_BENCH_FACT_FIELDS,
   detect: isGenaiBenchRun,

@@ -327,6 +327,7 @@ export const LLMPERF_FORMAT: PeerFormat = {
   name: 'llmperf',
   tool: 'llmperf',
   readerVersion: 1,
+  files: "`token_benchmark_ray.py`'s `*_summary.json` and `*_individual_responses.json`",
   fields: LLMPERF_FIELDS,
   factFields: LLMPERF_FACT_FIELDS,
   detect: isLlmperfRun,

@@ -90,10 +90,15 @@ export interface PeerRun {
   figures: PeerFigure[];
   /** The figures whose definition is servebench's, under servebench's names, in its units (ms, per s). */
   as_servebench: Record<string, number>;
-  /** servebench's figures recomputed from the per-request rows (recompute.ts), or null without rows. */
+  /** servebench's figures recomputed from the per-request rows (recompute.ts), or null without rows (or with a sample of them). */
   recomputed: Record<string, number | null> | null;
   /** The per-request rows, or null. */
   rows: PeerRow[] | null;
+  /**
+   * When the rows are a sample of the run's requests (the tool kept only some): what was kept of
+   * what. `recomputed` is then null: a sample's percentiles are not the run's.
+   */
+  rows_sample: string | null;
   /** Every field of the run that no figure, fact or row takes, as the file had it. */
   unmapped: Record<string, unknown>;
 }

@@ -13,9 +13,20 @@ import { SGLANG_FORMAT } from './sglang.js';
 import { LLMPERF_FORMAT } from './llmperf.js';
 import { GENAI_BENCH_FORMAT } from './genai-bench.js';
 import { VLLM_FORMAT } from './vllm.js';
+import { GUIDELLM_FORMAT } from './guidellm.js';
+import { AIPERF_FORMAT } from './aiperf.js';
+import { INFERENCE_PERF_FORMAT } from './inference-perf.js';
 
 /** Every format servebench reads, in the order detection tries them. */
-export const PEER_FORMATS: readonly PeerFormat[] = [SGLANG_FORMAT, LLMPERF_FORMAT, GENAI_BENCH_FORMAT, VLLM_FORMAT];
+export const PEER_FORMATS: readonly PeerFormat[] = [
+  SGLANG_FORMAT,
+  LLMPERF_FORMAT,
+  GENAI_BENCH_FORMAT,
+  VLLM_FORMAT,
+  GUIDELLM_FORMAT,
+  AIPERF_FORMAT,
+  INFERENCE_PERF_FORMAT,
+];
 
 /** `--format` names. */
 export const PEER_FORMAT_NAMES: readonly string[] = PEER_FORMATS.map((f) => f.name);
@@ -42,6 +53,7 @@ function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: s
   const taken = new Set([...specs.map((f) => f.field), ...format.factFields]);
   const unmapped = Object.fromEntries(Object.entries(run).filter(([key]) => !taken.has(key)));
   const rows = format.rows(run);
+  const sample = rows === null ? null : (format.rowsSample?.(run) ?? null);
   return {
     schema: PEER_RUN_SCHEMA,
     tool: format.tool,
@@ -52,8 +64,9 @@ function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: s
     facts: format.facts(run),
     figures,
     as_servebench: asServebench,
-    recomputed: rows === null ? null : recomputeFigures(rows),
+    recomputed: rows === null || sample !== null ? null : recomputeFigures(rows),
     rows,
+    rows_sample: sample,
     unmapped,
   };
 }
@@ -82,16 +95,37 @@ function documents(text: string, file: string): { value: unknown; entry: string 
  * given to the first reader that recognises it. Throws an InputFileError naming the file.
  */
 export function readPeerText(text: string, file: string, format: string | null = null): PeerRun[] {
-  const docs = documents(text, file);
-  if (docs.length === 0) throw new InputFileError(file, 'empty file');
+  try {
+    return readRuns(text, file, format);
+  } catch (error) {
+    // A problem quotes the file's own text, which may hold line breaks: the refusal stays one line.
+    if (error instanceof InputFileError && /[\r\n]/.test(error.message))
+      throw new InputFileError(error.file.replace(/\s+/g, ' '), error.problem.replace(/\s*[\r\n]+\s*/g, ' '));
+    throw error;
+  }
+}
+
+function readRuns(text: string, file: string, format: string | null): PeerRun[] {
   const forced = format === null ? null : PEER_FORMATS.find((f) => f.name === format);
   if (format !== null && forced === undefined)
     throw new InputFileError(file, `unknown --format '${format}' (${PEER_FORMAT_NAMES.join(', ')})`);
+  for (const textual of forced != null ? [forced] : PEER_FORMATS) {
+    const runs = textual.parseText?.(text, file) ?? null;
+    if (runs === null) continue;
+    if (runs.length === 0) throw new InputFileError(file, `a ${textual.name} file without a run`);
+    return runs.map(({ run, label }) => {
+      refuseNewerLayout(run, label === null ? file : `${file} (${label})`, [textual]);
+      return normalise(textual, run, label);
+    });
+  }
+  const docs = documents(text, file).flatMap((doc) => containedRuns(doc, forced ?? null, file));
+  if (docs.length === 0) throw new InputFileError(file, 'empty file');
   return docs.map(({ value, entry }) => {
     const where = entry === null ? file : `${file} (${entry})`;
     if (Array.isArray(value)) return arrayRun(value, where, entry, forced ?? null);
     if (typeof value !== 'object' || value === null) throw new InputFileError(where, 'expected a JSON object per run');
     const run = value as Record<string, unknown>;
+    refuseNewerLayout(run, where, forced != null ? [forced] : PEER_FORMATS);
     const reader = forced ?? PEER_FORMATS.find((f) => f.detect(f.flatten?.(run) ?? run));
     if (reader === undefined)
       throw new InputFileError(
@@ -102,6 +136,37 @@ export function readPeerText(text: string, file: string, format: string | null =
       throw new InputFileError(where, `not a ${forced.name} result: its summary fields are missing`);
     return normalise(reader, run, entry);
   });
+}
+
+/** A document that holds several runs (a format's `runsOf`) as one entry per run; any other document as it is. */
+function containedRuns(
+  doc: { value: unknown; entry: string | null },
+  forced: PeerFormat | null,
+  file: string,
+): { value: unknown; entry: string | null }[] {
+  if (typeof doc.value !== 'object' || doc.value === null) return [doc];
+  for (const format of forced !== null ? [forced] : PEER_FORMATS) {
+    const where = doc.entry === null ? file : `${file} (${doc.entry})`;
+    const runs = format.runsOf?.(doc.value as Record<string, unknown> | unknown[], where) ?? null;
+    if (runs !== null)
+      return runs.map(({ run, label }) => ({
+        value: run,
+        entry: doc.entry === null ? label : `${doc.entry}, ${label}`,
+      }));
+  }
+  return [doc];
+}
+
+/** Refuses a run that one of `formats` finds to be of a layout newer than it knows. */
+function refuseNewerLayout(run: Record<string, unknown>, where: string, formats: readonly PeerFormat[]): void {
+  for (const format of formats) {
+    const declared = format.newerLayout?.(run) ?? null;
+    if (declared !== null)
+      throw new InputFileError(
+        where,
+        `a ${format.tool} result of a newer layout than servebench's '${format.name}' reader v${format.readerVersion} knows: ${declared}; not read rather than guessed at`,
+      );
+  }
 }
 
 /** A file that is a JSON array: one run of the first format (or the forced one) that takes the array as its rows. */

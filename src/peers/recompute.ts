@@ -15,16 +15,49 @@
 import { percentile } from '../metrics/percentile.js';
 import type { PeerRow } from './peer-run.js';
 
+/** One successful row's own figures by servebench's definitions (docs/metrics.md), null where the row lacks an input. */
+export interface RowFigures {
+  ttft_ms: number | null;
+  e2e_ms: number | null;
+  generation_ms: number | null;
+  mean_inter_token_latency_ms: number | null;
+  decode_tok_s: number | null;
+}
+
+/** What each row figure is, in a comparison's labels. */
+export const ROW_FIGURE_DEFINITIONS: Readonly<Record<keyof RowFigures, string>> = {
+  ttft_ms: 'request start to the first content',
+  e2e_ms: 'request start to the end of the response',
+  generation_ms: 'E2E − TTFT',
+  mean_inter_token_latency_ms: '(E2E − TTFT) / (output tokens − 1), per request with 2 or more output tokens',
+  decode_tok_s: '(output tokens − 1) / (E2E − TTFT), per request with 2 or more output tokens',
+};
+
+/** The figures of one row (above); every one null for a failed row. */
+export function rowFigures(row: PeerRow): RowFigures {
+  if (!row.ok)
+    return { ttft_ms: null, e2e_ms: null, generation_ms: null, mean_inter_token_latency_ms: null, decode_tok_s: null };
+  const generation = row.ttft_ms !== null && row.e2e_ms !== null ? row.e2e_ms - row.ttft_ms : null;
+  const decoded = generation !== null && generation > 0 && row.output_tokens !== null && row.output_tokens >= 2;
+  return {
+    ttft_ms: row.ttft_ms,
+    e2e_ms: row.e2e_ms,
+    generation_ms: generation,
+    mean_inter_token_latency_ms: decoded ? generation / (row.output_tokens! - 1) : null,
+    decode_tok_s: decoded ? ((row.output_tokens! - 1) * 1000) / generation : null,
+  };
+}
+
 /** The recomputed figures of `rows`. */
 export function recomputeFigures(rows: readonly PeerRow[]): Record<string, number | null> {
   const ok = rows.filter((r) => r.ok);
-  const ttfts = ok.flatMap((r) => (r.ttft_ms !== null ? [r.ttft_ms] : []));
-  const e2es = ok.flatMap((r) => (r.e2e_ms !== null ? [r.e2e_ms] : []));
-  const timed = ok.filter((r) => r.ttft_ms !== null && r.e2e_ms !== null);
-  const generation = timed.map((r) => r.e2e_ms! - r.ttft_ms!);
-  const decoded = timed.filter((r) => r.output_tokens !== null && r.output_tokens >= 2 && r.e2e_ms! > r.ttft_ms!);
-  const itl = decoded.map((r) => (r.e2e_ms! - r.ttft_ms!) / (r.output_tokens! - 1));
-  const decode = decoded.map((r) => ((r.output_tokens! - 1) * 1000) / (r.e2e_ms! - r.ttft_ms!));
+  const figures = ok.map(rowFigures);
+  const column = (key: keyof RowFigures): number[] => figures.flatMap((f) => (f[key] !== null ? [f[key]] : []));
+  const ttfts = column('ttft_ms');
+  const e2es = column('e2e_ms');
+  const generation = column('generation_ms');
+  const itl = column('mean_inter_token_latency_ms');
+  const decode = column('decode_tok_s');
   const outputs = ok.flatMap((r) => (r.output_tokens !== null ? [r.output_tokens] : []));
   return {
     successes: ok.length,

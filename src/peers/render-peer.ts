@@ -45,6 +45,10 @@ export function renderPeerRun(run: PeerRun, label: string, all: boolean): string
     lines.push(`  servebench's figures recomputed from the ${run.rows.length} per-request rows:`);
     for (const [name, value] of Object.entries(run.recomputed))
       lines.push(`    ${name.padEnd(34)} ${value === null ? '–' : fmt(value)}`);
+  } else if (run.rows !== null && run.rows_sample !== null) {
+    lines.push(
+      `  ${run.rows.length} per-request rows, a SAMPLE of the run's requests (${run.rows_sample}): servebench recomputes nothing from a sample; only the tool’s own figures above`,
+    );
   } else {
     lines.push('  no per-request rows: only the tool’s own figures above');
   }

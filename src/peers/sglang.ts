@@ -158,6 +158,7 @@ export const SGLANG_FORMAT: PeerFormat = {
   name: 'sglang',
   tool: 'sglang-bench-serving',
   readerVersion: 1,
+  files: '`bench_serving --output-file` JSON Lines, one run per line (with and without `--output-details`)',
   fields: SGLANG_FIELDS,
   factFields: SGLANG_FACT_FIELDS,
   detect: isSglangRun,

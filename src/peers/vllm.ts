@@ -14,13 +14,25 @@
  * for a failed request), `ttfts` (s; 0 for a failed request), `itls` (per request, the gaps
  * between output chunks, s), `start_times`, `generated_texts` and `errors` (empty for a success).
  * `latencies` and `queue_times` are written with or without it at this commit.
+ *
+ * The older `benchmarks/benchmark_serving.py` layout (before `vllm bench serve`) is read too, from
+ * two commits of it: 0049e29c (`burstiness`, `max_concurrency`, the goodput under the key
+ * `request_goodput:`, a trailing colon included) and 8668d7c0 (`best_of`, no `burstiness`,
+ * `max_concurrency` or goodput; its `mean_e2el_ms` holds the median and `median_e2el_ms` the
+ * mean). Neither writes `failed`, and both always write the per-request columns (0049e29c deletes
+ * them for a run without --save-detailed before they are merged in, so it never does); the failures
+ * are the requests of those columns that did not complete. `tool_version` names that layout.
+ * `vllm bench sweep` files are bench serve results with the sweep's parameters (vllm-sweep.ts).
  */
 import { num, str } from './values.js';
+import { isSweepRun, sweepLabel, sweepSummaryRuns } from './vllm-sweep.js';
 import { columnarRows } from './columnar-rows.js';
 import type { PeerFormat } from './peer-format.js';
 import type { FieldSpec, PeerFacts } from './peer-run.js';
 
 const SOURCE = 'vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1';
+const OLD_SOURCE = 'vllm-project/vllm benchmarks/benchmark_serving.py @ 0049e29c41fd383bda519a3f250e3227713081ef';
+const OLDER_SOURCE = 'vllm-project/vllm benchmarks/benchmark_serving.py @ 8668d7c05027b98ac66bd5540955dd2ce3a0f318';
 const TIMING_SOURCE =
   'vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1; vllm/benchmarks/lib/endpoint_request_func.py @ 02cfb534df5674737558730b10f23d1b7aef9b7c';
 
@@ -84,16 +96,18 @@ function statSpec(stat: string, name: string): FieldSpec {
         : stat === 'median'
           ? 'Median (numpy)'
           : `${percentile}th percentile (numpy, linear interpolation)`;
+  // benchmark_serving.py at 8668d7c0 computed these two of E2E the wrong way round.
+  const swapped = name === 'e2el' && (stat === 'mean' || stat === 'median');
   return {
     field: `${stat}_${name}_ms`,
     unit: 'ms',
-    meaning: `${meaning} of ${family.what}`,
+    meaning: `${meaning} of ${family.what}${swapped ? ` (the old benchmark_serving.py at 8668d7c0 wrote the ${stat === 'mean' ? 'median' : 'mean'} here)` : ''}`,
     servebench: target,
     same: false,
     // A figure servebench has no counterpart of needs no difference spelled out.
     difference:
       target === null ? null : [family.difference, stat === 'mean' ? '' : INTERP].filter((s) => s !== '').join('; '),
-    source: name === 'ttft' || name === 'itl' || name === 'e2el' ? TIMING_SOURCE : SOURCE,
+    source: `${name === 'ttft' || name === 'itl' || name === 'e2el' ? TIMING_SOURCE : SOURCE}${swapped ? `; ${OLDER_SOURCE}` : ''}`,
   };
 }
 
@@ -120,6 +134,16 @@ const VLLM_FIELDS: readonly FieldSpec[] = [
     same: false,
     difference: 'servebench’s goodput is defined by its own SLO plan',
     source: SOURCE,
+  },
+  {
+    field: 'request_goodput:',
+    unit: 'req/s',
+    meaning:
+      'request_goodput as the old benchmark_serving.py named it (a trailing colon in the key): successful requests meeting every --goodput limit / duration; null without --goodput',
+    servebench: null,
+    same: false,
+    difference: 'servebench’s goodput is defined by its own SLO plan',
+    source: OLD_SOURCE,
   },
   {
     field: 'output_throughput',
@@ -206,24 +230,56 @@ export const VLLM_FACT_FIELDS: readonly string[] = [
 ];
 
 /**
+ * Whether a run is of the old benchmarks/benchmark_serving.py layout: no `failed`, but the setup
+ * keys it writes first (`model_id`, `tokenizer_id`, `num_prompts`, `request_rate`) and its
+ * per-request `ttfts` column.
+ */
+function isOldVllmLayout(value: Record<string, unknown>): boolean {
+  return (
+    !('failed' in value) &&
+    ['model_id', 'tokenizer_id', 'num_prompts', 'request_rate'].every((key) => key in value) &&
+    Array.isArray(value['ttfts'])
+  );
+}
+
+/**
  * Whether a parsed run looks like a vLLM bench serve result: its counts of completed and failed
- * requests and its duration, with a vLLM latency family (`mean_ttft_ms` or `mean_e2el_ms`) and
- * not SGLang's `mean_e2e_latency_ms` (SGLang writes no `failed`).
+ * requests (or, in the old benchmark_serving.py layout, its setup keys and per-request columns
+ * instead of `failed`) and its duration, with a vLLM latency family (`mean_ttft_ms` or
+ * `mean_e2el_ms`) and not SGLang's `mean_e2e_latency_ms` (SGLang writes no `failed`).
  */
 export function isVllmRun(value: Record<string, unknown>): boolean {
   return (
     'completed' in value &&
-    'failed' in value &&
+    ('failed' in value || isOldVllmLayout(value)) &&
     'duration' in value &&
     ('mean_ttft_ms' in value || 'mean_e2el_ms' in value) &&
     !('mean_e2e_latency_ms' in value)
   );
 }
 
+/** A number, or a string of one (a sweep's `--bench-params` may give a value as a string). */
+function numberish(v: unknown): number | null {
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return num(v);
+}
+
 /** The offered rate: vLLM writes a number, or the string "inf" when every request is sent at once. */
 function rate(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  return v === 'inf' || v === 'Infinity' ? Infinity : null;
+  return v === 'inf' || v === 'Infinity' ? Infinity : numberish(v);
+}
+
+/** The old layout's failures: the requests of its per-request columns that did not complete. */
+function oldFailures(run: Record<string, unknown>): number | null {
+  const requests = run['ttfts'];
+  const completed = num(run['completed']);
+  return Array.isArray(requests) && completed !== null ? requests.length - completed : null;
+}
+
+/** The layout of an old benchmark_serving.py run, by the keys it has (reported as the tool version). */
+function oldLayout(run: Record<string, unknown>): string {
+  const missing = ['burstiness', 'max_concurrency'].filter((key) => !(key in run));
+  return `benchmarks/benchmark_serving.py layout (before vllm bench serve; no failed count${missing.length > 0 ? `, no ${missing.join(' or ')}` : ''})`;
 }
 
 /** The facts of one vLLM run. */
@@ -232,13 +288,12 @@ function vllmFacts(run: Record<string, unknown>): PeerFacts {
     model: str(run['model_id']),
     backend: str(run['backend']),
     dataset: str(run['dataset_name']),
-    concurrency: num(run['max_concurrency']),
+    concurrency: numberish(run['max_concurrency']),
     rate_rps: rate(run['request_rate']),
     duration_s: num(run['duration']),
     successes: num(run['completed']),
-    failures: num(run['failed']),
-    failure_definition:
-      'vLLM counts a request failed when the HTTP status is not 200, the request raised (connection error, timeout), or a 200 stream never carried a chunk with a choice; an error sent inside a 200 stream after its first chunk counts as completed',
+    failures: isOldVllmLayout(run) ? oldFailures(run) : num(run['failed']),
+    failure_definition: `vLLM counts a request failed when the HTTP status is not 200, the request raised (connection error, timeout), or a 200 stream never carried a chunk with a choice; an error sent inside a 200 stream after its first chunk counts as completed${isOldVllmLayout(run) ? '. The old benchmark_serving.py layout writes no failed count: failures are its per-request rows less completed (its request functions, benchmarks/backend_request_func.py, were not checked against these rules)' : ''}`,
     input_tokens_total: num(run['total_input_tokens']),
     output_tokens_total: num(run['total_output_tokens']),
   };
@@ -248,7 +303,9 @@ function vllmFacts(run: Record<string, unknown>): PeerFacts {
 export const VLLM_FORMAT: PeerFormat = {
   name: 'vllm',
   tool: 'vllm-bench-serve',
-  readerVersion: 1,
+  readerVersion: 2,
+  files:
+    "`vllm bench serve --save-result` JSON (with and without `--save-detailed`), `vllm bench sweep`'s `run=N.json` and `summary.json`, and the JSON of the older `benchmarks/benchmark_serving.py`",
   fields: VLLM_FIELDS,
   dynamicFields: vllmDynamicFields,
   factFields: VLLM_FACT_FIELDS,
@@ -256,6 +313,12 @@ export const VLLM_FORMAT: PeerFormat = {
   facts: vllmFacts,
   // The columns of --output-details / --save-detailed (columnar-rows.ts): E2E is TTFT plus the chunk gaps.
   rows: columnarRows,
-  // The file does not say which vLLM wrote it.
-  toolVersion: () => null,
+  // The file does not say which vLLM wrote it; an old benchmark_serving.py layout is named.
+  toolVersion: (run) => (isOldVllmLayout(run) ? oldLayout(run) : null),
+  // A sweep's run=N.json: one run, labelled by its sweep parameters (vllm-sweep.ts).
+  runsOf: (document, file) => {
+    if (Array.isArray(document)) return sweepSummaryRuns(document, file ?? 'the file', isVllmRun);
+    const label = isVllmRun(document) && isSweepRun(document) ? sweepLabel(document) : null;
+    return label === null ? null : [{ run: document, label }];
+  },
 };

@@ -100,29 +100,56 @@ function provenanceLines(c: Comparison): string[] {
   ];
 }
 
+/** The line above the figures: on what they are compared and how their intervals are made. */
+function figuresHead(c: Comparison, level: string, report: CompareReport): string {
+  const resampled = `${report.bootstrap.resamples} bootstrap resamples of the request rows, seed ${report.bootstrap.seed}`;
+  if (c.cross_tool === undefined) return `figures: B − A with its ${level} interval (${resampled})`;
+  if (c.cross_tool.figures === 'recomputed')
+    return `figures: recomputed by servebench's definitions from both files' per-request rows (throughput: each file's own); B − A with its ${level} interval (${resampled})`;
+  return "figures: each file's own summary figures (one file or both have no per-request rows), so no interval; a figure whose definitions differ is marked below";
+}
+
+/** Each figure's definition on each side, and whether the two are servebench's. */
+function definitionLines(metrics: readonly MetricDelta[]): string[] {
+  const lines = ['', 'definitions (A, then B)'];
+  for (const m of metrics) {
+    if (m.basis === undefined) continue;
+    const mark =
+      m.a === null || m.b === null
+        ? '  [not in both files]'
+        : m.basis.same_definition
+          ? ''
+          : '  [definitions differ: not the same figure]';
+    lines.push(
+      `  ${m.label}${mark}`,
+      ...(m.basis.a === m.basis.b ? [`    A, B: ${m.basis.a}`] : [`    A: ${m.basis.a}`, `    B: ${m.basis.b}`]),
+    );
+  }
+  return lines;
+}
+
 /** Renders the report as text (ends with a newline). */
 export function formatCompare(report: CompareReport): string {
   const out: string[] = [];
   for (const c of report.comparisons) {
     if (out.length > 0) out.push('', '');
-    out.push(`baseline   A  ${c.baseline}`, `candidate  B  ${c.candidate}`, '');
+    const tools = c.cross_tool === undefined ? ['', ''] : c.cross_tool.tools.map((t) => `  (${t})`);
+    out.push(`baseline   A  ${c.baseline}${tools[0]}`, `candidate  B  ${c.candidate}${tools[1]}`, '');
     out.push(...identityLines(c), '', ...provenanceLines(c));
     if (!c.compared) continue;
     const level = `${Math.round(report.ci_level * 100)}%`;
-    out.push(
-      '',
-      `figures: B − A with its ${level} interval (${report.bootstrap.resamples} bootstrap resamples of the request rows, seed ${report.bootstrap.seed})`,
-    );
+    out.push('', figuresHead(c, level, report));
     out.push(
       ...table(['metric', 'A', 'B', 'Δ', 'Δ%', `${level} CI of Δ`, 'verdict'], c.metrics.map(metricRow), 'lrrrrrl'),
     );
-    if (c.row_counts[0] < 20 || c.row_counts[1] < 20)
+    if ((c.row_counts[0] < 20 || c.row_counts[1] < 20) && c.cross_tool?.figures !== 'summary')
       out.push(
         `  note: ${c.row_counts[0]} and ${c.row_counts[1]} request rows; with so few, a p95 is close to the maximum and intervals are rough`,
       );
     out.push(
       '  verdict: better/worse when the interval excludes 0 (lower latency, higher rate is better); "no interval" without per-request rows',
     );
+    if (c.cross_tool !== undefined) out.push(...definitionLines(c.metrics));
     if (c.fail_on.length > 0) {
       out.push('', 'fail-on');
       out.push(

@@ -41,6 +41,11 @@ export interface MetricDelta {
   ci: [number, number] | null;
   ci_pct: [number, number] | null;
   verdict: 'better' | 'worse' | 'no significant difference' | 'no interval';
+  /**
+   * A comparison across tools (peers/compare-peer.ts): what each side's value is — its tool's field
+   * and definition — and whether both are servebench's definition.
+   */
+  basis?: { a: string; b: string; same_definition: boolean };
 }
 
 /** One candidate against the baseline. */
@@ -70,6 +75,11 @@ export interface Comparison {
   fail_on: FailOnOutcome[];
   /** This pair sets exit status 1 (blocking mismatch or a breached gate). */
   failed: boolean;
+  /**
+   * A comparison across tools: the two tools, and what the figures are: `recomputed` by servebench's
+   * definitions from both files' per-request rows, or each file's own `summary` figures.
+   */
+  cross_tool?: { tools: [string, string]; figures: 'recomputed' | 'summary' };
 }
 
 /** The whole comparison (schema `servebench.compare/v1`). */

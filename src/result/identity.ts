@@ -318,3 +318,10 @@ export const PROVENANCE_FIELDS: readonly { name: string; read: (view: RunView) =
   { name: 'prompt_method', read: (v) => v.servebench?.['prompt_method'] ?? null },
   { name: 'embedded_simulator', read: (v) => v.servebench?.['embedded_simulator'] ?? null },
 ];
+
+/** What `view` records for the identity field `name` (the cross-tool comparison reads servebench's side through it). */
+export function identityValue(name: string, view: RunView): FieldValue {
+  const spec = IDENTITY_FIELDS.find((f) => f.name === name);
+  if (spec === undefined) throw new Error(`no identity field '${name}'`);
+  return spec.read(view);
+}

@@ -4,6 +4,9 @@
  * per file, a cap on directory entries, and symbolic links are never followed (a link could
  * lead outside DIR or into a cycle) — they are counted instead. JSON files that are not results
  * (a sweep summary, a config) and files that cannot be read are skipped and counted by reason.
+ * Given a reader of other tools' files (the CLI passes peers/list-peer.ts: result/ cannot import
+ * peers/), a JSON file that is no servebench result is offered to it, and so are `.jsonl`,
+ * `.csv`, `.yaml` and `.yml` files; each of their runs is listed with its tool's name.
  */
 
 import { lstat, opendir } from 'node:fs/promises';
@@ -21,6 +24,8 @@ export type SkipReason =
 /** One listed run: what a person scans a directory of results for. */
 export interface ListedRun {
   path: string;
+  /** `servebench`, `anvil-serving` (the reference harness), or the other tool that wrote the file. */
+  tool: string;
   run_date: string | null;
   model: string;
   protocol: string | null;
@@ -41,6 +46,8 @@ export interface Inventory {
   schema: 'servebench.list/v1';
   root: string;
   json_files: number;
+  /** `.jsonl`, `.csv`, `.yaml` and `.yml` files offered to the other tools' reader. */
+  other_files: number;
   truncated: boolean;
   skipped: Record<SkipReason, number>;
   skipped_files: { path: string; reason: SkipReason; problem: string }[];
@@ -57,11 +64,21 @@ export interface ScanLimits {
 
 export const DEFAULT_LIMITS: ScanLimits = { maxDepth: 8, maxBytes: MAX_RESULT_BYTES, maxEntries: 200_000 };
 
+/**
+ * Reads a file that is not a servebench result as another tool's: its runs as listed lines, or
+ * the one-line problem when no reader takes it.
+ */
+export type PeerLister = (relPath: string, text: string) => ListedRun[] | { problem: string };
+
+/** The extensions, besides `.json`, that only other tools write. */
+const PEER_EXTENSIONS = ['.jsonl', '.csv', '.yaml', '.yml'];
+
 /** Summary line data of one result. */
 function listedRun(relPath: string, view: RunView): ListedRun {
   const m = (view.doc['metrics'] ?? {}) as Record<string, unknown>;
   return {
     path: relPath,
+    tool: view.servebench === null ? 'anvil-serving' : 'servebench',
     run_date: view.runDate,
     model: view.model,
     protocol: view.protocol,
@@ -79,11 +96,16 @@ function listedRun(relPath: string, view: RunView): ListedRun {
 }
 
 /** Scans `root` (an existing directory) and returns every result below it, sorted by date then path. */
-export async function scanResults(root: string, limits: ScanLimits = DEFAULT_LIMITS): Promise<Inventory> {
+export async function scanResults(
+  root: string,
+  limits: ScanLimits = DEFAULT_LIMITS,
+  peers: PeerLister | null = null,
+): Promise<Inventory> {
   const inv: Inventory = {
     schema: 'servebench.list/v1',
     root,
     json_files: 0,
+    other_files: 0,
     truncated: false,
     skipped: { symlink: 0, too_large: 0, not_json: 0, not_result: 0, invalid_result: 0, unreadable: 0, too_deep: 0 },
     skipped_files: [],
@@ -124,7 +146,14 @@ export async function scanResults(root: string, limits: ScanLimits = DEFAULT_LIM
         else await walk(full, depth + 1);
       } else if (child.kind === 'file' && child.name.toLowerCase().endsWith('.json')) {
         inv.json_files += 1;
-        await readOne(full, rel, limits, inv, skip);
+        await readOne(full, rel, limits, inv, skip, peers);
+      } else if (
+        child.kind === 'file' &&
+        peers !== null &&
+        PEER_EXTENSIONS.includes(path.extname(child.name).toLowerCase())
+      ) {
+        inv.other_files += 1;
+        await readOne(full, rel, limits, inv, skip, peers);
       }
     }
   };
@@ -139,22 +168,31 @@ async function readOne(
   limits: ScanLimits,
   inv: Inventory,
   skip: (rel: string, reason: SkipReason, problem: string) => void,
+  peers: PeerLister | null,
 ): Promise<void> {
+  /** The file as another tool's, or skipped as `reason` with the peer readers' problem (or `problem`). */
+  const asPeer = (text: string, reason: SkipReason, problem: string): void => {
+    const read = peers === null ? { problem } : peers(rel, text);
+    if (Array.isArray(read)) inv.runs.push(...read);
+    else skip(rel, reason, peers === null ? problem : read.problem);
+  };
   try {
     // lstat first: an oversized file is refused without being opened.
     const info = await lstat(full);
     if (info.size > limits.maxBytes)
       return skip(rel, 'too_large', `${info.size} bytes, over the ${limits.maxBytes}-byte limit`);
     const text = await readBoundedText(full, limits.maxBytes, 'result files');
+    if (!rel.toLowerCase().endsWith('.json')) return asPeer(text, 'not_result', '');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch (err) {
-      return skip(rel, 'not_json', err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
+      // Other tools write JSON Lines and bare Infinity into .json files too.
+      return asPeer(text, 'not_json', err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
     }
     const checked = checkResult(raw);
-    if (!checked.ok)
-      return skip(rel, checked.era === null ? 'not_result' : 'invalid_result', checked.problems.slice(0, 2).join('; '));
+    if (!checked.ok && checked.era === null) return asPeer(text, 'not_result', checked.problems.slice(0, 2).join('; '));
+    if (!checked.ok) return skip(rel, 'invalid_result', checked.problems.slice(0, 2).join('; '));
     inv.runs.push(listedRun(rel, runView(rel, checked.result)));
   } catch (err) {
     skip(

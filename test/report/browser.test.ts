@@ -3,6 +3,8 @@
  * (`run --report`), of a sweep (`sweep --report`) and of two overlaid results load with no
  * console error and no network request (only the file:// document itself), every chart draws
  * its marks, screenshots go to test-output/, and a model name carrying `<script>` runs nothing.
+ * A report of a run beside other tools' files draws their curves in the CDFs and sets every run
+ * side by side on servebench's figures, each value marked with where it comes from.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +22,8 @@ import { serverMetricsFixture } from '../helpers/server-metrics.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-browser-'));
 const SHOTS = join(REPO_ROOT, 'test-output');
+const PEER_SGLANG = join(REPO_ROOT, 'test', 'fixtures', 'peers', 'sglang', 'sglang-bench_serving-gt-server-c8.jsonl');
+const PEER_VLLM = join(REPO_ROOT, 'test', 'fixtures', 'peers', 'vllm', 'vllm-bench-serve-summary.json');
 const EVIL_MODEL = 'm<script>alert(1)</script>"</script><img src=x onerror="window.__pwned=1">';
 let reasoning: SimProcess;
 let evil: SimProcess;
@@ -85,6 +89,7 @@ before(async () => {
       join(dir, 'evil.html'),
     ],
     ['report', join(dir, 'run.json'), join(dir, 'run-c8.json'), '--html', join(dir, 'overlay.html')],
+    ['report', join(dir, 'run.json'), PEER_SGLANG, PEER_VLLM, '--html', join(dir, 'peers.html')],
   ];
   for (const args of runs) {
     const run = await runCli(args, { timeoutMs: 180_000 });
@@ -283,6 +288,50 @@ test('a model name with <script> and quotes runs nothing and shows as text', asy
     const cell = await page.evaluate("document.querySelector('table.identity tbody td').textContent");
     assert.equal(cell, EVIL_MODEL, 'the workload table shows the model as text');
     await page.screenshot({ path: join(SHOTS, 'report-escaped-model.png') });
+  } finally {
+    await browser.close();
+  }
+});
+
+test("other tools' runs beside a servebench run: their curves in the CDFs, every run side by side with its values' basis", async (t) => {
+  const browser: Browser | null = await launchChromium(t);
+  if (browser === null) return;
+  try {
+    const file = join(dir, 'peers.html');
+    const page = await browser.context.newPage();
+    const loaded = await open(page, file);
+    assertClean(file, loaded);
+    // The TTFT CDF: the servebench run and SGLang's 32 rows; the vLLM summary has no rows, so no curve.
+    const legends = await page.evaluate<string[]>(
+      `Chart.getChart(document.getElementById('cdf-ttft')).data.datasets.map((d) => d.label)`,
+    );
+    assert.deepEqual(legends, ['run', 'sglang-bench_serving-gt-server-c8.jsonl · sglang-bench-serving']);
+    const table = await page.evaluate<string[][]>(
+      `[...document.querySelectorAll('section')].find((s) => s.querySelector('h2').textContent.includes('every tool side by side'))
+         .querySelectorAll('tbody tr').values().toArray().map((tr) => [...tr.children].map((c) => c.textContent.trim()))`,
+    );
+    assert.equal(table.length, 3);
+    assert.equal(table[0]![0], 'run');
+    assert.deepEqual(
+      table.map((r) => r[1]),
+      ['servebench', 'sglang-bench-serving', 'vllm-bench-serve'],
+    );
+    assert.ok(
+      table[0]!.slice(2).every((c) => c.endsWith('=')),
+      `servebench's own figures: ${table[0]!.join(' | ')}`,
+    );
+    assert.ok(
+      table[1]!.slice(2, 8).every((c) => c.endsWith('r')),
+      `SGLang recomputed from its rows: ${table[1]!.join(' | ')}`,
+    );
+    assert.ok(
+      table[2]!.slice(2).every((c) => c.endsWith('≈') || c === '–'),
+      `vLLM: its own figures only: ${table[2]!.join(' | ')}`,
+    );
+    const headings = await page.evaluate<string[]>(`[...document.querySelectorAll('h2')].map((h) => h.textContent)`);
+    assert.ok(headings.includes('vllm-bench-serve-summary.json · vllm-bench-serve'), headings.join(' / '));
+    await page.screenshot({ path: join(SHOTS, 'report-peers.png'), fullPage: true });
+    await page.close();
   } finally {
     await browser.close();
   }

@@ -1,7 +1,7 @@
 /**
  * The HTML report without a browser: escaping, embedded JSON, no external resource in the
  * page, every era renders (rows-less eras get the summary table), the terminal summary, and the
- * RFC 4180 CSV export.
+ * RFC 4180 CSV export; other tools' files beside a servebench result.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +17,7 @@ import { renderShow } from '../../src/result/show.js';
 import { runCli } from '../helpers/cli.js';
 import { externalReferences } from '../helpers/html.js';
 import { fixtureFiles } from '../helpers/fixtures.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 const load = async (file: string): Promise<RunView> => runView(file, (await readResultFile(file)).result);
 const page = (runs: RunView[]): string =>
@@ -144,4 +145,30 @@ test('--csv: RFC 4180 quoting, CRLF, one line per request row, values round-trip
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, new RegExp(`${view.rows.length} request rows written`));
   assert.ok(readFileSync(out, 'utf8').endsWith('\r\n'));
+});
+
+test("report of a servebench result and other tools' files: each shown, then every run side by side on servebench's figures", async () => {
+  const own = fixtureFiles().find((f) => f.includes('capacity-4k-c1-r3'))!;
+  const peers = join(REPO_ROOT, 'test', 'fixtures', 'peers');
+  const sglang = join(peers, 'sglang', 'sglang-bench_serving-gt-server-c8.jsonl');
+  const vllm = join(peers, 'vllm', 'vllm-bench-serve-summary.json');
+  const run = await runCli(['report', own, sglang, vllm]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /sglang-bench-serving, read by servebench's 'sglang' reader v\d+/);
+  assert.match(run.stdout, /^servebench's figures, side by side$/m);
+  const table = run.stdout.slice(run.stdout.indexOf("servebench's figures, side by side"));
+  assert.match(table, /^\S*capacity-4k-c1-r3 +(servebench|anvil-serving) /m);
+  assert.match(table, /gt-server-c8\.jsonl +sglang-bench-serving +[\d.]+ r /m);
+  assert.match(table, /vllm-bench-serve-summary\.json +vllm-bench-serve +[\d.]+ ≈ /m);
+  assert.match(table, /^ {2}≈ {2}the tool's nearest figure, of ANOTHER definition/m);
+  const dir = mkdtempSync(join(tmpdir(), 'servebench-report-peers-'));
+  const html = join(dir, 'r.html');
+  const written = await runCli(['report', own, sglang, '--html', html, '--csv', join(dir, 'rows.csv')]);
+  assert.equal(written.code, 0, written.stderr);
+  assert.match(written.stdout, /request rows written to .*\(servebench's runs only/);
+  const page = readFileSync(html, 'utf8');
+  assert.match(page, /every tool side by side/);
+  assert.match(page, /sglang-bench_serving-gt-server-c8\.jsonl · sglang-bench-serving/);
+  const baseUrl = (JSON.parse(readFileSync(own, 'utf8')) as { base_url: string }).base_url;
+  assert.deepEqual(externalReferences(page, [baseUrl]), [], 'nothing but the run’s own endpoint, shown as text');
 });

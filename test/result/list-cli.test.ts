@@ -1,7 +1,8 @@
 /**
  * `servebench list DIR`: reads all 127 real result files (every era), filters, and skips —
  * and counts — symbolic links (not followed), oversized files, non-JSON files, JSON that is not
- * a result, and directories below the depth limit.
+ * a result, and directories below the depth limit. Other tools' files are listed one line per
+ * run with their tool, and a latency only where it is servebench's definition.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { fixtureFiles } from '../helpers/fixtures.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 type Json = Record<string, any>;
 
@@ -28,6 +30,10 @@ test('lists all 127 fixture files of every era, oldest first, one line each', as
   assert.equal(inv['runs'].length, 127);
   assert.equal(inv['matched'], 127);
   assert.deepEqual(
+    new Set((inv['runs'] as Json[]).map((r) => r['tool'])),
+    new Set(docs.map((d) => ('servebench' in d ? 'servebench' : 'anvil-serving'))),
+  );
+  assert.deepEqual(
     Object.values(inv['skipped']).filter((n) => n !== 0),
     [],
   );
@@ -43,7 +49,10 @@ test('lists all 127 fixture files of every era, oldest first, one line each', as
   assert.equal(text.code, 0);
   const lines = text.stdout.trimEnd().split('\n');
   assert.equal(lines.length, 1 + 127 + 1, 'header, one line per file, footer');
-  assert.match(lines[0]!, /^date \(UTC\)\s+model\s+protocol\s+load\s+context\s+TTFT p50 ms\s+p95 ms\s+tok\/s\s+path$/);
+  assert.match(
+    lines[0]!,
+    /^date \(UTC\)\s+tool\s+model\s+protocol\s+load\s+context\s+TTFT p50 ms\s+p95 ms\s+tok\/s\s+path$/,
+  );
   assert.match(lines.at(-1)!, /^127 of 127 results shown \(127 JSON files scanned\); skipped: none$/);
 });
 
@@ -115,4 +124,51 @@ test('symlinks are not followed; oversized, non-JSON and non-result files are sk
   assert.equal(deeper['runs'].length, 3, 'a deeper limit reaches the nested file');
   const text = await runCli(['list', root]);
   assert.match(text.stdout, /skipped: 2 symlink, 1 too large, 1 not json, 1 not result, 1 too deep/);
+});
+
+test("other tools' files: one line per run with its tool; TTFT only where it is servebench's definition", async () => {
+  const peers = join(REPO_ROOT, 'test', 'fixtures', 'peers');
+  const root = mkdtempSync(join(tmpdir(), 'servebench-list-peers-'));
+  copyFileSync(fixtureFiles()[0]!, join(root, 'own.json'));
+  const sglang = readFileSync(join(peers, 'sglang', 'sglang-bench_serving-gt-server-c8.jsonl'), 'utf8').trim();
+  const small = readFileSync(join(peers, 'sglang', 'sglang-bench_serving-llamacpp-small-c4.jsonl'), 'utf8').trim();
+  writeFileSync(join(root, 'two-runs.jsonl'), `${sglang}\n${small}\n`);
+  copyFileSync(join(peers, 'vllm', 'vllm-bench-serve-summary.json'), join(root, 'vllm.json'));
+  writeFileSync(join(root, 'broken.jsonl'), sglang.slice(0, 500));
+  const inv = await list([root]);
+  const runs = new Map((inv['runs'] as Json[]).map((r) => [r['path'], r]));
+  assert.deepEqual([...runs.keys()].sort(), [
+    'own.json',
+    'two-runs.jsonl (line 1)',
+    'two-runs.jsonl (line 2)',
+    'vllm.json',
+  ]);
+  assert.equal(runs.get('own.json')!['tool'], 'servebench' in docs[0]! ? 'servebench' : 'anvil-serving');
+  const first = runs.get('two-runs.jsonl (line 1)')!;
+  assert.equal(first['tool'], 'sglang-bench-serving');
+  assert.equal(first['load'], 'n=32 c=8');
+  // SGLang's own median is numpy's: the listed one is recomputed from the rows, by nearest rank.
+  const line = JSON.parse(sglang.replace(/\bInfinity\b/g, 'null')) as { ttfts: number[]; median_ttft_ms: number };
+  const ttfts = line.ttfts.map((t) => t * 1000).sort((x, y) => x - y);
+  assert.equal(first['ttft_p50_ms'], ttfts[Math.ceil(0.5 * ttfts.length) - 1]);
+  assert.notEqual(first['ttft_p50_ms'], line.median_ttft_ms);
+  const vllm = runs.get('vllm.json')!;
+  assert.equal(vllm['tool'], 'vllm-bench-serve');
+  assert.equal(vllm['ttft_p50_ms'], null, "vLLM's numpy median over its own TTFT is not servebench's ttft_p50_ms");
+  assert.equal(vllm['throughput_tok_s'], null);
+  assert.equal(inv['other_files'], 2, 'two .jsonl files');
+  assert.equal(inv['skipped']['not_result'], 1, 'the truncated SGLang file');
+  assert.match((inv['skipped_files'] as Json[])[0]!['problem'], /./);
+  const byProtocol = await list(['--protocol', 'none', root]);
+  assert.ok(
+    (byProtocol['runs'] as Json[]).every((r) => r['tool'] === 'anvil-serving'),
+    'other tools have no protocol',
+  );
+  const text = await runCli(['list', root]);
+  assert.match(
+    text.stdout,
+    /^–\s+sglang-bench-serving\s+\(not recorded\)\s+–\s+n=32 c=8\s+random-ids\s+[\d.]+\s+[\d.]+\s+–\s+two-runs\.jsonl \(line 1\)$/m,
+  );
+  assert.match(text.stdout, /and 2 other tools' \.jsonl\/\.csv\/\.yaml files scanned/);
+  assert.match(text.stdout, /other tools' runs: TTFT and tok\/s only where/);
 });

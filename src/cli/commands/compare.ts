@@ -1,6 +1,8 @@
 /**
  * `servebench compare BASELINE CANDIDATE [...]`: workload identity check, then per-figure
  * deltas with seeded bootstrap intervals and verdicts (result/compare.ts), then `--fail-on`.
+ * When any file is another tool's (peers/, docs/interop.md), every file is compared across tools
+ * (peers/compare-peer.ts); a file of several runs is named `FILE#N` as the baseline.
  * Exit 0: comparable and no gate breached. 1: a workload mismatch that --allow-mismatch does not
  * cover, or a breached gate. 2: bad usage or an unreadable file.
  */
@@ -9,25 +11,77 @@ import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';
-import { readResultFile } from '../../result/io.js';
-import { compareRuns } from '../../result/compare.js';
+import { existsSync } from 'node:fs';
+import { MAX_RESULT_BYTES, readBoundedText } from '../../result/io.js';
+import { compareRuns, type CompareOptions } from '../../result/compare.js';
+import { readAnyResult, type AnyResult } from '../../peers/any-result.js';
+import { crossFromPeer, crossFromServebench, type CrossRun } from '../../peers/cross-run.js';
+import { compareAcrossTools } from '../../peers/compare-peer.js';
 import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
 import { runView, type RunView } from '../../result/run-view.js';
 import { formatCompare, sortedJson } from '../../report/compare.js';
-import { InputFileError } from '../../util/errors.js';
+import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
 const SPEC = commandSpec('compare');
 
-async function load(file: string, io: CliIO): Promise<RunView> {
+/** What one argument names: a servebench run, or the runs of another tool's file. */
+type Loaded = { kind: 'servebench'; view: RunView } | { kind: 'peer'; runs: CrossRun[] };
+
+/** `FILE#N` (N from 1) picks one run of a file of several, unless a file of that very name exists. */
+function splitSelector(arg: string, cwd: string): { file: string; pick: number | null } {
+  const m = /^(.+)#(\d+)$/.exec(arg);
+  if (m === null || existsSync(path.resolve(cwd, arg))) return { file: arg, pick: null };
+  return { file: m[1]!, pick: Number(m[2]) };
+}
+
+async function load(arg: string, io: CliIO, format: string | null): Promise<Loaded> {
+  const { file, pick } = splitSelector(arg, io.cwd);
   try {
-    const loaded = await readResultFile(path.resolve(io.cwd, file));
-    return runView(file, loaded.result);
+    const text = await readBoundedText(path.resolve(io.cwd, file), MAX_RESULT_BYTES, 'result files');
+    const read = readForCompare(file, text, format);
+    if (read.kind === 'servebench') {
+      if (pick !== null)
+        throw new InputFileError(file, `#${pick} picks a run of a file of several; a servebench result is one run`);
+      return { kind: 'servebench', view: runView(file, read.loaded.result) };
+    }
+    const runs = read.runs.map((run) => crossFromPeer(run, file));
+    if (pick === null) return { kind: 'peer', runs };
+    if (pick < 1 || pick > runs.length)
+      throw new InputFileError(
+        file,
+        `#${pick}: the file holds ${runs.length} run${runs.length === 1 ? '' : 's'} (#1 to #${runs.length})`,
+      );
+    return { kind: 'peer', runs: [runs[pick - 1]!] };
   } catch (err) {
-    if (err instanceof InputFileError) throw new InputFileError(file, err.problem);
+    if (err instanceof InputFileError && err.file === path.resolve(io.cwd, file))
+      throw new InputFileError(file, err.problem);
     throw err;
   }
+}
+
+/** A servebench result as itself; any other file by `--format` when given, else as detected. */
+function readForCompare(file: string, text: string, format: string | null): AnyResult {
+  if (format === null) return readAnyResult(file, text);
+  try {
+    const own = readAnyResult(file, text);
+    if (own.kind === 'servebench') return own;
+  } catch (err) {
+    if (!(err instanceof InputFileError)) throw err;
+  }
+  return readAnyResult(file, text, format);
+}
+
+/** Every file as a cross-tool run; the baseline must be one run. */
+function acrossTools(loaded: readonly Loaded[], options: CompareOptions, baselineArg: string) {
+  const runs = loaded.map((l) => (l.kind === 'servebench' ? [crossFromServebench(l.view)] : l.runs));
+  const [first, ...rest] = runs as [CrossRun[], ...CrossRun[][]];
+  if (first.length !== 1)
+    throw new UsageError(
+      `${baselineArg} holds ${first.length} runs; name the baseline as ${baselineArg}#N (N from 1 to ${first.length})`,
+    );
+  return compareAcrossTools(first[0]!, rest.flat(), options);
 }
 
 /** The `compare` subcommand (see the module comment). */
@@ -41,16 +95,21 @@ export const compareCommand: Command = async (argv, io) => {
   const allowed = values['allow-mismatch'];
   const allow = allowed === true ? 'all' : new Set(Array.isArray(allowed) ? (allowed as readonly string[]) : []);
   const failOn: FailOnClause[] = values['fail-on'] === undefined ? [] : parseFailOn(values['fail-on'] as string);
-  const views: RunView[] = [];
-  for (const file of positionals) views.push(await load(file, io));
-  const [baseline, ...candidates] = views as [RunView, ...RunView[]];
-  const report = compareRuns(baseline, candidates, {
+  const format = typeof values['format'] === 'string' ? values['format'] : null;
+  const loaded: Loaded[] = [];
+  for (const file of positionals) loaded.push(await load(file, io, format));
+  const options: CompareOptions = {
     resamples: values['bootstrap'] as number,
     seed: values['seed'] as number,
     level: 0.95,
     allow,
     failOn,
-  });
+  };
+  const views = loaded.flatMap((l) => (l.kind === 'servebench' ? [l.view] : []));
+  const report =
+    views.length === loaded.length
+      ? compareRuns(views[0]!, views.slice(1), options)
+      : acrossTools(loaded, options, positionals[0]!);
   io.stdout(values['json'] === true ? sortedJson(report) : formatCompare(report));
   return report.comparisons.some((c) => c.failed) ? EXIT.failed : EXIT.ok;
 };

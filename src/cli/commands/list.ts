@@ -1,6 +1,7 @@
 /**
  * `servebench list DIR`: one line per result file below DIR (result/inventory.ts), oldest first,
- * with filters. Exit 0 (also when nothing matches), 2 for bad usage or an unreadable DIR.
+ * with filters, and one per run of every other tool's file servebench reads (peers/list-peer.ts),
+ * named by its tool. Exit 0 (also when nothing matches), 2 for bad usage or an unreadable DIR.
  */
 
 import { stat } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { parseCommand } from '../args/parse.js';
 import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
+import { listPeerRuns } from '../../peers/list-peer.js';
 import { EXIT } from '../exit-codes.js';
 import type { Command } from '../io.js';
 
@@ -20,12 +22,27 @@ function fixed(v: number | null, digits: number): string {
   return v === null ? '–' : v.toFixed(digits);
 }
 
+/** A run of servebench or of the reference harness (the protocol filter applies to these only). */
+const isOwn = (r: ListedRun): boolean => r.tool === 'servebench' || r.tool === 'anvil-serving';
+
 function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
-  const header = ['date (UTC)', 'model', 'protocol', 'load', 'context', 'TTFT p50 ms', 'p95 ms', 'tok/s', 'path'];
+  const header = [
+    'date (UTC)',
+    'tool',
+    'model',
+    'protocol',
+    'load',
+    'context',
+    'TTFT p50 ms',
+    'p95 ms',
+    'tok/s',
+    'path',
+  ];
   const rows = runs.map((r) => [
     r.run_date === null ? '–' : r.run_date.replace('T', ' ').replace(/:\d\dZ$/, ''),
+    r.tool,
     r.model,
-    r.protocol ?? 'none',
+    r.protocol ?? (isOwn(r) ? 'none' : '–'),
     r.load,
     r.context,
     fixed(r.ttft_p50_ms, 1),
@@ -34,7 +51,7 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
     r.path,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const numeric = new Set([5, 6, 7]);
+  const numeric = new Set([6, 7, 8]);
   const line = (cells: string[]): string =>
     cells
       .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
@@ -43,8 +60,12 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
   const skipped = Object.entries(inv.skipped)
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => `${n} ${reason.replace(/_/g, ' ')}`);
-  const foot = `${runs.length} of ${inv.runs.length} results shown (${inv.json_files} JSON files scanned${inv.truncated ? ', scan TRUNCATED at the entry limit' : ''}); skipped: ${skipped.length === 0 ? 'none' : skipped.join(', ')}`;
-  return `${[line(header), ...rows.map(line), foot].join('\n')}\n`;
+  const others = inv.other_files > 0 ? ` and ${inv.other_files} other tools' .jsonl/.csv/.yaml files` : '';
+  const peers = inv.runs.some((r) => !isOwn(r))
+    ? "\nother tools' runs: TTFT and tok/s only where the tool's figure is servebench's definition or recomputed from its per-request rows (docs/interop.md)"
+    : '';
+  const foot = `${runs.length} of ${inv.runs.length} results shown (${inv.json_files} JSON files${others} scanned${inv.truncated ? ', scan TRUNCATED at the entry limit' : ''}); skipped: ${skipped.length === 0 ? 'none' : skipped.join(', ')}`;
+  return `${[line(header), ...rows.map(line), foot].join('\n')}${peers}\n`;
 }
 
 /** The `list` subcommand (see the module comment). */
@@ -62,12 +83,12 @@ export const listCommand: Command = async (argv, io) => {
   const info = await stat(root).catch(() => null);
   if (info === null || !info.isDirectory())
     throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
-  const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth });
+  const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth }, listPeerRuns);
   const model = (values['model'] as string | undefined)?.toLowerCase();
   const runs = inv.runs.filter(
     (r) =>
       (model === undefined || r.model.toLowerCase().includes(model)) &&
-      (protocol === undefined || (r.protocol ?? 'none') === protocol) &&
+      (protocol === undefined || (isOwn(r) && (r.protocol ?? 'none') === protocol)) &&
       (since === undefined || (r.run_date !== null && r.run_date.slice(0, 10) >= since)),
   );
   if (values['json'] === true) io.stdout(sortedJson({ ...inv, root: dir, matched: runs.length, runs }));

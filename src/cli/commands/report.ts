@@ -1,7 +1,8 @@
 /**
  * `servebench report FILE… [--html OUT.html] [--csv OUT.csv]`: the terminal summary of result
  * files (and of a sweep summary), a self-contained HTML report (report/html/page.ts), and/or the
- * per-request rows as CSV. Files may be results of any era and at most one `sweep.json`, whose
+ * per-request rows as CSV. Files may be results of any era, other tools' result files (peers/,
+ * shown beside servebench's runs: report/side-by-side.ts) and at most one `sweep.json`, whose
  * point results are loaded too. Exit 0, or 2 for bad usage or an unreadable file.
  */
 
@@ -18,6 +19,9 @@ import { renderHtmlReport } from '../../report/html/page.js';
 import { checkSweepSummary, isSweepSummary } from '../../report/sweep-read.js';
 import { formatSweep, type SweepSummary } from '../../report/sweep.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
+import { readAnyResult } from '../../peers/any-result.js';
+import { formatSideBySide, sideBySideRows, type PeerInput } from '../../report/side-by-side.js';
+import { renderPeerRun } from '../../peers/render-peer.js';
 import { checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
 import { TOOL_VERSION } from '../../util/version.js';
 import { EXIT } from '../exit-codes.js';
@@ -29,6 +33,8 @@ const SPEC = commandSpec('report');
 export interface ReportSources {
   runs: RunView[];
   parsed: ResultDocument[];
+  /** Other tools' runs, one per run of each of their files. */
+  peers: PeerInput[];
   sweep: SweepSummary | null;
   warnings: string[];
   /** Absolute paths of every file read (the sweep's point results included). */
@@ -51,11 +57,14 @@ async function readJson(file: string, shown: string): Promise<{ text: string; ra
 
 /** Loads results and a sweep summary (whose point files are looked up as written, then beside it). */
 export async function loadReportSources(files: readonly string[], cwd: string): Promise<ReportSources> {
-  const out: ReportSources = { runs: [], parsed: [], sweep: null, warnings: [], inputs: [] };
+  const out: ReportSources = { runs: [], parsed: [], peers: [], sweep: null, warnings: [], inputs: [] };
   for (const file of files) {
     const full = path.resolve(cwd, file);
-    const { text, raw } = await readJson(full, file);
+    const text = await readBoundedText(full, MAX_RESULT_BYTES, 'result files').catch((err: unknown) => {
+      throw err instanceof InputFileError ? new InputFileError(file, err.problem) : err;
+    });
     out.inputs.push(full);
+    const raw = jsonOrNull(text);
     if (isSweepSummary(raw)) {
       if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
       out.sweep = checkSweepSummary(file, raw);
@@ -87,24 +96,41 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
       }
       continue;
     }
-    const parsed = (() => {
+    const read = (() => {
       try {
-        return parseResultText(file, text).result;
+        return readAnyResult(file, text);
       } catch (err) {
         throw err instanceof InputFileError ? new InputFileError(file, err.problem) : err;
       }
     })();
-    out.runs.push(runView(file, parsed));
-    out.parsed.push(parsed);
+    if (read.kind === 'peer') {
+      out.peers.push(...read.runs.map((run) => ({ file, run })));
+      continue;
+    }
+    out.runs.push(runView(file, read.loaded.result));
+    out.parsed.push(read.loaded.result);
   }
   return out;
 }
 
+/** The JSON value of `text`, or null when it is not one JSON document (JSON Lines, CSV, YAML). */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 /** Writes the HTML report of loaded sources to `out` (atomically). */
-export async function writeHtmlReport(out: string, sources: Pick<ReportSources, 'runs' | 'sweep'>): Promise<void> {
+export async function writeHtmlReport(
+  out: string,
+  sources: Pick<ReportSources, 'runs' | 'sweep'> & Partial<Pick<ReportSources, 'peers'>>,
+): Promise<void> {
   const html = renderHtmlReport({
     runs: sources.runs,
     sweep: sources.sweep,
+    peers: sources.peers ?? [],
     generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     toolVersion: TOOL_VERSION,
   });
@@ -131,6 +157,8 @@ export const reportCommand: Command = async (argv, io: CliIO) => {
   for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
   if (html === undefined && csv === undefined) {
     const parts = sources.parsed.map((p, i) => renderShow(p, sources.runs[i]!.file));
+    parts.push(...sources.peers.map((peer) => renderPeerRun(peer.run, peer.file, false)));
+    if (sources.peers.length > 0) parts.push(formatSideBySide(sideBySideRows(sources.runs, sources.peers)));
     if (sources.sweep !== null) parts.unshift(`sweep over ${sources.sweep.swept}\n${formatSweep(sources.sweep)}\n`);
     io.stdout(parts.join('\n'));
     return EXIT.ok;
@@ -141,7 +169,11 @@ export const reportCommand: Command = async (argv, io: CliIO) => {
   }
   if (csv !== undefined) {
     await writeFileAtomic(path.resolve(io.cwd, csv), rowsCsv(sources.runs));
-    io.stdout(`${sources.runs.reduce((n, r) => n + r.rows.length, 0)} request rows written to ${csv}\n`);
+    const skipped =
+      sources.peers.length === 0
+        ? ''
+        : ` (servebench's runs only: other tools' rows have other columns; servebench show --json gives them)`;
+    io.stdout(`${sources.runs.reduce((n, r) => n + r.rows.length, 0)} request rows written to ${csv}${skipped}\n`);
   }
   return EXIT.ok;
 };

@@ -52,7 +52,7 @@ export interface SweepChartData {
 }
 
 /** Empirical CDF: the i-th smallest of n values at (i+1)/n, thinned to CDF_POINTS ranks. */
-function cdf(values: number[]): [number, number][] {
+export function cdf(values: number[]): [number, number][] {
   const sorted = Float64Array.from(values).sort();
   const n = sorted.length;
   if (n === 0) return [];

@@ -12,6 +12,8 @@ import { CLIENT_SCRIPT } from './client.js';
 import { MAX_DRAWN_REQUESTS, runChartData, sweepChartData, type RunChartData } from './data.js';
 import { embedJson, escapeHtml as esc } from './escape.js';
 import { serverSection } from './server-section.js';
+import { peerChartData, peerSections, sideBySideTable } from './peer-section.js';
+import { sideBySideRows, type PeerInput } from '../side-by-side.js';
 import { STYLE } from './style.js';
 import {
   cards,
@@ -29,6 +31,8 @@ import { chartJsSource } from './vendor.js';
 export interface ReportInput {
   runs: readonly RunView[];
   sweep: SweepSummary | null;
+  /** Other tools' runs, shown beside servebench's (peer-section.ts). */
+  peers?: readonly PeerInput[];
   generatedAt: string;
   toolVersion: string;
 }
@@ -183,18 +187,33 @@ function sweepSection(sweep: SweepSummary): string {
 
 /** Renders the complete page. */
 export function renderHtmlReport(input: ReportInput): string {
-  if (input.runs.length === 0 && input.sweep === null) throw new Error('a report needs at least one result or a sweep');
-  const charts = input.runs.map(runChartData);
+  const peers = input.peers ?? [];
+  if (input.runs.length === 0 && input.sweep === null && peers.length === 0)
+    throw new Error('a report needs at least one result or a sweep');
+  // Other tools' runs come after servebench's: their curves join the CDFs, their colors follow on.
+  const charts = [...input.runs.map(runChartData), ...peers.map(peerChartData)];
   const payload = embedJson({ runs: charts, sweep: input.sweep === null ? null : sweepChartData(input.sweep) });
   const vendor = chartJsSource();
   const csp = `default-src 'none'; script-src ${hash(vendor)} ${hash(CLIENT_SCRIPT)}; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
-  const models = [...new Set(input.runs.map((r) => r.model))];
+  const models = [
+    ...new Set([
+      ...input.runs.map((r) => r.model),
+      ...peers.flatMap((p) => (p.run.facts.model === null ? [] : [p.run.facts.model])),
+    ]),
+  ];
   const title = models.length === 0 ? 'sweep' : models.join(' · ');
+  const others =
+    peers.length === 0
+      ? ''
+      : `<section><h2>servebench's figures, every tool side by side</h2><div class="panel">${sideBySideTable(sideBySideRows(input.runs, peers))}<p class="note">Other tools' curves in the latency charts are their own per-request times: where a tool times another event (docs/interop.md), its curve is not servebench's TTFT.</p></div></section>`;
   const runsPart =
     input.runs.length === 0
-      ? ''
+      ? peers.length === 0
+        ? ''
+        : `${others}<section><h2>Latency</h2>${latencySection(charts)}</section>`
       : `<section><h2>Workload</h2><div class="panel scroll">${identityTable(input.runs)}${identityVerdict(input.runs)}</div></section>
 <section><h2>Headline figures</h2>${cards(input.runs)}</section>
+${others}
 ${input.sweep === null ? '' : sweepSection(input.sweep)}
 <section><h2>Latency</h2>${latencySection(charts)}</section>`;
   const figures =
@@ -210,8 +229,8 @@ ${input.sweep === null ? '' : sweepSection(input.sweep)}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>servebench report: ${esc(title)}</title>
 <style>${STYLE}</style></head>
-<body><header><h1>${esc(title)}</h1><div class="sub">servebench report · ${input.runs.length} run${input.runs.length === 1 ? '' : 's'}${input.sweep ? ` · sweep over ${esc(input.sweep.swept)}` : ''} · generated ${esc(input.generatedAt)} by servebench ${esc(input.toolVersion)}</div>${headerChips(input.runs)}</header>
-<main>${runsPart}${input.runs.length === 0 && input.sweep !== null ? sweepSection(input.sweep) : ''}${runSections(input, charts)}${figures}</main>
+<body><header><h1>${esc(title)}</h1><div class="sub">servebench report · ${input.runs.length} run${input.runs.length === 1 ? '' : 's'}${peers.length === 0 ? '' : ` and ${peers.length} of other tools`}${input.sweep ? ` · sweep over ${esc(input.sweep.swept)}` : ''} · generated ${esc(input.generatedAt)} by servebench ${esc(input.toolVersion)}</div>${headerChips(input.runs)}</header>
+<main>${runsPart}${input.runs.length === 0 && input.sweep !== null ? sweepSection(input.sweep) : ''}${runSections(input, charts)}${peerSections(peers, input.runs.length)}${figures}</main>
 <footer>Percentiles are nearest rank (no interpolation); times are client-side from just before each request was sent. Definitions are generated from servebench's metric tables (docs/metrics.md).</footer>
 <script type="application/json" id="sb-data">${payload}</script>
 <script>${vendor}</script>
