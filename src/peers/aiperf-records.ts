@@ -21,12 +21,11 @@
 import { InputFileError } from '../util/errors.js';
 import { str } from './values.js';
 import type { PeerRow } from './peer-run.js';
+import { isObject } from './dotted.js';
 
 /** The run keys holding the records (fact fields of the reader). */
 export const RECORDS_CSV_KEY = 'profile_export_records_csv';
 export const RECORDS_JSONL_KEY = 'profile_export_jsonl';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether a parsed line is an AIPerf per-request record. */
 const isRecord = (v: unknown): v is Record<string, unknown> =>

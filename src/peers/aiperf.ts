@@ -23,8 +23,7 @@ import type { PeerFormat } from './peer-format.js';
 import { aiperfCsvRuns } from './aiperf-csv.js';
 import { AIPERF_FIELDS, DESCRIPTOR_KEYS, FACT_KEYS, METRIC_BY_TAG } from './aiperf-metrics.js';
 import { aiperfJsonlRuns, aiperfRows, recordsDuration, RECORDS_CSV_KEY, RECORDS_JSONL_KEY } from './aiperf-records.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from './dotted.js';
 
 /** An AIPerf metric object: a unit and an avg. */
 const isMetricObject = (v: unknown): v is Record<string, unknown> =>

@@ -14,8 +14,15 @@
  * interval and no verdict, and `--fail-on` cannot pass on it. Throughput is a summary figure on
  * both bases (it needs the run's wall time, which rows do not give).
  */
-import { percentileInterval, RowSample, seededRng, type StatSpec } from '../result/bootstrap.js';
-import type { CompareOptions, CompareReport, Comparison, MetricDelta } from '../result/compare.js';
+import { percentileInterval, RowSample, type StatSpec } from '../result/bootstrap.js';
+import {
+  resampledDeltas,
+  verdictOf,
+  type CompareOptions,
+  type CompareReport,
+  type Comparison,
+  type MetricDelta,
+} from '../result/compare.js';
 import { COMPARE_METRICS } from '../result/compare-metrics.js';
 import { evaluateFailOn } from '../result/fail-on.js';
 import { canonical, type IdentityCheck } from '../result/identity.js';
@@ -150,12 +157,7 @@ function deltas(a: CrossRun, b: CrossRun, recomputed: boolean, options: CompareO
     const replicates = intervals.get(spec.id);
     const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, options.level);
     const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, options.level);
-    let verdict: MetricDelta['verdict'] = 'no interval';
-    if (ci !== null) {
-      const improved = metric.better === 'lower' ? ci[1] < 0 : ci[0] > 0;
-      const worsened = metric.better === 'lower' ? ci[0] > 0 : ci[1] < 0;
-      verdict = improved ? 'better' : worsened ? 'worse' : 'no significant difference';
-    }
+    const verdict = verdictOf(ci, metric.better);
     return {
       metric: spec.id,
       label: metric.label,
@@ -183,31 +185,18 @@ function specs(run: CrossRun): StatSpec[] {
   }));
 }
 
-/** B* − A* per recomputed figure; the generator restarts from the seed for every pair, so a rerun reproduces every interval. */
+/** B* − A* per recomputed figure (result/compare.ts resamples both runs' rows as for servebench runs). */
 function bootstrap(
   a: CrossRun,
   b: CrossRun,
   options: CompareOptions,
 ): Map<string, { diffs: number[]; pcts: number[] }> {
-  const ids = CROSS_FIGURES.filter((s) => s.row !== null).map((s) => s.id);
-  const out = new Map<string, { diffs: number[]; pcts: number[] }>(ids.map((id) => [id, { diffs: [], pcts: [] }]));
   if (options.resamples < 1) return new Map();
-  const sampleA = new RowSample(a.rows!.length, specs(a));
-  const sampleB = new RowSample(b.rows!.length, specs(b));
-  const rng = seededRng(options.seed);
-  for (let r = 0; r < options.resamples; r++) {
-    const sa = sampleA.resample(rng);
-    const sb = sampleB.resample(rng);
-    ids.forEach((id, i) => {
-      const x = sa[i] ?? null;
-      const y = sb[i] ?? null;
-      if (x === null || y === null) return;
-      const slot = out.get(id)!;
-      slot.diffs.push(y - x);
-      if (x !== 0) slot.pcts.push(((y - x) / Math.abs(x)) * 100);
-    });
-  }
-  // A figure that most resamples cannot compute gets no interval.
-  for (const [id, slot] of out) if (slot.diffs.length < options.resamples / 2) out.delete(id);
-  return out;
+  const ids = CROSS_FIGURES.filter((s) => s.row !== null).map((s) => s.id);
+  return resampledDeltas(
+    new RowSample(a.rows!.length, specs(a)),
+    new RowSample(b.rows!.length, specs(b)),
+    ids,
+    options,
+  );
 }

@@ -35,6 +35,7 @@
 import { num, str } from './values.js';
 import type { FieldSpec, PeerFacts, PeerRow, PeerUnit } from './peer-run.js';
 import type { PeerFormat } from './peer-format.js';
+import { at, flattenInto, isObject } from './dotted.js';
 
 const REPO = 'sgl-project/genai-bench';
 const METRICS = `${REPO} genai_bench/metrics/metrics.py @ 025cf1c66cddab82f962e2ac0d6105fd4717df20`;
@@ -278,22 +279,6 @@ export const GENAI_BENCH_FACT_FIELDS: readonly string[] = [
   ROWS,
 ];
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Adds every leaf of `value` under `prefix` to `out`; an empty object is a leaf (kept whole). */
-function flattenInto(out: Record<string, unknown>, prefix: string, value: Record<string, unknown>): void {
-  const entries = Object.entries(value);
-  if (entries.length === 0) {
-    out[prefix] = value;
-    return;
-  }
-  for (const [key, child] of entries) {
-    const path = `${prefix}.${key}`;
-    if (isObject(child)) flattenInto(out, path, child);
-    else out[path] = child;
-  }
-}
-
 /**
  * The run as one flat object: every leaf of `aggregated_metrics` keyed by its dotted path
  * (`aggregated_metrics.stats.ttft.p50`; an empty object such as `error_codes_frequency: {}` is
@@ -307,17 +292,6 @@ export function genaiBenchFlatten(run: Record<string, unknown>): Record<string, 
     else out[key] = value;
   }
   return out;
-}
-
-/** The value at a dotted path of a run, flattened or as parsed. */
-function at(run: Record<string, unknown>, path: string): unknown {
-  if (path in run) return run[path];
-  let node: unknown = run;
-  for (const key of path.split('.')) {
-    if (!isObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /** Whether a parsed run (flattened or not) is a genai-bench run written in seconds. */

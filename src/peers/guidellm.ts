@@ -29,6 +29,7 @@ import { num, str } from './values.js';
 import type { PeerFormat } from './peer-format.js';
 import type { PeerFacts, PeerRow } from './peer-run.js';
 import { GUIDELLM_FIELDS, guidellmDynamicFields } from './guidellm-fields.js';
+import { at, flattenInto, isObject } from './dotted.js';
 
 /** Where a request's rows are, by status. */
 const ROW_STATUSES = ['successful', 'errored', 'incomplete'] as const;
@@ -53,22 +54,6 @@ export const GUIDELLM_FACT_FIELDS: readonly string[] = [
   'requests.incomplete',
 ];
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Adds every leaf of `value` under `prefix` to `out`; an empty object is a leaf (kept whole), an array too. */
-function flattenInto(out: Record<string, unknown>, prefix: string, value: Record<string, unknown>): void {
-  const entries = Object.entries(value);
-  if (entries.length === 0) {
-    out[prefix] = value;
-    return;
-  }
-  for (const [key, child] of entries) {
-    const path = `${prefix}.${key}`;
-    if (isObject(child)) flattenInto(out, path, child);
-    else out[path] = child;
-  }
-}
-
 /**
  * A benchmark as one flat object: every leaf keyed by its dotted path
  * (`metrics.time_to_first_token_ms.successful.percentiles.p95`, `worker.backend_model`); arrays
@@ -82,17 +67,6 @@ function guidellmFlatten(run: Record<string, unknown>): Record<string, unknown> 
     else out[key] = value;
   }
   return out;
-}
-
-/** The value at a dotted path of a run, flattened or as parsed. */
-function at(run: Record<string, unknown>, path: string): unknown {
-  if (path in run) return run[path];
-  let node: unknown = run;
-  for (const key of path.split('.')) {
-    if (!isObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /** Whether a run (flattened or as parsed) is one GuideLLM benchmark of the layout this reader knows. */

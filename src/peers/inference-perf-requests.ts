@@ -30,11 +30,10 @@
  */
 import { num } from './values.js';
 import type { PeerFacts, PeerRow } from './peer-run.js';
+import { isObject } from './dotted.js';
 
 /** The key under which {@link inferencePerfRequestsRun} keeps the array. */
 export const INFERENCE_PERF_REQUESTS_KEY = 'per_request_lifecycle_metrics';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether `entry` is one object of the per-request report: numeric start and end, and an `error` that is null or an error object. */
 function isRequestEntry(entry: unknown): entry is Record<string, unknown> {

@@ -39,6 +39,7 @@ import {
   inferencePerfRequestsRun,
   inferencePerfRows,
 } from './inference-perf-requests.js';
+import { at, flattenInto, isObject } from './dotted.js';
 
 const REPO = 'kubernetes-sigs/inference-perf';
 const REPORT = `${REPO} inference_perf/reportgen/base.py @ 010d12fb62cc3157b6bd228ef93dd865c7a05194`;
@@ -272,22 +273,6 @@ const NESTED = ['load_summary', 'successes', 'failures', 'retries'];
 /** Kept whole under its path: its keys are error labels, not field names. */
 const KEPT_WHOLE = new Set(['failures.by_label']);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Adds every leaf of `value` under `prefix` to `out`; an empty object is a leaf (kept whole). */
-function flattenInto(out: Record<string, unknown>, prefix: string, value: Record<string, unknown>): void {
-  const entries = Object.entries(value);
-  if (entries.length === 0) {
-    out[prefix] = value;
-    return;
-  }
-  for (const [key, child] of entries) {
-    const path = `${prefix}.${key}`;
-    if (isObject(child) && !KEPT_WHOLE.has(path)) flattenInto(out, path, child);
-    else out[path] = child;
-  }
-}
-
 /**
  * The report as one flat object: every leaf of `load_summary`, `successes`, `failures` and
  * `retries` keyed by its dotted path (a null statistics object stays null under its path, an
@@ -297,21 +282,10 @@ function flattenInto(out: Record<string, unknown>, prefix: string, value: Record
 export function inferencePerfFlatten(run: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(run)) {
-    if (NESTED.includes(key) && isObject(value)) flattenInto(out, key, value);
+    if (NESTED.includes(key) && isObject(value)) flattenInto(out, key, value, (path) => KEPT_WHOLE.has(path));
     else out[key] = value;
   }
   return out;
-}
-
-/** The value at a dotted path of a run, flattened or as parsed. */
-function at(run: Record<string, unknown>, path: string): unknown {
-  if (path in run) return run[path];
-  let node: unknown = run;
-  for (const key of path.split('.')) {
-    if (!isObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /**

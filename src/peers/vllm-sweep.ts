@@ -18,6 +18,7 @@
  * the runs of a file and labels them.
  */
 import { InputFileError } from '../util/errors.js';
+import { isObject } from './dotted.js';
 
 // Sources: vllm-project/vllm vllm/benchmarks/sweep/serve.py @ 4fa9174d2f7609e184592675e0f4313427590048;
 // vllm/benchmarks/sweep/param_sweep.py @ 52ef833e58d28e3bc9dd8ba68942896d92979cca.
@@ -68,8 +69,6 @@ export function sweepSummaryRuns(
   isRun: (run: Record<string, unknown>) => boolean,
 ): { run: Record<string, unknown>; label: string }[] | null {
   if (parsed.length === 0) return null;
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
   const runs = parsed.map((v) => (isObject(v) && isRun(v) ? v : null));
   const first = runs.findIndex((r) => r !== null);
   if (first < 0) return null;

@@ -154,12 +154,7 @@ function deltas(a: RunFigures, b: RunFigures, options: CompareOptions): MetricDe
     const replicates = boot.get(m.id);
     const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, options.level);
     const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, options.level);
-    let verdict: MetricDelta['verdict'] = 'no interval';
-    if (ci !== null) {
-      const improved = m.better === 'lower' ? ci[1] < 0 : ci[0] > 0;
-      const worsened = m.better === 'lower' ? ci[0] > 0 : ci[1] < 0;
-      verdict = improved ? 'better' : worsened ? 'worse' : 'no significant difference';
-    }
+    const verdict = verdictOf(ci, m.better);
     return {
       metric: m.id,
       label: m.label,
@@ -187,16 +182,40 @@ function bootstrap(
   options: CompareOptions,
 ): Map<string, { diffs: number[]; pcts: number[] }> {
   const ids = COMPARE_METRICS.map((m) => m.id).filter((id) => a.specs.has(id) && b.specs.has(id));
+  if (ids.length === 0 || options.resamples < 1) return new Map();
+  return resampledDeltas(
+    new RowSample(
+      a.rowCount,
+      ids.map((id) => a.specs.get(id) as StatSpec),
+    ),
+    new RowSample(
+      b.rowCount,
+      ids.map((id) => b.specs.get(id) as StatSpec),
+    ),
+    ids,
+    options,
+  );
+}
+
+/** better/worse when the interval of B − A excludes 0, in the figure's good direction. */
+export function verdictOf(ci: [number, number] | null, better: 'lower' | 'higher'): MetricDelta['verdict'] {
+  if (ci === null) return 'no interval';
+  const improved = better === 'lower' ? ci[1] < 0 : ci[0] > 0;
+  const worsened = better === 'lower' ? ci[0] > 0 : ci[1] < 0;
+  return improved ? 'better' : worsened ? 'worse' : 'no significant difference';
+}
+
+/**
+ * B* − A* (and its relative form) of the statistics `ids` (in the samples' order) over
+ * `options.resamples` paired resamples; the generator restarts from the seed on every call.
+ */
+export function resampledDeltas(
+  sampleA: RowSample,
+  sampleB: RowSample,
+  ids: readonly string[],
+  options: Pick<CompareOptions, 'resamples' | 'seed'>,
+): Map<string, { diffs: number[]; pcts: number[] }> {
   const out = new Map<string, { diffs: number[]; pcts: number[] }>();
-  if (ids.length === 0 || options.resamples < 1) return out;
-  const sampleA = new RowSample(
-    a.rowCount,
-    ids.map((id) => a.specs.get(id) as StatSpec),
-  );
-  const sampleB = new RowSample(
-    b.rowCount,
-    ids.map((id) => b.specs.get(id) as StatSpec),
-  );
   for (const id of ids) out.set(id, { diffs: [], pcts: [] });
   const rng = seededRng(options.seed);
   for (let r = 0; r < options.resamples; r++) {
