@@ -21,9 +21,9 @@
  * tokens / E2E.
  *
  * The token minimum and maximum (`results_number_{input,output}_tokens_{min,max}`) are numpy
- * integers, which the summary writer turns into strings ("550"); they are not figures (a figure
- * is a number) and are kept as written in `unmapped`, as is `results_error_code_frequency` (the
- * text of a Python dict, "{}").
+ * integers, which the summary writer turns into strings ("550"): they are read as the numbers they
+ * spell (`numericString`). `results_error_code_frequency` (the text of a Python dict, "{}") is
+ * kept as written in `unmapped`.
  */
 import { num, str } from './values.js';
 import type { FieldSpec, PeerFacts, PeerRow, PeerUnit } from './peer-run.js';
@@ -46,7 +46,7 @@ function family(
   p50: string | null,
   p95: string | null,
   difference: string,
-  withMinMax = true,
+  minMax: 'number' | 'string' = 'number',
 ): FieldSpec[] {
   const stat = (suffix: string, meaning: string, target: string | null): FieldSpec => ({
     field: `results_${name}_${suffix}`,
@@ -67,7 +67,9 @@ function family(
     quantile(95, p95),
     quantile(99, null),
     stat('mean', 'Mean', null),
-    ...(withMinMax ? [stat('min', 'Minimum', null), stat('max', 'Maximum', null)] : []),
+    ...[stat('min', 'Minimum', null), stat('max', 'Maximum', null)].map((spec) =>
+      minMax === 'string' ? { ...spec, numericString: true as const } : spec,
+    ),
     stat('stddev', 'Sample standard deviation (n − 1)', null),
   ];
 }
@@ -117,7 +119,7 @@ export const LLMPERF_FIELDS: readonly FieldSpec[] = [
     null,
     null,
     '',
-    false,
+    'string',
   ),
   ...family(
     'number_output_tokens',
@@ -126,7 +128,7 @@ export const LLMPERF_FIELDS: readonly FieldSpec[] = [
     null,
     null,
     '',
-    false,
+    'string',
   ),
   {
     field: 'results_num_requests_started',

@@ -28,6 +28,8 @@ export interface FieldSpec {
   difference: string | null;
   /** Where the definition comes from: the tool's docs or source (repository, path, commit). */
   source: string;
+  /** The tool writes this number as a decimal string (e.g. `"550"`): it is read as the number it spells. */
+  numericString?: true;
 }
 
 /** One summary figure of the file: its field's definition and its value in the tool's unit (null when absent or not a number). */

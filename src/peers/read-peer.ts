@@ -34,6 +34,13 @@ export const PEER_FORMAT_NAMES: readonly string[] = PEER_FORMATS.map((f) => f.na
 /** Unit factors to servebench's units (ms for times, per second for rates). */
 const TO_SERVEBENCH: Record<string, number> = { ms: 1, s: 1000, 'tok/s': 1, 'req/s': 1, 'req/min': 1 / 60 };
 
+/** A figure's value: a number, or (for a field the tool writes as text) a decimal string's number; else null. */
+function figureValue(value: unknown, numericString: boolean): number | null {
+  if (typeof value === 'number') return value;
+  if (numericString && typeof value === 'string' && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(value)) return Number(value);
+  return null;
+}
+
 /** The normalised run of `run` read as `format`; `entry` says which run of the file it is. */
 function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: string | null): PeerRun {
   const run = format.flatten?.(parsed) ?? parsed;
@@ -42,7 +49,7 @@ function normalise(format: PeerFormat, parsed: Record<string, unknown>, entry: s
     .filter((spec) => spec.field in run)
     .map((spec) => {
       const value = run[spec.field];
-      return { ...spec, value: typeof value === 'number' ? value : null };
+      return { ...spec, value: figureValue(value, spec.numericString === true) };
     });
   const asServebench: Record<string, number> = {};
   for (const f of figures) {
