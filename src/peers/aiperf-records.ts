@@ -11,8 +11,9 @@
  *   the metadata columns and `error_code` / `error_message` (aiperf-csv.ts splits it).
  *
  * A row: a request failed when it has an error (JSONL `error`, CSV `error_code` or
- * `error_message`); TTFT is AIPerf's time_to_first_token (first content or reasoning chunk, so the
- * first output in servebench's terms; empty without streaming); E2E its request_latency; input
+ * `error_message`); the time to first output is AIPerf's time_to_first_token (first content or
+ * reasoning chunk), TTFT its time_to_first_output_token (first content), or time_to_first_token
+ * where a record has no such metric (both empty without streaming); E2E its request_latency; input
  * tokens its input_sequence_length (error_isl for a failed request); output tokens the server's
  * usage_completion_tokens when the record has it, else AIPerf's output_sequence_length (client
  * tokenizer, reasoning included), as servebench counts the server's; chunk gaps the JSONL's
@@ -82,7 +83,9 @@ function fromJsonl(r: Record<string, unknown>): PeerRow {
   const e = isObject(error) ? error : {};
   return {
     ok: !failed,
-    ttft_ms: failed ? null : metric(m, 'time_to_first_token'),
+    // AIPerf's time_to_first_token counts a reasoning chunk; its time_to_first_output_token does not.
+    ttft_ms: failed ? null : (metric(m, 'time_to_first_output_token') ?? metric(m, 'time_to_first_token')),
+    ttfo_ms: failed ? null : metric(m, 'time_to_first_token'),
     e2e_ms: failed ? null : metric(m, 'request_latency'),
     input_tokens: metric(m, 'input_sequence_length') ?? metric(m, 'error_isl'),
     output_tokens: failed ? null : (metric(m, 'usage_completion_tokens') ?? metric(m, 'output_sequence_length')),
@@ -98,7 +101,8 @@ function fromCsv(r: Record<string, unknown>): PeerRow {
   const failed = code !== null || message !== null;
   return {
     ok: !failed,
-    ttft_ms: failed ? null : csvNum(r['time_to_first_token (ms)']),
+    ttft_ms: failed ? null : (csvNum(r['time_to_first_output_token (ms)']) ?? csvNum(r['time_to_first_token (ms)'])),
+    ttfo_ms: failed ? null : csvNum(r['time_to_first_token (ms)']),
     e2e_ms: failed ? null : csvNum(r['request_latency (ms)']),
     input_tokens: csvNum(r['input_sequence_length (tokens)']) ?? csvNum(r['error_isl (tokens)']),
     output_tokens: failed

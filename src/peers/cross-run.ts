@@ -153,6 +153,7 @@ function servebenchRows(view: RunView): PeerRow[] {
   const timed: PeerRow[] = view.rows.map((r) => ({
     ok: true,
     ttft_ms: finiteOrNull(r['ttft_ms']),
+    ttfo_ms: finiteOrNull(r['time_to_first_output_ms']),
     e2e_ms: finiteOrNull(r['e2e_ms']),
     input_tokens: finiteOrNull(r['prompt_tokens']),
     output_tokens: finiteOrNull(r['output_tokens']),

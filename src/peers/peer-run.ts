@@ -41,6 +41,12 @@ export interface PeerFigure extends FieldSpec {
 export interface PeerRow {
   ok: boolean;
   ttft_ms: number | null;
+  /**
+   * Request start to the first output of any kind (reasoning or content), when the tool tells it
+   * apart from the first content (`ttft_ms`); absent or null when it does not, and then the first
+   * output is taken to be the first content.
+   */
+  ttfo_ms?: number | null;
   /** Request start to its last output (the tool's end of request). */
   e2e_ms: number | null;
   input_tokens: number | null;

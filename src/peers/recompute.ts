@@ -4,11 +4,11 @@
  * inputs (docs/metrics.md gives each formula):
  * - `ttft_p50_ms`, `ttft_p95_ms`, `e2e_p50_ms`, `e2e_p95_ms`: nearest-rank percentiles
  *   (metrics/percentile.ts) of the rows' TTFT and E2E;
- * - `generation_p50_ms` / `_p95_ms`: of E2E − TTFT (peer tools do not tell reasoning from content,
- *   so the first output is the first token);
- * - `mean_inter_token_latency_ms_p50` / `_p95`: of (E2E − TTFT) / (output tokens − 1), over rows
+ * - `generation_p50_ms` / `_p95_ms`: of E2E − the time to first output (reasoning or content:
+ *   a row's `ttfo_ms` where the tool tells it apart, else its TTFT);
+ * - `mean_inter_token_latency_ms_p50` / `_p95`: of generation / (output tokens − 1), over rows
  *   with at least 2 output tokens: servebench's per-request ITL, which counts tokens, not chunks;
- * - `decode_tok_s_p50` / `_p95`: of (output tokens − 1) / (E2E − TTFT) in tokens/s;
+ * - `decode_tok_s_p50` / `_p95`: of (output tokens − 1) / generation in tokens/s;
  * - `output_tokens`: the sum over successful rows; `ttft_samples`: the rows with a TTFT.
  * `successes` and `failures` count the rows by their own `ok`.
  */
@@ -28,16 +28,18 @@ export interface RowFigures {
 export const ROW_FIGURE_DEFINITIONS: Readonly<Record<keyof RowFigures, string>> = {
   ttft_ms: 'request start to the first content',
   e2e_ms: 'request start to the end of the response',
-  generation_ms: 'E2E − TTFT',
-  mean_inter_token_latency_ms: '(E2E − TTFT) / (output tokens − 1), per request with 2 or more output tokens',
-  decode_tok_s: '(output tokens − 1) / (E2E − TTFT), per request with 2 or more output tokens',
+  generation_ms: 'E2E − time to first output (reasoning or content)',
+  mean_inter_token_latency_ms:
+    '(E2E − time to first output) / (output tokens − 1), per request with 2 or more output tokens',
+  decode_tok_s: '(output tokens − 1) / (E2E − time to first output), per request with 2 or more output tokens',
 };
 
 /** The figures of one row (above); every one null for a failed row. */
 export function rowFigures(row: PeerRow): RowFigures {
   if (!row.ok)
     return { ttft_ms: null, e2e_ms: null, generation_ms: null, mean_inter_token_latency_ms: null, decode_tok_s: null };
-  const generation = row.ttft_ms !== null && row.e2e_ms !== null ? row.e2e_ms - row.ttft_ms : null;
+  const first = row.ttfo_ms ?? row.ttft_ms;
+  const generation = first !== null && row.e2e_ms !== null ? row.e2e_ms - first : null;
   const decoded = generation !== null && generation > 0 && row.output_tokens !== null && row.output_tokens >= 2;
   return {
     ttft_ms: row.ttft_ms,
