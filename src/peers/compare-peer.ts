@@ -14,10 +14,11 @@
  * interval and no verdict, and `--fail-on` cannot pass on it. Throughput is a summary figure on
  * both bases (it needs the run's wall time, which rows do not give).
  */
-import { percentileInterval, RowSample, type StatSpec } from '../result/bootstrap.js';
+import { RowSample, type StatSpec } from '../result/bootstrap.js';
 import {
+  identityOutcome,
+  metricDelta,
   resampledDeltas,
-  verdictOf,
   type CompareOptions,
   type CompareReport,
   type Comparison,
@@ -90,11 +91,8 @@ function withinTolerance(x: number, y: number): boolean {
 }
 
 function comparePair(a: CrossRun, b: CrossRun, options: CompareOptions): Comparison {
-  const identity = checkCrossIdentity(a, b);
-  const mismatches = identity.filter((c) => c.status !== 'same').map((c) => c.field);
-  const blocking =
-    options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
-  const compared = blocking.length === 0;
+  const outcome = identityOutcome(checkCrossIdentity(a, b), options.allow);
+  const compared = outcome.compared;
   const recomputed = hasOkRows(a) && hasOkRows(b);
   const metrics = compared ? deltas(a, b, recomputed, options) : [];
   // Gates pass only on figures both sides define as servebench does.
@@ -105,13 +103,7 @@ function comparePair(a: CrossRun, b: CrossRun, options: CompareOptions): Compari
   return {
     baseline: a.file,
     candidate: b.file,
-    identity,
-    mismatches,
-    differing: identity.filter((c) => c.status === 'differs').map((c) => c.field),
-    not_recorded: identity.filter((c) => c.status === 'unknown').map((c) => c.field),
-    blocking,
-    comparable: mismatches.length === 0,
-    compared,
+    ...outcome,
     provenance: fields.map((field) => ({
       field,
       a: a.provenance[field] ?? null,
@@ -152,24 +144,8 @@ function deltas(a: CrossRun, b: CrossRun, recomputed: boolean, options: CompareO
     const metric = COMPARE_METRICS.find((m) => m.id === spec.id)!;
     const va = sideValue(a, spec, ra);
     const vb = sideValue(b, spec, rb);
-    const delta = va.value !== null && vb.value !== null ? vb.value - va.value : null;
-    const deltaPct = delta !== null && va.value !== null && va.value !== 0 ? (delta / Math.abs(va.value)) * 100 : null;
-    const replicates = intervals.get(spec.id);
-    const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, options.level);
-    const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, options.level);
-    const verdict = verdictOf(ci, metric.better);
     return {
-      metric: spec.id,
-      label: metric.label,
-      unit: metric.unit,
-      better: metric.better,
-      a: va.value,
-      b: vb.value,
-      delta,
-      delta_pct: deltaPct,
-      ci,
-      ci_pct: ciPct,
-      verdict,
+      ...metricDelta(metric, va.value, vb.value, intervals.get(spec.id), options.level),
       basis: { a: va.definition, b: vb.definition, same_definition: va.same && vb.same },
     };
   });

@@ -11,7 +11,7 @@
  */
 
 import { percentileInterval, RowSample, seededRng, type StatSpec } from './bootstrap.js';
-import { COMPARE_METRICS, runFigures, type RunFigures } from './compare-metrics.js';
+import { COMPARE_METRICS, runFigures, type CompareMetric, type RunFigures } from './compare-metrics.js';
 import { evaluateFailOn, type FailOnClause, type FailOnOutcome } from './fail-on.js';
 import { canonical, checkIdentity, PROVENANCE_FIELDS, type IdentityCheck } from './identity.js';
 import type { RunView } from './run-view.js';
@@ -106,14 +106,60 @@ export function compareRuns(baseline: RunView, candidates: readonly RunView[], o
   };
 }
 
-function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: CompareOptions): Comparison {
-  const identity = checkIdentity(a, b);
+/** What the identity checks of a pair decide: the fields that differ or are unknown, which of them block, and so whether figures are compared. */
+export type IdentityOutcome = Pick<
+  Comparison,
+  'identity' | 'mismatches' | 'differing' | 'not_recorded' | 'blocking' | 'comparable' | 'compared'
+>;
+
+/** The outcome of a pair's identity checks under `--allow-mismatch` (`allow`). */
+export function identityOutcome(identity: IdentityCheck[], allow: CompareOptions['allow']): IdentityOutcome {
   const mismatches = identity.filter((c) => c.status !== 'same').map((c) => c.field);
-  const differing = identity.filter((c) => c.status === 'differs').map((c) => c.field);
-  const notRecorded = identity.filter((c) => c.status === 'unknown').map((c) => c.field);
-  const blocking =
-    options.allow === 'all' ? [] : mismatches.filter((f) => !(options.allow as ReadonlySet<string>).has(f));
-  const compared = blocking.length === 0;
+  const blocking = allow === 'all' ? [] : mismatches.filter((f) => !allow.has(f));
+  return {
+    identity,
+    mismatches,
+    differing: identity.filter((c) => c.status === 'differs').map((c) => c.field),
+    not_recorded: identity.filter((c) => c.status === 'unknown').map((c) => c.field),
+    blocking,
+    comparable: mismatches.length === 0,
+    compared: blocking.length === 0,
+  };
+}
+
+/**
+ * One figure's change from A to B: the point change, its interval from the paired resamples
+ * (`replicates`, absent when the figure cannot be resampled on both sides) and the verdict.
+ */
+export function metricDelta(
+  metric: CompareMetric,
+  va: number | null,
+  vb: number | null,
+  replicates: { diffs: number[]; pcts: number[] } | undefined,
+  level: number,
+): MetricDelta {
+  const delta = va !== null && vb !== null ? vb - va : null;
+  const deltaPct = delta !== null && va !== null && va !== 0 ? (delta / Math.abs(va)) * 100 : null;
+  const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, level);
+  const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, level);
+  return {
+    metric: metric.id,
+    label: metric.label,
+    unit: metric.unit,
+    better: metric.better,
+    a: va,
+    b: vb,
+    delta,
+    delta_pct: deltaPct,
+    ci,
+    ci_pct: ciPct,
+    verdict: verdictOf(ci, metric.better),
+  };
+}
+
+function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: CompareOptions): Comparison {
+  const outcome = identityOutcome(checkIdentity(a, b), options.allow);
+  const compared = outcome.compared;
   const provenance = PROVENANCE_FIELDS.map((p) => {
     const va = p.read(a);
     const vb = p.read(b);
@@ -129,13 +175,7 @@ function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: Comp
   return {
     baseline: a.file,
     candidate: b.file,
-    identity,
-    mismatches,
-    differing,
-    not_recorded: notRecorded,
-    blocking,
-    comparable: mismatches.length === 0,
-    compared,
+    ...outcome,
     provenance,
     metrics,
     row_counts: [a.rows.length, b.rows.length],
@@ -146,29 +186,9 @@ function comparePair(a: RunView, aFigures: RunFigures, b: RunView, options: Comp
 
 function deltas(a: RunFigures, b: RunFigures, options: CompareOptions): MetricDelta[] {
   const boot = bootstrap(a, b, options);
-  return COMPARE_METRICS.map((m) => {
-    const va = a.values.get(m.id) ?? null;
-    const vb = b.values.get(m.id) ?? null;
-    const delta = va !== null && vb !== null ? vb - va : null;
-    const deltaPct = delta !== null && va !== null && va !== 0 ? (delta / Math.abs(va)) * 100 : null;
-    const replicates = boot.get(m.id);
-    const ci = replicates === undefined ? null : percentileInterval(replicates.diffs, options.level);
-    const ciPct = replicates === undefined ? null : percentileInterval(replicates.pcts, options.level);
-    const verdict = verdictOf(ci, m.better);
-    return {
-      metric: m.id,
-      label: m.label,
-      unit: m.unit,
-      better: m.better,
-      a: va,
-      b: vb,
-      delta,
-      delta_pct: deltaPct,
-      ci,
-      ci_pct: ciPct,
-      verdict,
-    };
-  });
+  return COMPARE_METRICS.map((m) =>
+    metricDelta(m, a.values.get(m.id) ?? null, b.values.get(m.id) ?? null, boot.get(m.id), options.level),
+  );
 }
 
 /**
