@@ -218,7 +218,7 @@ function bootstrap(
 }
 
 /** better/worse when the interval of B − A excludes 0, in the figure's good direction. */
-export function verdictOf(ci: [number, number] | null, better: 'lower' | 'higher'): MetricDelta['verdict'] {
+function verdictOf(ci: [number, number] | null, better: 'lower' | 'higher'): MetricDelta['verdict'] {
   if (ci === null) return 'no interval';
   const improved = better === 'lower' ? ci[1] < 0 : ci[0] > 0;
   const worsened = better === 'lower' ? ci[0] > 0 : ci[1] < 0;
