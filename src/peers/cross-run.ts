@@ -10,6 +10,7 @@ import { identityValue, type FieldValue } from '../result/identity.js';
 import { RUN_METRICS } from '../metrics/definitions.js';
 import { finiteOrNull } from '../util/numbers.js';
 import type { PeerRow, PeerRun } from './peer-run.js';
+import { nearestOtherFigure } from './servebench-figures.js';
 
 /** How far apart two mean token counts may be and still be the same workload, in percent of the larger. */
 export const TOKEN_MEAN_TOLERANCE_PCT = 5;
@@ -212,11 +213,11 @@ export function crossFromPeer(run: PeerRun, file: string): CrossRun {
   const summary = new Map<string, CrossFigure>();
   for (const [key, value] of Object.entries(run.as_servebench))
     summary.set(key, { value, definition: sameDefinition(run, key), same: true });
-  for (const figure of run.figures) {
-    if (figure.servebench === null || figure.same || figure.value === null || summary.has(figure.servebench)) continue;
-    const value = inServebenchUnit(figure.value, figure.unit, figure.servebench);
-    if (value === null) continue;
-    summary.set(figure.servebench, {
+  for (const key of new Set(run.figures.flatMap((f) => (f.servebench === null ? [] : [f.servebench])))) {
+    const near = summary.has(key) ? null : nearestOtherFigure(run, key);
+    if (near === null) continue;
+    const { figure, value } = near;
+    summary.set(key, {
       value,
       definition: `${name} ${figure.field}: ${figure.meaning}; differs from servebench's: ${figure.difference ?? 'not the same definition'}`,
       same: false,
@@ -255,12 +256,4 @@ function sameDefinition(run: PeerRun, key: string): string {
   return figure === undefined
     ? `${run.tool}: servebench's ${key} (${own})`
     : `${run.tool} ${figure.field}: the same definition as servebench's ${key} (${own})`;
-}
-
-/** A peer value in the unit of the servebench key it comes nearest (`_ms` keys in ms, `_tok_s` in tok/s), or null when the units cannot be matched. */
-function inServebenchUnit(value: number, unit: string, key: string): number | null {
-  if (key.endsWith('_ms') || key.endsWith('_ms_p50') || key.endsWith('_ms_p95'))
-    return unit === 'ms' ? value : unit === 's' ? value * 1000 : null;
-  if (key.includes('tok_s')) return unit === 'tok/s' ? value : null;
-  return null;
 }

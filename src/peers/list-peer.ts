@@ -9,14 +9,7 @@ import type { ListedRun, PeerLister } from '../result/inventory.js';
 import { InputFileError } from '../util/errors.js';
 import type { PeerRun } from './peer-run.js';
 import { readPeerText } from './read-peer.js';
-
-/** A figure of servebench's definition, from the tool's own figures or recomputed from the rows. */
-function servebenchFigure(run: PeerRun, key: string): number | null {
-  const own = run.as_servebench[key];
-  if (own !== undefined) return own;
-  const recomputed = run.recomputed?.[key];
-  return typeof recomputed === 'number' ? recomputed : null;
-}
+import { servebenchFigure } from './servebench-figures.js';
 
 /** The load as `list` writes it: `c=8`, `rate=4/s`, `rate=4/s c<=8`. */
 function loadText(run: PeerRun): string {
@@ -41,9 +34,9 @@ function listedPeerRun(relPath: string, run: PeerRun): ListedRun {
     completed: f.successes,
     failed: f.failures,
     context: f.dataset ?? '–',
-    ttft_p50_ms: servebenchFigure(run, 'ttft_p50_ms'),
-    ttft_p95_ms: servebenchFigure(run, 'ttft_p95_ms'),
-    throughput_tok_s: servebenchFigure(run, 'throughput_tok_s'),
+    ttft_p50_ms: servebenchFigure(run, 'ttft_p50_ms')?.value ?? null,
+    ttft_p95_ms: servebenchFigure(run, 'ttft_p95_ms')?.value ?? null,
+    throughput_tok_s: servebenchFigure(run, 'throughput_tok_s')?.value ?? null,
     engine: null,
   };
 }

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { RunView } from '../result/run-view.js';
 import type { PeerRun } from '../peers/peer-run.js';
+import { nearestOtherFigure, servebenchFigure } from '../peers/servebench-figures.js';
 import { finiteOrNull } from '../util/numbers.js';
 
 /** Another tool's run in a report: the file as given and the run read from it. */
@@ -63,28 +64,16 @@ function ownRow(view: RunView): SideRow {
   };
 }
 
-/** A peer figure's value in the unit of the servebench key (ms or tok/s), or null when the units do not match. */
-function inUnit(value: number, unit: string, key: string): number | null {
-  if (key.includes('_ms')) return unit === 'ms' ? value : unit === 's' ? value * 1000 : null;
-  return unit === 'tok/s' ? value : null;
-}
-
 /** One other tool's run's row. */
 function peerRow({ file, run }: PeerInput): SideRow {
   return {
     label: `${path.basename(file)}${run.entry === null ? '' : ` (${run.entry})`}`,
     tool: run.tool,
     cells: SIDE_BY_SIDE_KEYS.map(({ key }): SideCell | null => {
-      const same = run.as_servebench[key];
-      if (same !== undefined) {
-        const figure = run.figures.find((f) => f.servebench === key && f.same);
-        return { value: same, basis: '=', field: figure?.field ?? key };
-      }
-      const recomputed = run.recomputed?.[key];
-      if (typeof recomputed === 'number') return { value: recomputed, basis: 'r', field: key };
-      const near = run.figures.find((f) => f.servebench === key && f.value !== null);
-      const value = near === undefined ? null : inUnit(near.value!, near.unit, key);
-      return near === undefined || value === null ? null : { value, basis: '≈', field: near.field };
+      const own = servebenchFigure(run, key);
+      if (own !== null) return own;
+      const near = nearestOtherFigure(run, key);
+      return near === null ? null : { value: near.value, basis: '≈', field: near.figure.field };
     }),
   };
 }
