@@ -78,11 +78,8 @@ function rowMean(rows: readonly PeerRow[] | null, key: 'input_tokens' | 'output_
 /** A servebench result file (any era) as a cross-tool run. */
 export function crossFromServebench(view: RunView): CrossRun {
   const identity = new Map<string, FieldValue>();
-  const load = identityValue('load_mode', view);
-  identity.set('model', identityValue('model', view));
-  identity.set('load_mode', load);
-  identity.set('concurrency', identityValue('concurrency', view));
-  identity.set('rate', identityValue('rate', view));
+  // These four mean the same in servebench's own identity table.
+  for (const name of ['model', 'load_mode', 'concurrency', 'rate']) identity.set(name, identityValue(name, view));
   const rows = view.hasRows ? servebenchRows(view) : null;
   const metrics = (view.doc['metrics'] ?? {}) as Record<string, unknown>;
   const promptTotal = finiteOrNull(metrics['prompt_tokens']);
