@@ -158,8 +158,29 @@ export default defineConfig(
   },
   ...stageConfigs,
   {
-    // A dynamic import() or an import('…') type would slip past the patterns above.
+    // cli/ loads only its own modules lazily, by `./` paths (a command's module that imports the
+    // stages it needs statically, where the arrows above check them).
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportExpression > Literal[value=/^\\.\\.|^\\.\\u002F\\.|\\u002F\\.\\.?\\u002F/]',
+          message: 'cli/ may import() its own modules by `./` paths only, in normal form.',
+        },
+        {
+          selector: 'TSImportType Literal[value=/^\\./]',
+          message: 'Use `import type` instead of an import() type, so the stage arrows can check it.',
+        },
+      ],
+    },
+  },
+  {
+    // A dynamic import() or an import('…') type would slip past the patterns above. cli/ may
+    // import every stage, so it alone loads modules when a command needs them (main.ts loads each
+    // command when called; docs/architecture.md, "Loading").
     files: ['src/**/*.ts'],
+    ignores: ['src/cli/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -17,6 +17,8 @@ test('the README commands table has a row for every command', async () => {
     env: {},
     cwd: process.cwd(),
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
   });
   const commands = [...out.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1]!);
   assert.ok(commands.length >= 9, `commands listed: ${commands.join(', ')}`);

@@ -43,16 +43,12 @@ export function interruptHandling(
       io.stderr('servebench run: cancelling in-flight requests\n');
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const unsubscribe = io.onSignal(onSignal);
   const handling = {
     stop,
     cancel,
     phase: 'setup' as RunPhase,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
+    dispose: unsubscribe,
   };
   return handling;
 }

@@ -1,53 +1,39 @@
 #!/usr/bin/env node
 /**
  * The servebench command line: dispatches to one subcommand and maps errors to exit codes.
- * This is the only place that exits the process (architecture rule 5).
+ * This is the only place that exits the process (architecture rule 5). A command's module is
+ * loaded when that command is called, so `--version` and `show` do not pay for `run`'s packages
+ * (docs/architecture.md, "Loading").
  */
 import { isEntryModule } from '../util/entry.js';
-import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
+import { exitCodeOf, RunFailedError } from '../util/errors.js';
+import { EXIT } from '../util/exit-codes.js';
 import { lowerHelperThreadPriority } from '../util/thread-priority.js';
 import { TOOL_VERSION } from '../util/version.js';
-import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
-import { EXIT } from './exit-codes.js';
-import type { CliIO, Command } from './io.js';
-import { runCommand } from './commands/run.js';
-import { planCommand } from './commands/plan.js';
-import { validateCommand } from './commands/validate.js';
-import { showCommand } from './commands/show.js';
-import { simCommand } from './commands/sim.js';
-import { rebuildCommand } from './commands/rebuild.js';
-import { sweepCommand } from './commands/sweep.js';
-import { compareCommand } from './commands/compare.js';
-import { listCommand } from './commands/list.js';
-import { reportCommand } from './commands/report.js';
-import { mergeCommand } from './commands/merge.js';
-import { k8sCommand } from './commands/k8s.js';
-import { COMMAND_SPECS, commandSpec } from './command-flags.js';
-import { commandHelp } from './args/help.js';
-import { parseCommand } from './args/parse.js';
+import { processIO, type CliIO, type Command } from './io.js';
 
-const HANDLERS: Record<string, Command> = {
-  run: runCommand,
-  plan: planCommand,
-  validate: validateCommand,
-  show: showCommand,
-  sweep: sweepCommand,
-  rebuild: rebuildCommand,
-  sim: simCommand,
-  report: reportCommand,
-  list: listCommand,
-  compare: compareCommand,
-  merge: mergeCommand,
-  k8s: k8sCommand,
+/** Every command and where its handler is: loaded only when called. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  plan: async () => (await import('./commands/plan.js')).planCommand,
+  validate: async () => (await import('./commands/validate.js')).validateCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
+  sweep: async () => (await import('./commands/sweep.js')).sweepCommand,
+  rebuild: async () => (await import('./commands/rebuild.js')).rebuildCommand,
+  sim: async () => (await import('./commands/sim.js')).simCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
+  list: async () => (await import('./commands/list.js')).listCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
+  merge: async () => (await import('./commands/merge.js')).mergeCommand,
+  k8s: async () => (await import('./commands/k8s.js')).k8sCommand,
 };
 
-/** Every command with its handler and the summary its table (command-flags.ts) gives it. */
-const COMMANDS: Record<string, { command: Command; summary: string }> = Object.fromEntries(
-  Object.entries(HANDLERS).map(([name, command]) => [name, { command, summary: commandSpec(name).summary }]),
-);
+/** The command names `main` dispatches to (tests check them against the flag tables). */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 /** The command list of `servebench --help`, in the tables' order (docs/cli.md shows the same). */
-function usage(): string {
+async function usage(): Promise<string> {
+  const { COMMAND_SPECS } = await import('./command-flags.js');
   const names = COMMAND_SPECS.filter((spec) => spec.name in COMMANDS).map(
     (spec) => `  ${spec.name.padEnd(10)}${spec.summary}`,
   );
@@ -66,43 +52,32 @@ function usage(): string {
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(`${usage()}\n`);
+    io.stdout(`${await usage()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
     io.stdout(`${TOOL_VERSION}\n`);
     return EXIT.ok;
   }
-  const entry = COMMANDS[name];
-  if (entry === undefined) {
-    io.stderr(`servebench: unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
+  const load = COMMANDS[name];
+  if (load === undefined) {
+    io.stderr(`servebench: unknown command '${name}' (commands: ${COMMAND_NAMES.join(', ')})\n`);
     return EXIT.usage;
   }
   try {
-    if (wantsHelp(name, rest)) {
-      io.stdout(commandHelp(commandSpec(name)));
+    const help = await helpOf(name, rest);
+    if (help !== null) {
+      io.stdout(help);
       return EXIT.ok;
     }
-    return await entry.command(rest, io);
+    return await (await load())(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`servebench ${name}: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof TokenizerCalibrationError) {
-      // Prompts cannot be sized as asked before any measured request: a usage problem.
-      io.stderr(`servebench ${name}: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof InputFileError) {
-      io.stderr(`servebench ${name}: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof InterruptedError) {
-      io.stderr(`servebench ${name}: ${error.message}\n`);
-      return EXIT.interrupted;
-    }
+    const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);
+    if (code !== EXIT.internal) {
+      io.stderr(`servebench ${name}: ${message}\n`);
+      return code;
+    }
     io.stderr(`servebench ${name}: internal error: ${message.split('\n')[0] ?? ''}\n`);
     if (error instanceof RunFailedError && error.journalPath !== null) {
       io.stderr(`servebench ${name}: ${journalHint(error.finished, error.journalPath)}\n`);
@@ -113,16 +88,23 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 /**
- * True when `servebench NAME ... --help` parses by NAME's table and asks for help: the help is
- * generated from that table here, for every command alike. Arguments that do not parse are left
- * to the command, which refuses them with the same parser.
+ * The help of `servebench NAME ... --help` when the arguments parse by NAME's table and ask for
+ * it: generated from that table here, for every command alike; null otherwise. Arguments that do
+ * not parse are left to the command, which refuses them with the same parser.
  */
-function wantsHelp(name: string, argv: readonly string[]): boolean {
+async function helpOf(name: string, argv: readonly string[]): Promise<string | null> {
+  if (!argv.some((arg) => arg === '-h' || arg.startsWith('--help'))) return null;
+  const [{ commandSpec }, { parseCommand }, { commandHelp }] = await Promise.all([
+    import('./command-flags.js'),
+    import('./args/parse.js'),
+    import('./args/help.js'),
+  ]);
   try {
-    return parseCommand(argv, commandSpec(name)).help;
+    if (!parseCommand(argv, commandSpec(name)).help) return null;
   } catch {
-    return false;
+    return null;
   }
+  return commandHelp(commandSpec(name));
 }
 
 /** Where a failed run's finished requests are, and how to make a result of them. */
@@ -140,14 +122,7 @@ if (isEntryModule(import.meta.url)) {
   // First thing, before any worker thread exists: only V8's and libuv's helpers are lowered, and
   // threads started later (stream workers, the embedded simulator) keep the main thread's priority.
   if (TIMING_COMMANDS.has(process.argv[2] ?? '')) lowerHelperThreadPriority();
-  const io: CliIO = {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    env: process.env,
-    cwd: process.cwd(),
-    isTTY: process.stdout.isTTY === true,
-  };
-  main(process.argv.slice(2), io).then(
+  main(process.argv.slice(2), processIO()).then(
     (code) => {
       process.exitCode = code;
     },

@@ -19,6 +19,8 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
     env: {},
     cwd: process.cwd(),
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
   };
   const code = await main(argv, io);
   return { code, out, err };

@@ -30,6 +30,8 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
     env: {},
     cwd: process.cwd(),
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
   });
   return { code, out, err };
 }

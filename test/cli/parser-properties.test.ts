@@ -244,6 +244,8 @@ test('servebench COMMAND --bogus: one line naming the flag on stderr, exit 2, fo
       env: {},
       cwd: process.cwd(),
       isTTY: false,
+      onSignal: () => () => {},
+      now: () => new Date(),
     });
     assert.equal(code, 2, spec.name);
     assert.equal(err, `servebench ${spec.name}: Unknown option '--bogus-flag'\n`);

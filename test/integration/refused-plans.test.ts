@@ -41,6 +41,8 @@ async function cli(args: string[]): Promise<CliRun> {
     env: {},
     cwd: dir,
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
   });
   return { code, stdout, stderr };
 }

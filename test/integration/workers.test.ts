@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAndSignal, runCli } from '../helpers/cli.js';
+import { runAndSignal, runCli, spawnCli } from '../helpers/cli.js';
 import { simProcessesForFile } from '../helpers/sim-process.js';
 
 const sims = simProcessesForFile({
@@ -237,8 +237,9 @@ test('a second SIGINT with --workers 2 cancels the requests in the workers, reco
 test('a stream worker that dies mid-run: exit 3, two lines naming the worker and the journal, and the journal rebuilds', async () => {
   const output = join(dir, 'crash-w2.json');
   const journal = join(dir, 'crash-w2.journal.jsonl');
-  // Worker 2 throws, uncaught, when handed its 5th request (the test hook in stream-worker.ts).
-  const run = await runCli(slowRun(output), { env: { ...process.env, SERVEBENCH_TEST_WORKER_FAULT: '2:5' } });
+  // Worker 2 throws, uncaught, when handed its 5th request (the test hook in stream-worker.ts, read
+  // from the environment: its own process).
+  const run = await spawnCli(slowRun(output), { env: { ...process.env, SERVEBENCH_TEST_WORKER_FAULT: '2:5' } });
   assert.equal(run.code, 3, run.stderr);
   const lines = run.stderr.trim().split('\n');
   assert.equal(lines.length, 2, run.stderr);

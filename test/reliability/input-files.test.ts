@@ -69,6 +69,8 @@ async function rebuild(path: string): Promise<{ code: number; stderr: string }> 
     env: {},
     cwd: dir,
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
   });
   return { code, stderr };
 }

@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { runCli, type CliRun } from '../helpers/cli.js';
+import { runCli, spawnCli, type CliRun } from '../helpers/cli.js';
 
 /** Answers `/v1/models` with one model and 404 to everything else, counting what reaches it. */
 interface CountingServer {
@@ -238,7 +238,8 @@ async function simRun(
   env?: NodeJS.ProcessEnv,
 ): Promise<{ run: CliRun; output: string }> {
   const output = join(dir, 'r.json');
-  const run = await runCli(
+  // A fault set by environment variable is read by the journal module when it loads: its own process.
+  const run = await (env === undefined ? runCli : spawnCli)(
     [
       'run',
       '--base-url',

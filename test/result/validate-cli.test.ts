@@ -20,6 +20,8 @@ function fakeIO(): CliIO & { out: string; err: string } {
     env: {},
     cwd: dir,
     isTTY: false,
+    onSignal: () => () => {},
+    now: () => new Date(),
     stdout: (t: string) => {
       io.out += t;
     },

@@ -1,75 +1,46 @@
 /**
  * `servebench sim`: flag and config errors are one-line typed errors; the server runs until
- * SIGINT/SIGTERM and then resolves 0 (checked in a child process, which receives the signal).
+ * SIGINT/SIGTERM and then resolves 0 (in process: the test delivers the signal through the I/O).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { CliIO } from '../../src/cli/io.js';
+import type { InterruptSignal } from '../../src/cli/io.js';
+import { testIO, type TestIO } from '../helpers/cli.js';
 import { simCommand } from '../../src/cli/commands/sim.js';
 import { InputFileError, UsageError } from '../../src/util/errors.js';
 
-const modulePath = fileURLToPath(new URL('../../src/cli/commands/sim.js', import.meta.url));
-
-function io(): CliIO & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: (s) => out.push(s),
-    stderr: (s) => err.push(s),
-    env: {},
-    cwd: process.cwd(),
-    isTTY: false,
-  };
+function io(): TestIO {
+  return testIO({ env: {} });
 }
 
-/** Run the command in a child process; resolve with its first stdout line, then signal it. */
-function runChild(
+/** Runs the command in process; once it prints its first line, checks /models, then signals it. */
+async function runUntilSignal(
   args: string[],
-  signal: NodeJS.Signals,
-): Promise<{ line: string; code: number | null; stderr: string; health: number }> {
-  const script = `
-    const { simCommand } = await import(${JSON.stringify(modulePath)});
-    const code = await simCommand(JSON.parse(process.argv[1]), {
-      stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s),
-      env: process.env, cwd: process.cwd(), isTTY: false,
-    });
-    process.exitCode = code;`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(args)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    let line = '';
-    let health = 0;
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (line !== '' || !stdout.includes('\n')) return;
-      line = stdout.split('\n')[0] ?? '';
+  signal: InterruptSignal,
+): Promise<{ line: string; code: number; stderr: string; health: number; subscribers: number }> {
+  let line = '';
+  let health = 0;
+  const health$: { checked: Promise<void> | null } = { checked: null };
+  const own: TestIO = testIO({
+    env: {},
+    onOutput: () => {
+      const text = own.out.join('');
+      if (health$.checked !== null || !text.includes('\n')) return;
+      line = text.split('\n')[0] ?? '';
       const url = /listening on (\S+)/.exec(line)?.[1] ?? '';
-      // A failed health check fails the test (not the process, as a rejected listener would).
-      fetch(`${url}/models`).then(
-        (response) => {
+      health$.checked = fetch(`${url}/models`)
+        .then((response) => {
           health = response.status;
-          child.kill(signal);
-        },
-        (error: unknown) => {
-          child.kill(signal);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ line, code, stderr, health }));
+        })
+        .finally(() => own.signal(signal));
+    },
   });
+  const code = await simCommand(args, own);
+  await health$.checked;
+  return { line, code, stderr: own.err.join(''), health, subscribers: own.subscribers() };
 }
 
 describe('servebench sim command', () => {
@@ -119,11 +90,12 @@ describe('servebench sim command', () => {
     it(`prints the listening line, serves, and exits 0 on ${signal}`, async () => {
       const file = join(dir, 'sim.json');
       await writeFile(file, JSON.stringify({ model: 'from-file', decode_step_ms: 1 }));
-      const r = await runChild(['--config', file, '--port', '0', '--seed', '9'], signal);
+      const r = await runUntilSignal(['--config', file, '--port', '0', '--seed', '9'], signal);
       assert.match(r.line, /^servebench sim listening on http:\/\/127\.0\.0\.1:\d+\/v1 \(model from-file\)$/);
       assert.equal(r.health, 200);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, new RegExp(`${signal} received, closed`));
+      assert.equal(r.subscribers, 0, 'the command stops listening for signals');
     });
   }
 });

@@ -21,7 +21,7 @@ import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
 import { runView, type RunView } from '../../result/run-view.js';
 import { formatCompare, sortedJson } from '../../report/compare.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
 const SPEC = commandSpec('compare');

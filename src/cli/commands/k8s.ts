@@ -12,7 +12,7 @@ import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';
 import { RUN_FLAGS } from '../options.js';
 import type { FlagValue } from '../../config/flag-value.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { readPlanFile } from '../plan-file.js';
 import { planFromRunFlags } from './plan.js';

@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
 import { listPeerRuns } from '../../peers/list-peer.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 
 const SPEC = commandSpec('list');

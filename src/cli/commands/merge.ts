@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { mergeShardFiles } from '../../shard/merge.js';
 import { parseResultText, writeResultFile } from '../../result/io.js';

@@ -10,7 +10,7 @@ import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';
 import type { FlagValue } from '../../config/flag-value.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig } from '../../config/run-config.js';
 import { runInputs } from '../../config/run-files.js';

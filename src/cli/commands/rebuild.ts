@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { parseCommand } from '../parse.js';
 import { REBUILD_FLAGS, commandSpec } from '../command-flags.js';
 import { formatFlagHelp } from '../options.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { readInputFile } from '../../util/read-file.js';

@@ -24,7 +24,7 @@ import { formatSideBySide, sideBySideRows, type PeerInput } from '../../report/s
 import { renderPeerRun } from '../../peers/render-peer.js';
 import { checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
 import { TOOL_VERSION } from '../../util/version.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 
 const SPEC = commandSpec('report');

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { checkRunFiles } from '../../config/run-files.js';
@@ -141,13 +141,9 @@ async function startTogether(
   const children: ChildProcess[] = [];
   const ready = new Set<number>();
   let started = false;
-  const forward = (signal: NodeJS.Signals) => (): void => {
+  const unsubscribe = io.onSignal((signal) => {
     for (const child of children) if (child.exitCode === null) child.kill(signal);
-  };
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  });
   try {
     const exits = Array.from({ length: count }, (_, i) => {
       const child = fork(MAIN, argsFor(i), { cwd: io.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
@@ -175,7 +171,6 @@ async function startTogether(
     });
     return await Promise.all(exits);
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    unsubscribe();
   }
 }

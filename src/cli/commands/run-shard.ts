@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { checkRunFiles } from '../../config/run-files.js';

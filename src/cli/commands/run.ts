@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
 import { RUN_FLAGS, formatFlagHelp } from '../options.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';

@@ -11,7 +11,7 @@ import { renderShow } from '../../result/show.js';
 import { peerJson, readAnyResult } from '../../peers/any-result.js';
 import { renderPeerRun } from '../../peers/render-peer.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';

@@ -10,7 +10,7 @@
 import { loadSimConfigFile, resolveSimConfig, type SimConfig } from '../../sim/config.js';
 import { startSim } from '../../sim/server.js';
 import { UsageError } from '../../util/errors.js';
-import type { Command } from '../io.js';
+import type { CliIO, Command, InterruptSignal } from '../io.js';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand, type ParsedArgs } from '../args/parse.js';
@@ -31,19 +31,13 @@ async function resolveConfig({ values }: ParsedArgs): Promise<SimConfig> {
 }
 
 /** `signal` resolves on the first SIGINT or SIGTERM; `dispose` stops listening for both. */
-function untilSignal(): { signal: Promise<NodeJS.Signals>; dispose: () => void } {
-  let on: (signal: NodeJS.Signals) => void = () => {};
-  const dispose = (): void => {
-    process.off('SIGINT', on);
-    process.off('SIGTERM', on);
-  };
-  const signal = new Promise<NodeJS.Signals>((resolve) => {
-    on = (sig) => {
+function untilSignal(io: CliIO): { signal: Promise<InterruptSignal>; dispose: () => void } {
+  let dispose: () => void = () => {};
+  const signal = new Promise<InterruptSignal>((resolve) => {
+    dispose = io.onSignal((sig) => {
       dispose();
       resolve(sig);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
+    });
   });
   return { signal, dispose };
 }
@@ -56,7 +50,7 @@ export const simCommand: Command = async (argv, io) => {
     return 0;
   }
   const config = await resolveConfig(parsed);
-  const stop = untilSignal(); // armed before listening so an early signal is not lost
+  const stop = untilSignal(io); // armed before listening so an early signal is not lost
   let sim;
   try {
     sim = await startSim(config);

@@ -13,7 +13,7 @@ import { commandHelp } from '../args/help.js';
 import { parseCommand, type ParsedArgs } from '../args/parse.js';
 import { inheritedFlags, type FlagSpec } from '../args/spec.js';
 import type { FlagValue } from '../../config/flag-value.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { resolveApiKey } from '../../config/api-key.js';
@@ -84,7 +84,7 @@ export const sweepCommand: Command = async (argv, io) => {
   const outputDir = parsed.values['output-dir'] as string | undefined;
   const dir = resolve(
     io.cwd,
-    outputDir ?? join('results', `sweep-${referenceRunId(new Date()).replace(/^benchmark-/, '')}`),
+    outputDir ?? join('results', `sweep-${referenceRunId(io.now()).replace(/^benchmark-/, '')}`),
   );
   const files = loads.map((load) => join(dir, `${swept === 'rate' ? 'rate' : 'c'}${load}.json`));
   const contextBuckets = (parsed.values['context-buckets'] as string | undefined) ?? null;
@@ -94,7 +94,7 @@ export const sweepCommand: Command = async (argv, io) => {
   for (const [i, config] of configs.entries()) {
     const load = loads[i]!;
     const file = files[i]!;
-    io.stdout(`${utcSeconds(new Date())} point ${i + 1}/${loads.length}: ${swept} ${load}\n`);
+    io.stdout(`${utcSeconds(io.now())} point ${i + 1}/${loads.length}: ${swept} ${load}\n`);
     const outcome = await runPoint(config, io, journals[i]!);
     await writeResultFile(file, outcome.result);
     for (const warning of outcome.warnings) io.stderr(`warning (${swept} ${load}): ${warning}\n`);

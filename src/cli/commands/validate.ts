@@ -13,7 +13,7 @@ import { isFloatKey, pyFloatRepr } from '../../result/pyjson.js';
 import { readResultFile } from '../../result/io.js';
 import { validateResult, type ValidationReport } from '../../result/validate.js';
 import { InputFileError } from '../../util/errors.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
 import { commandHelp } from '../args/help.js';
 import { parseCommand } from '../args/parse.js';

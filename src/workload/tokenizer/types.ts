@@ -4,6 +4,7 @@
  * is a given text, and the {@link CalibrationInfo} that records how that number is obtained.
  * The counters that reach a server or read a file are built by the caller (src/target/).
  */
+import { EXIT } from '../../util/exit-codes.js';
 
 /**
  * What one count costs: `local` counts in process (hf:, tiktoken:, chars:), `network` is one small
@@ -97,6 +98,8 @@ export interface CalibrationInfo {
 /** Calibration became impossible (no tokenize endpoint and no usage, server unreachable, …). One line. */
 export class TokenizerCalibrationError extends Error {
   readonly code = 'tokenizer-calibration';
+  /** Prompts cannot be sized as asked before any measured request: a usage problem. */
+  readonly exitCode = EXIT.usage;
   constructor(message: string) {
     super(message);
     this.name = 'TokenizerCalibrationError';

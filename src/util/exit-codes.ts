@@ -11,3 +11,6 @@ export const EXIT = {
   /** `run` was interrupted (SIGINT/SIGTERM): a partial result was written, or none when no request had started. */
   interrupted: 130,
 } as const;
+
+/** One of the statuses above. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
