@@ -6,12 +6,9 @@
  */
 
 import type { FlagSpec } from './args/spec.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
-import { RUN_DEFAULTS } from '../config/defaults.js';
+import { LIVE_METRICS_DEFAULTS, RUN_DEFAULTS, SHARD_DEFAULTS } from '../config/defaults.js';
 import { REASONING_PARSERS } from '../record/reasoning-parser.js';
 import { ENDPOINTS } from '../record/endpoint.js';
-import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
-import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../live/exporter.js';
 
 /** A run flag's default, from config/'s table (the library reads the same one): stated once. */
 function runDefault(name: string): string | number | boolean {
@@ -406,7 +403,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-response-bytes',
     type: 'int',
-    default: DEFAULT_MAX_RESPONSE_BYTES,
+    default: runDefault('max-response-bytes'),
     min: 1024,
     max: 1024 * 1024 * 1024 * 1024,
     meta: 'N',
@@ -415,7 +412,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-line-bytes',
     type: 'int',
-    default: DEFAULT_STREAM_MAX_LINE_BYTES,
+    default: runDefault('max-line-bytes'),
     min: 1024,
     max: 256 * 1024 * 1024,
     meta: 'N',
@@ -468,7 +465,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'rendezvous-timeout',
     type: 'float',
-    default: DEFAULT_RENDEZVOUS_TIMEOUT_S,
+    default: SHARD_DEFAULTS.rendezvousTimeoutS,
     min: 1,
     max: 86400,
     meta: 'S',
@@ -483,7 +480,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-clock-uncertainty',
     type: 'float',
-    default: DEFAULT_MAX_CLOCK_UNCERTAINTY_MS,
+    default: SHARD_DEFAULTS.maxClockUncertaintyMs,
     min: 0,
     max: 60000,
     meta: 'MS',
@@ -536,7 +533,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'metrics-host',
     type: 'string',
-    default: DEFAULT_METRICS_HOST,
+    default: LIVE_METRICS_DEFAULTS.host,
     nonEmpty: true,
     meta: 'HOST',
     help: 'address --metrics-port listens on (in a pod: 0.0.0.0, so Prometheus can reach it)',
@@ -544,7 +541,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'metrics-linger',
     type: 'float',
-    default: DEFAULT_METRICS_LINGER_S,
+    default: LIVE_METRICS_DEFAULTS.lingerS,
     min: 0,
     max: 3600,
     meta: 'S',

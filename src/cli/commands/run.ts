@@ -32,7 +32,6 @@ import { journalGapWarning } from '../../record/journal.js';
 import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
-import { writeHtmlReport } from './report.js';
 import { runShardCommand, shardFlags } from './run-shard.js';
 import { interruptHandling } from '../interrupts.js';
 import { runLocalShards } from './run-local-shards.js';
@@ -186,6 +185,8 @@ export const runCommand: Command = async (argv, io) => {
     if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
     if (reportPath !== null) {
+      // Loaded only for --report: the report's readers (peer formats) are not the run's.
+      const { writeHtmlReport } = await import('./report.js');
       await writeHtmlReport(reportPath, {
         runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)],
         sweep: null,
