@@ -1,5 +1,5 @@
 /**
- * Closed-loop scheduling (anvil spec §2.7): `concurrency` workers take request indexes in order,
+ * Closed-loop scheduling (docs/protocol.md#scheduling-and-clocks): `concurrency` workers take request indexes in order,
  * so at most `concurrency` requests are in flight and each finished request starts the next.
  * With a ramp, worker k joins at rampS·k/concurrency seconds. With a duration, no request starts
  * after it. The executor never throws for a request failure (failures are data).
