@@ -157,7 +157,7 @@ export interface PyJsonOptions {
  * also 64 KiB of bytes) — a file write per piece costs little, and a result of any size is written
  * in bounded memory. Not larger: a piece is built as a rope of small strings that survives every
  * young-generation collection until it is yielded, and with 1 MiB pieces the collector's copying
- * made the writer about three times slower (bench/README.md, "Merging shard files").
+ * made the writer slower (bench/README.md, "The result writer, streamed").
  */
 export const CHUNK_CHARS = 64 * 1024;
 
