@@ -480,7 +480,7 @@ override the config file.`,
     wording: 'must-be',
     exit: '0 after SIGINT or SIGTERM · 2 bad usage, a bad config file, or an address it cannot listen on',
   },
-  // servebench k8s (issue 18): the manifests of one plan run as an Indexed Job, docs/kubernetes.md.
+  // servebench k8s: the manifests of one plan run as an Indexed Job, docs/kubernetes.md.
   {
     name: 'k8s',
     usage:

@@ -129,7 +129,7 @@ export function renderFlagsMarkdown(): string {
     '`servebench COMMAND --help` (or `-h`) shows this section of the command.',
     '',
     'Number ranges are inclusive intervals: `[1, 60]` allows 1 and 60; `(0, 3600]` allows any number',
-    "above 0 up to 3600. `run`'s flags and defaults follow the reference harness (anvil spec §1.2)",
+    "above 0 up to 3600. `run`'s flags and defaults follow the reference harness (docs/protocol.md#run-flags-and-defaults)",
     'except where a meaning says otherwise.',
     '',
     ...COMMAND_SPECS.flatMap((spec) => [renderCommand(spec), '']),

@@ -2,7 +2,7 @@
  * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
  * argument parser (args/parse.ts), the bounds checks, the help text (args/help.ts) and
  * docs/cli.md (flag-docs.ts), so they cannot drift apart. Bounds and defaults follow the
- * reference harness (anvil spec §1.2) unless noted. The other commands' tables are in command-flags.ts.
+ * reference harness (docs/protocol.md#run-flags-and-defaults) unless noted. The other commands' tables are in command-flags.ts.
  */
 
 import type { FlagSpec } from './args/spec.js';
@@ -351,7 +351,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     choices: THINKING_MODES,
     meta: 'MODE',
     defaultText: 'default',
-    help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing (as the reference, spec §1.4, with its model-family rules)',
+    help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing (as the reference, docs/protocol.md#thinking-and-reasoning-controls, with its model-family rules)',
   },
   {
     name: 'no-thinking',

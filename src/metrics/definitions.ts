@@ -2,8 +2,8 @@
  * THE table of servebench metrics: every per-request field and every run-level figure, with its
  * unit, a one-line definition and the function that derives it. rows.ts, summarize.ts and the
  * validator all call these functions, and docs/metrics.md is rendered from this table, so a
- * formula exists exactly once. Formulas follow anvil spec §4.1–§4.3 including the order of
- * floating-point operations, because results must match the reference bit for bit (§4.5).
+ * formula exists exactly once. Formulas follow docs/protocol.md#metric-formulas including the order of
+ * floating-point operations, because results must match the reference bit for bit (docs/protocol.md#bit-exact-agreement-with-the-seed).
  */
 
 import { exactMean } from './exact-mean.js';
@@ -12,7 +12,7 @@ import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percen
 import { orderStatistics } from './order-stats.js';
 import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
-/** How a value is written in the result file (spec §5.6): Python float, int, str, bool or object. */
+/** How a value is written in the result file (docs/protocol.md#serialization): Python float, int, str, bool or object. */
 export type Serialized = 'float' | 'int' | 'str' | 'object';
 
 /** One table entry. `derived` marks fields computed by a formula (vs. recorded as measured). */
@@ -31,12 +31,12 @@ function def<V, I>(d: Definition<V, I>): Definition<V, I> {
   return d;
 }
 
-// Decode-token numerator D (spec §4.1): tokens after the first, only for exact counts.
+// Decode-token numerator D (docs/protocol.md#per-request-row): tokens after the first, only for exact counts.
 function decodeTokens(x: RowInput): number | null {
   return x.exactOutputTokens === null ? null : Math.max(x.exactOutputTokens - 1, 0);
 }
 
-// Subtract in seconds first; the ×1000.0 comes after (spec §4.1 operation order).
+// Subtract in seconds first; the ×1000.0 comes after (docs/protocol.md#per-request-row operation order).
 const genS = (x: RowInput): number => x.e2eS - x.tfoS;
 
 /** Per-request `request_timings[]` fields, keyed by their result-file name. */
@@ -355,7 +355,7 @@ function pctDef(
   };
 }
 
-/** Run-level `metrics` keys (spec §4.3), in the result file's key order. */
+/** Run-level `metrics` keys (docs/protocol.md#run-level-metrics), in the result file's key order. */
 export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K], RunInput> } = {
   content_chunks: def({
     unit: 'count',

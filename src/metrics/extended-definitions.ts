@@ -323,7 +323,7 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'count',
     written: 'int',
     definition:
-      'Measured successes whose timings pass the reference row rule (spec §4.1): the "timed successes" the distributions use.',
+      'Measured successes whose timings pass the reference row rule (docs/protocol.md#per-request-row): the "timed successes" the distributions use.',
     peers: NONE,
   },
   {
@@ -339,7 +339,7 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'count',
     written: 'int',
     definition:
-      'Measured successes whose output tokens the server counted (usage.completion_tokens); the others count content chunks (spec §3.3).',
+      'Measured successes whose output tokens the server counted (usage.completion_tokens); the others count content chunks (docs/protocol.md#output-token-accounting).',
     peers: NONE,
   },
 
@@ -415,7 +415,7 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'tokens',
     written: 'int',
     definition:
-      'Σ output tokens O of the measured successes (O = usage.completion_tokens, else the content-chunk count, spec §3.3).',
+      'Σ output tokens O of the measured successes (O = usage.completion_tokens, else the content-chunk count, docs/protocol.md#output-token-accounting).',
     peers: { vllm: '`total_output_tokens`', guidellm: '—', aiperf: 'total output tokens' },
   },
   {
@@ -847,7 +847,7 @@ const EXTENDED_RULES: readonly [string, string][] = [
   ],
   [
     'Token attribution',
-    'A measured success with O output tokens (spec §3.3) and m usable output arrivals gives arrival j (0-based) floor((j+1)·O/m) − floor(j·O/m) tokens: an even split in whole tokens that sums to O exactly. Without usable chunk times it is treated as O arrivals of one token evenly spaced from start + TTFO to start + E2E (one arrival at TTFO if O = 1); without valid TTFO/E2E its tokens are unattributed. Buckets and the steady-state window sum the shares of the arrivals they contain, so a request straddling an edge counts partially.',
+    'A measured success with O output tokens (docs/protocol.md#output-token-accounting) and m usable output arrivals gives arrival j (0-based) floor((j+1)·O/m) − floor(j·O/m) tokens: an even split in whole tokens that sums to O exactly. Without usable chunk times it is treated as O arrivals of one token evenly spaced from start + TTFO to start + E2E (one arrival at TTFO if O = 1); without valid TTFO/E2E its tokens are unattributed. Buckets and the steady-state window sum the shares of the arrivals they contain, so a request straddling an edge counts partially.',
   ],
   [
     'Steady-state window',

@@ -1,6 +1,6 @@
 /**
  * `servebench list DIR`: find every result file below a directory and summarize each in one
- * line. Bounded like the reference's evidence index (anvil spec §6.2): a depth limit, a size cap
+ * line. Bounded like the reference's evidence index (docs/protocol.md#evidence-bounds-and-secrets): a depth limit, a size cap
  * per file, a cap on directory entries, and symbolic links are never followed (a link could
  * lead outside DIR or into a cycle) — they are counted instead. JSON files that are not results
  * (a sweep summary, a config) and files that cannot be read are skipped and counted by reason.

@@ -245,7 +245,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     fault: 'stall_mid:3',
     client: { idleTimeoutS: 1 },
     expect: { outcome: 'failed', errorType: 'TimeoutError', message: 'timed out', httpStatus: 200, excerpt: false },
-    note: '--timeout 1: silence after 2 token chunks (a silent gap fails even after output, spec §8 item 14)',
+    note: '--timeout 1: silence after 2 token chunks (a silent gap fails even after output, docs/protocol.md#lessons-from-the-references-history item 14)',
   },
   {
     fault: 'trickle:5',

@@ -196,7 +196,7 @@ test('--dry-run --json prints the plan and touches nothing', async () => {
     prompt_cap_tokens: number;
   };
   assert.equal(plan.prompt_cap_tokens, 40000 - 256 - 1024);
-  // Seed 1's first ten buckets (spec §2.4), clamped to the cap.
+  // Seed 1's first ten buckets (docs/protocol.md#context-plan), clamped to the cap.
   assert.deepEqual(plan.context_plan, [16000, 38720, 38720, 32768, 32768, 32768, 38720, 38720, 16000, 16000]);
   assert.deepEqual(readdirSync(cwd), []);
 });

@@ -149,7 +149,7 @@ describe('metrics table: run-level figures by hand', () => {
     });
   }
 
-  it('usage absent everywhere: counts fall back to content chunks (spec §5.4)', () => {
+  it('usage absent everywhere: counts fall back to content chunks (docs/protocol.md#the-metrics-key-set)', () => {
     const m = summarize(
       [ok({ usage: null, contentChunks: 5 }), ok({ requestIndex: 1, usage: null, contentChunks: 3 })],
       2,
