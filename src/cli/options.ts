@@ -1,7 +1,7 @@
 /**
  * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
  * argument parser (args/parse.ts), the bounds checks, the help text (args/help.ts) and
- * docs/cli.md (flag-docs.ts), so they cannot drift apart. Bounds and defaults follow the
+ * docs/cli.md (scripts/docs/cli.ts), so they cannot drift apart. Bounds and defaults follow the
  * reference harness (anvil spec §1.2) unless noted. The other commands' tables are in command-flags.ts.
  */
 
