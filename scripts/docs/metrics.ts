@@ -12,6 +12,7 @@ import {
   EXTENDED_RULES,
   FAMILIES,
   familyKeys,
+  type Entry,
   type Family,
   type FamilyUnit,
 } from '../../src/metrics/extended-definitions.js';
@@ -75,6 +76,12 @@ function familyCell(f: Family): string {
   return `\`${f.section}.\`{\`${k.samples}\`, \`${k.mean}\`, \`${pct}\`, \`${k.max}\`}`;
 }
 
+/** How an entry is written: its kind, the values a string takes, and whether the key may be absent. */
+function writtenCell(e: Entry): string {
+  const choices = e.choices === undefined ? '' : `: ${e.choices.map((c) => `\`${c}\``).join(' or ')}`;
+  return `${e.written}${choices}${e.optional === true ? ', or absent' : ''}`;
+}
+
 const FAMILY_UNITS: Readonly<Record<FamilyUnit, string>> = { ms: 'ms', tok_s: 'tok/s', tokens: 'tokens' };
 
 /** The extension section of docs/metrics.md. */
@@ -97,7 +104,7 @@ function renderExtendedMarkdown(): string {
         : 'samples: int; others float or null';
     lines.push(`| ${familyCell(f)} | ${FAMILY_UNITS[f.unit]} | ${written} | ${cell(f.definition)} |`);
   }
-  for (const e of ENTRIES) lines.push(`| \`${e.path}\` | ${e.unit} | ${e.written} | ${cell(e.definition)} |`);
+  for (const e of ENTRIES) lines.push(`| \`${e.path}\` | ${e.unit} | ${writtenCell(e)} | ${cell(e.definition)} |`);
   lines.push('');
   return lines.join('\n');
 }

@@ -80,12 +80,34 @@ export interface Family {
 }
 
 /** One scalar, array or object key. */
+/**
+ * How a key is written in the result (result/extended-schema.ts builds the schema from it): an
+ * `object` is the keys listed under its path (and the families of its section).
+ */
+export type Written =
+  | 'int'
+  | 'int or null'
+  | 'float'
+  | 'float or null'
+  | 'str'
+  | 'str or null'
+  | 'bool'
+  | 'array of int'
+  | 'array of float'
+  | 'array of float or null'
+  | 'object'
+  | 'object or null';
+
 export interface Entry {
   /** Dotted path inside `servebench.metrics`; `[]` marks the elements of an array of objects. */
   path: string;
   unit: string;
-  written: string;
+  written: Written;
   definition: string;
+  /** The only values a `str` key takes. */
+  choices?: readonly string[];
+  /** Only some of the objects have the key (the definition says which). */
+  optional?: true;
 }
 
 const TIMED = 'over timed successes (measured, ok, with a `request_timings` row)';
@@ -288,6 +310,13 @@ export const ENTRIES: readonly Entry[] = [
   },
 
   {
+    path: 'distributions',
+    unit: '-',
+    written: 'object',
+    definition: 'The per-request distribution families (ttfo … output) of the timed successes.',
+  },
+
+  {
     path: 'schedule',
     unit: '-',
     written: 'object or null',
@@ -450,7 +479,8 @@ export const ENTRIES: readonly Entry[] = [
     path: 'load.mode',
     unit: '-',
     written: 'str',
-    definition: '`closed` or `open`, as the runner declared.',
+    choices: ['closed', 'open'],
+    definition: 'The load mode, as the runner declared.',
   },
   {
     path: 'load.target_concurrency',
@@ -636,12 +666,14 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'ms',
     written: 'float',
     definition: 'Threshold of a latency clause (`threshold_tok_s` instead for decode).',
+    optional: true,
   },
   {
     path: 'goodput.clauses[].threshold_tok_s',
     unit: 'tok/s',
     written: 'float',
     definition: 'Threshold of a decode clause.',
+    optional: true,
   },
   {
     path: 'goodput.clauses[].measured_ms',
@@ -649,12 +681,14 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float or null',
     definition:
       "The run's clause percentile of the metric (latency clause; `measured_tok_s` for decode); null without values.",
+    optional: true,
   },
   {
     path: 'goodput.clauses[].measured_tok_s',
     unit: 'tok/s',
     written: 'float or null',
     definition: "The run's clause percentile of the decode rate.",
+    optional: true,
   },
   {
     path: 'goodput.clauses[].met',
