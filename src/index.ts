@@ -28,7 +28,7 @@ export type { RequestResult, RequestError } from './record/types.js';
 export { summarize, type Summary } from './metrics/summarize.js';
 export { percentile, nearestRankIndex } from './metrics/percentile.js';
 export { exactMean } from './metrics/exact-mean.js';
-export { ROW_FIELDS, RUN_METRICS, renderMetricsMarkdown } from './metrics/definitions.js';
+export { ROW_FIELDS, RUN_METRICS } from './metrics/definitions.js';
 export { buildResult, TIMING_METHODOLOGY, type RunMeta, type CapacityResult } from './result/build.js';
 export { capacityResultSchema, checkCapacityResult } from './result/result-schema.js';
 export { servebenchBlockSchema, type ServebenchBlock } from './result/servebench-schema.js';

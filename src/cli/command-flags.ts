@@ -2,7 +2,7 @@
  * Every command's table: usage line, summary, what it does, positional arguments, flags and exit
  * statuses (`run`'s flags are RUN_FLAGS in options.ts). The one parser (args/parse.ts) reads
  * them, every `--help` is generated from them (args/help.ts), main.ts lists the summaries, and
- * docs/cli.md is rendered from the same entries (flag-docs.ts), so what the docs say a command
+ * docs/cli.md is rendered from the same entries (scripts/docs/cli.ts), so what the docs say a command
  * accepts is what it accepts.
  */
 

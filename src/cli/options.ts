@@ -1,8 +1,9 @@
 /**
  * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
  * argument parser (args/parse.ts), the bounds checks, the help text (args/help.ts) and
- * docs/cli.md (flag-docs.ts), so they cannot drift apart. Bounds and defaults follow the
- * reference harness (docs/protocol.md#run-flags-and-defaults) unless noted. The other commands' tables are in command-flags.ts.
+ * docs/cli.md (scripts/docs/cli.ts), so they cannot drift apart. Bounds and defaults follow the
+ * reference harness (docs/protocol.md#run-flags-and-defaults) unless noted. The other commands'
+ * tables are in command-flags.ts.
  */
 
 import type { FlagSpec } from './args/spec.js';

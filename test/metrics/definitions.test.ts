@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { renderMetricsMarkdown, ROW_FIELDS, RUN_METRICS } from '../../src/metrics/definitions.js';
+import { ROW_FIELDS, RUN_METRICS } from '../../src/metrics/definitions.js';
+import { renderMetricsMarkdown } from '../../scripts/docs/metrics.js';
 import { rowInput } from '../../src/metrics/rows.js';
 import { summarize } from '../../src/metrics/summarize.js';
 import type { Metrics, TimingRow } from '../../src/metrics/types.js';
