@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 
 let sim: SimHandle;
 before(async () => {
@@ -202,7 +202,8 @@ test('--dry-run --json prints the plan and touches nothing', async () => {
 });
 
 test('--dry-run says how the client would stream: threads, connection warm-up and helper threads', async () => {
-  const plain = await runCli([
+  // Its own process: the program lowers its helper threads when it starts (the subject here).
+  const plain = await spawnCli([
     'run',
     '--dry-run',
     '--json',
