@@ -1,6 +1,6 @@
 /**
  * The one way a command opens "a result-like file the user gave" (docs/interop.md,
- * docs/sharding.md, docs/robustness.md): the file is read once, bounded by the largest limit of
+ * docs/sharding.md, docs/reliability.md): the file is read once, bounded by the largest limit of
  * the kinds the command accepts, and what it is is told from its content: a servebench result,
  * a sweep summary, another tool's result file, a run journal, a run plan or a shard file. A file
  * that is none of them, or one the command does not read, is refused with one InputFileError line
