@@ -21,6 +21,7 @@ import { MAX_RESULT_BYTES } from '../../src/result/io.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { fixtureFiles, seedFile } from '../helpers/fixtures.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-open-input-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -167,4 +168,22 @@ test('garbage, broken JSON and an invalid result: one line each, with the reason
   assert.match(await refusal(openInput(latin1, { accept: ['result'] }), latin1, 'unreadable'), /not valid UTF-8/);
   await refusal(openInput(dir, { accept: ['result'] }), dir, 'unreadable');
   await refusal(openInput(dir, { accept: ['shard'] }), dir, 'unreadable');
+});
+
+test('each command that reads result-like files refuses a kind it does not read in one line, exit 2', async () => {
+  const out = join(dir, 'out.json');
+  const cases: [string[], string][] = [
+    [['show', JOURNAL], `is a run journal, not a servebench result file or another tool's result file`],
+    [['compare', seedFile(), PLAN], `is a run plan, not a servebench result file or another tool's result file`],
+    [['report', SHARD], `is a shard file, not a servebench result file, a sweep summary or another tool's result file`],
+    [['validate', SWEEP], 'is a sweep summary, not a servebench result file'],
+    [['rebuild', SWEEP, '--output', out], 'is a sweep summary, not a run journal'],
+    [['merge', JOURNAL, '--output', out], 'is a run journal, not a shard file'],
+  ];
+  for (const [argv, problem] of cases) {
+    const run = await runCli(argv);
+    const file = argv.find((arg) => arg.startsWith(dir))!;
+    assert.equal(run.code, 2, argv.join(' '));
+    assert.match(run.stderr, new RegExp(`^servebench ${argv[0]}: ${file}: ${problem}( \\(.*\\))?\\n$`), run.stderr);
+  }
 });
