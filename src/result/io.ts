@@ -84,7 +84,7 @@ export async function readResultFile(file: string, maxBytes: number = MAX_RESULT
  * can refuse it. `what` names the kind of file in the size message ("result files").
  * @throws InputFileError with a one-line problem (no stack) for every failure.
  */
-export async function readBoundedText(file: string, maxBytes: number, what: string): Promise<string> {
+async function readBoundedText(file: string, maxBytes: number, what: string): Promise<string> {
   const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
   let handle;
   try {
