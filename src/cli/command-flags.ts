@@ -9,7 +9,7 @@
 import { COMPARE_METRIC_IDS } from '../result/compare-metrics.js';
 import { IDENTITY_FIELD_NAMES } from '../result/identity.js';
 import { K8S_DEFAULTS, LIST_MAX_DEPTH, SIM_DEFAULTS } from '../config/defaults.js';
-import type { CommandSpec, FlagSpec } from './args/spec.js';
+import type { CommandSpec, FlagSpec, RunFlagRole } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
 import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
 import { PEER_FORMAT_NAMES } from '../peers/format-names.js';
@@ -25,65 +25,66 @@ const JSON_OUT: FlagSpec = {
   help: 'print JSON on stdout instead of text (sorted keys)',
 };
 
-/** The run flags of a sharded run (docs/sharding.md): about how a plan is executed, never part of it. */
-const SHARD_RUN_FLAGS = [
+/** The run flags of the given kinds (args/spec.ts RunFlagRole; `workload` for a flag without one). */
+function runFlagsOf(roles: readonly RunFlagRole[]): readonly string[] {
+  return RUN_FLAGS.filter((flag) => roles.includes(flag.role ?? 'workload')).map((flag) => flag.name);
+}
+
+/** What a sweep sets per point or per sweep itself, so it cannot be given as a run flag. */
+const SWEEP_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'load-point',
+  'result-file',
+  'journal',
+  'dry-run',
+  'json',
+  'plan-file',
+  'shard-index',
   'shard',
-  'shards',
-  'rendezvous',
-  'rendezvous-timeout',
-  'start-at',
-  'max-clock-uncertainty',
-] as const;
+  'live',
+]);
 
-/** The live-metrics flags (docs/monitoring.md): they serve the figures of one run while it lasts. */
-const LIVE_METRICS_RUN_FLAGS = ['metrics-port', 'metrics-host', 'metrics-linger'] as const;
-
-/** The run flags a sweep sets per point or per sweep itself, so they cannot be given as run flags. */
-const SWEEP_EXCLUDED_RUN_FLAGS = [
-  'concurrency',
-  'rate',
-  'output',
-  'journal',
-  'dry-run',
-  'json',
-  'plan',
-  ...SHARD_RUN_FLAGS,
-  ...LIVE_METRICS_RUN_FLAGS,
-] as const;
-
-/** The run flags that are about executing a run, not about what it would send: `plan` refuses them. */
-const PLAN_EXCLUDED_RUN_FLAGS = [
-  'plan',
+/** What is about executing a run, not about what it would send: `plan` refuses it. */
+const PLAN_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'plan-file',
   'journal',
   'report',
   'dry-run',
   'json',
-  'on-interrupt',
-  'server-metrics',
-  'scrape-interval',
-  ...SHARD_RUN_FLAGS,
-  ...LIVE_METRICS_RUN_FLAGS,
-] as const;
+  'interrupt',
+  'scrape',
+  'shard-index',
+  'shard',
+  'live',
+]);
 
-/** The only run flags `run --plan` accepts: the target, the key, and the run's own files and output; the plan fixes every other. */
-export const WITH_PLAN_RUN_FLAGS = [
-  'plan',
-  'base-url',
-  'api-key-env',
-  'api-key-file',
-  'sim-config',
-  'server-metrics',
-  'scrape-interval',
-  'output',
+/** What `k8s` refuses: it prints manifests and runs nothing; the shard pods get their own flags. */
+const K8S_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'journal',
+  'report',
+  'dry-run',
+  'json',
+  'interrupt',
+  'shard-index',
+  // A shard never scrapes the server (each would count all of its traffic).
+  'scrape',
+  'live',
+]);
+
+/** The only run flags `run --plan` accepts: everything but what the plan fixes (and --dry-run). */
+export const WITH_PLAN_RUN_FLAGS = runFlagsOf([
+  'plan-file',
+  'target',
+  'scrape',
+  'result-file',
   'report',
   'journal',
-  'on-interrupt',
+  'interrupt',
   'json',
-  'quiet',
-  'help',
-  ...SHARD_RUN_FLAGS,
-  ...LIVE_METRICS_RUN_FLAGS,
-] as const;
+  'console',
+  'shard-index',
+  'shard',
+  'live',
+]);
 
 const PLAN_FLAGS: readonly FlagSpec[] = [HELP];
 
@@ -638,19 +639,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
     inherits: {
       from: 'run',
       flags: RUN_FLAGS,
-      except: [
-        'journal',
-        'report',
-        'dry-run',
-        'json',
-        'on-interrupt',
-        'shard',
-        'rendezvous',
-        // A shard never scrapes the server (each would count all of its traffic).
-        'server-metrics',
-        'scrape-interval',
-        ...LIVE_METRICS_RUN_FLAGS,
-      ],
+      except: K8S_EXCLUDED_RUN_FLAGS,
       noun: 'k8s',
       exceptWhy: 'it prints manifests and runs nothing; the shard pods get their own run flags',
     },

@@ -30,6 +30,7 @@ const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'max', 'x
 export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'base-url',
+    role: 'target',
     type: 'string',
     meta: 'URL',
     defaultText: 'start the built-in simulator',
@@ -44,12 +45,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'api-key-env',
+    role: 'target',
     type: 'string',
     meta: 'NAME',
     help: 'environment variable holding the API key; sent as Authorization: Bearer, never written to any file, log or message',
   },
   {
     name: 'api-key-file',
+    role: 'target',
     type: 'string',
     meta: 'FILE',
     help: 'or a file holding the API key on one line (a regular file or a link to one, at most 64 KiB, trimmed; a warning unless only its owner can read it)',
@@ -82,6 +85,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'server-metrics',
+    role: 'scrape',
     type: 'string',
     default: runDefault('server-metrics'),
     meta: 'URL|auto|off',
@@ -89,6 +93,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'scrape-interval',
+    role: 'scrape',
     type: 'float',
     default: runDefault('scrape-interval'),
     min: 0.1,
@@ -107,6 +112,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'concurrency',
+    role: 'load-point',
     type: 'int',
     default: runDefault('concurrency'),
     min: 1,
@@ -125,6 +131,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'rate',
+    role: 'load-point',
     type: 'float',
     min: Number.MIN_VALUE,
     max: 100000,
@@ -193,6 +200,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'on-interrupt',
+    role: 'interrupt',
     type: 'string',
     default: runDefault('on-interrupt'),
     choices: ['drain', 'cancel'],
@@ -201,6 +209,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'journal',
+    role: 'journal',
     type: 'string',
     meta: 'FILE',
     defaultText: 'beside the result: <result>.journal.jsonl (-2, -3… if taken)',
@@ -439,18 +448,21 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'plan',
+    role: 'plan-file',
     type: 'string',
     meta: 'FILE',
     help: "execute a run plan written by servebench plan: the plan fixes the model, workload, load and client bounds, so only the target (--base-url, --api-key-env/--api-key-file, --sim-config) and the run's own files and output flags may be given with it; a plan made for another model or window than the target reports is refused",
   },
   {
     name: 'shard',
+    role: 'shard-index',
     type: 'string',
     meta: 'I/N',
     help: "execute only shard I of N of the plan (auto/N: I from JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it) and write a shard file at --output for servebench merge instead of a result (docs/sharding.md: an open loop's shard I sends the arrivals i with i mod N = I; a closed loop's holds the concurrency slots w with w mod N = I and their requests)",
   },
   {
     name: 'shards',
+    role: 'shard',
     type: 'int',
     min: 1,
     max: 1024,
@@ -459,12 +471,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'rendezvous',
+    role: 'shard-index',
     type: 'string',
     meta: 'URL',
     help: "with --shard: redis://[user:password@]HOST:PORT/NAME (or rediss://): the shards of one run (one NAME) meet there, measure their clock offset to the Redis server's TIME and start together at an instant the first to join chooses; refused when Redis cannot be reached, before any request",
   },
   {
     name: 'rendezvous-timeout',
+    role: 'shard',
     type: 'float',
     default: SHARD_DEFAULTS.rendezvousTimeoutS,
     min: 1,
@@ -474,12 +488,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'start-at',
+    role: 'shard',
     type: 'string',
     meta: 'TIME',
     help: "with --shard, no Redis: start at this instant (ISO 8601 with a zone, e.g. 2026-12-02T10:00:00Z, or epoch milliseconds) by this host's clock; a shard not ready by then is refused",
   },
   {
     name: 'max-clock-uncertainty',
+    role: 'shard',
     type: 'float',
     default: SHARD_DEFAULTS.maxClockUncertaintyMs,
     min: 0,
@@ -489,6 +505,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'output',
+    role: 'result-file',
     type: 'string',
     meta: 'FILE',
     defaultText: 'results/<run_id>.json',
@@ -496,12 +513,14 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'report',
+    role: 'report',
     type: 'string',
     meta: 'FILE',
     help: 'after the result (sweep: the summary) is written, also write a self-contained HTML report to FILE; checked before any request',
   },
   {
     name: 'sim-config',
+    role: 'target',
     type: 'string',
     meta: 'FILE',
     defaultText: 'the embedded profile',
@@ -524,6 +543,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'metrics-port',
+    role: 'live',
     type: 'int',
     min: 0,
     max: 65535,
@@ -533,6 +553,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'metrics-host',
+    role: 'live',
     type: 'string',
     default: LIVE_METRICS_DEFAULTS.host,
     nonEmpty: true,
@@ -541,6 +562,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'metrics-linger',
+    role: 'live',
     type: 'float',
     default: LIVE_METRICS_DEFAULTS.lingerS,
     min: 0,
@@ -550,21 +572,24 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'dry-run',
+    role: 'dry-run',
     type: 'boolean',
     default: false,
     help: 'validate and print the plan (per-request context sizes, prompt-set id, body shape); no network, no file',
   },
   {
     name: 'json',
+    role: 'json',
     type: 'boolean',
     default: false,
     help: 'print the plan (with --dry-run) or the result as JSON on stdout; messages go to stderr',
   },
   {
     name: 'quiet',
+    role: 'console',
     type: 'boolean',
     default: false,
     help: 'no progress lines; the summary and warnings are still printed',
   },
-  { name: 'help', type: 'boolean', default: false, short: 'h', help: 'show this help' },
+  { name: 'help', role: 'console', type: 'boolean', default: false, short: 'h', help: 'show this help' },
 ];

@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { main } from '../../src/cli/main.js';
-import { COMMAND_SPECS } from '../../src/cli/command-flags.js';
+import { COMMAND_SPECS, WITH_PLAN_RUN_FLAGS } from '../../src/cli/command-flags.js';
+import { RUN_FLAGS } from '../../src/cli/options.js';
 import { acceptedFlags } from '../../src/cli/args/spec.js';
 import type { CliIO } from '../../src/cli/io.js';
 
@@ -55,4 +56,40 @@ test('a number outside its table range is refused with the range the docs show',
   const compare = await cli(['compare', '--seed', '4294967296', 'a.json', 'b.json']);
   assert.equal(compare.code, 2);
   assert.match(compare.err, /--seed: expected an integer in \[0, 4294967295\], got '4294967296'/);
+});
+
+test('run flags carry their kind: `run --plan` takes every kind but what the plan fixes, and only run flags have one', () => {
+  const byRole = new Map<string, string[]>();
+  for (const flag of RUN_FLAGS) {
+    const role = flag.role ?? 'workload';
+    byRole.set(role, [...(byRole.get(role) ?? []), flag.name]);
+  }
+  // Each kind names real flags (a kind no flag has would be a refusal that refuses nothing).
+  assert.deepEqual([...byRole.keys()].sort(), [
+    'console',
+    'dry-run',
+    'interrupt',
+    'journal',
+    'json',
+    'live',
+    'load-point',
+    'plan-file',
+    'report',
+    'result-file',
+    'scrape',
+    'shard',
+    'shard-index',
+    'target',
+    'workload',
+  ]);
+  assert.deepEqual(byRole.get('load-point'), ['concurrency', 'rate']);
+  const fixedByPlan = [...(byRole.get('workload') ?? []), ...(byRole.get('load-point') ?? []), 'dry-run'];
+  assert.deepEqual(
+    [...WITH_PLAN_RUN_FLAGS].sort(),
+    RUN_FLAGS.map((f) => f.name)
+      .filter((name) => !fixedByPlan.includes(name))
+      .sort(),
+  );
+  for (const spec of COMMAND_SPECS.filter((each) => each.flags !== RUN_FLAGS))
+    for (const flag of spec.flags) assert.equal(flag.role, undefined, `${spec.name} --${flag.name}`);
 });

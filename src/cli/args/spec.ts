@@ -11,11 +11,45 @@
  */
 export type FlagType = 'string' | 'boolean' | 'int' | 'float' | 'date' | 'int-list' | 'float-list' | 'string-list';
 
+/**
+ * What a `run` flag is about, so each command that inherits the run flags refuses kinds of flags
+ * rather than lists of names (command-flags.ts; docs/cli.md shows the result):
+ * - `workload`: what is sent and when (the default): a plan fixes it;
+ * - `load-point`: the load itself (`--concurrency`, `--rate`), which a sweep sets per point;
+ * - `plan-file`: `--plan`, a plan to execute;
+ * - `target`: where the requests go and with which key (and the built-in simulator's config);
+ * - `scrape`: the server's own metrics, scraped over the run;
+ * - `result-file`, `report`, `journal`: the files a run writes;
+ * - `interrupt`: what a signal does to a run;
+ * - `json`, `dry-run`, `console`: how the command prints (and whether it runs at all);
+ * - `shard-index`: which shard of a plan this process is, and where the shards meet;
+ * - `shard`: the other flags of a sharded run (docs/sharding.md);
+ * - `live`: live metrics served while the run lasts (docs/monitoring.md).
+ */
+export type RunFlagRole =
+  | 'workload'
+  | 'load-point'
+  | 'plan-file'
+  | 'target'
+  | 'scrape'
+  | 'result-file'
+  | 'report'
+  | 'journal'
+  | 'interrupt'
+  | 'json'
+  | 'dry-run'
+  | 'console'
+  | 'shard-index'
+  | 'shard'
+  | 'live';
+
 /** One flag. `min`/`max` bound numbers (a list's every item) inclusively; `choices` restricts strings. */
 export interface FlagSpec {
   readonly name: string;
   readonly type: FlagType;
   readonly help: string;
+  /** A run flag's kind (RunFlagRole); `workload` when not given. Other commands' flags have none. */
+  readonly role?: RunFlagRole;
   /** The value the parser fills in when the flag is not given. */
   readonly default?: string | number | boolean;
   /** What happens when the flag is not given, in words, where no literal value says it. */
