@@ -1,7 +1,7 @@
 /**
  * What SIGINT and SIGTERM do in every command that sends requests (`run`, its shards, `sweep`,
  * `plan`, `k8s`): see {@link interruptHandling}. Commands get it through the run frame
- * (cli/run-frame.ts), never on their own; docs/running.md, "Interrupting a run", is the user's side.
+ * (cli/run-frame.ts), never on their own; docs/output-files.md, "Nothing measured is lost", is the user's side.
  */
 import type { CliIO, InterruptSignal } from './io.js';
 

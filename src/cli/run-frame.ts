@@ -2,7 +2,7 @@
  * The set-up every command that sends requests shares (`run`, `run --shard`, `run --shards`,
  * `sweep`, `plan` and `k8s` through it): the API key and its warnings, the built-in simulator
  * when there is no --base-url, SIGINT/SIGTERM (cli/interrupts.ts: one set of rules for every
- * command, docs/running.md "Interrupting a run"), and the cleanup — every simulator closed and
+ * command, docs/output-files.md "Nothing measured is lost"), and the cleanup — every simulator closed and
  * the signal handler unsubscribed on every path out, a thrown error included.
  */
 import type { RunConfig } from '../config/run-config.js';

@@ -69,7 +69,7 @@ export interface SweepSummary {
   slo_limit_load: number | null;
   slo_note: string | null;
   /**
-   * Present only when a signal ended the sweep (docs/running.md, "Interrupting a sweep"): the
+   * Present only when a signal ended the sweep (docs/output-files.md, "Nothing measured is lost"): the
    * points are those finished before it, plus the interrupted point's partial result (its
    * `servebench.interrupted` is true) when it had started measuring; later points were not run.
    */

@@ -60,7 +60,7 @@ export async function planFromRunFlags(
   // The plan never replaces one of its own inputs.
   if (options.output !== null) checkWriteTargets([options.output], runInputs(config, io.cwd, contextBuckets));
   // A signal while probing or sizing ends the planning at once (InterruptedError, exit 130) and
-  // nothing is written: the frame's set-up rule, as for run (docs/running.md).
+  // nothing is written: the frame's set-up rule, as for run (docs/output-files.md).
   return withRunFrame(config, io, 'plan', async (frame) => {
     const { target, sim } = await frame.startTarget();
     if (sim !== null && !quiet)

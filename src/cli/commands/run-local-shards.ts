@@ -145,7 +145,7 @@ async function startTogether(
   const ready = new Set<number>();
   let started = false;
   // The children run the requests and each applies the run's interrupt rules: this process only
-  // passes the signals on (docs/running.md, "Interrupting a run").
+  // passes the signals on (docs/output-files.md, "Nothing measured is lost").
   frame.running((signal) => {
     for (const child of children) if (child.exitCode === null) child.kill(signal);
   });

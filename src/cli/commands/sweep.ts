@@ -195,7 +195,7 @@ function checkSweepFiles(
 /**
  * Runs one point against a fresh target (the built-in simulator's closed when the point ends).
  * Returns null when a signal ended the point's set-up, nothing measured, and an earlier point
- * was: the sweep then writes what it has (docs/running.md, "Interrupting a sweep"). With no
+ * was: the sweep then writes what it has (docs/output-files.md, "Nothing measured is lost"). With no
  * earlier point the InterruptedError goes on to the CLI, as run's does: nothing to write.
  */
 async function runPoint(
