@@ -7,8 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
@@ -24,11 +23,7 @@ import { withRunFrame } from '../run-frame.js';
 const SPEC = commandSpec('plan');
 
 export const planCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   if (typeof parsed.values['output'] !== 'string')
     throw new UsageError('--output FILE is required: where to write the plan');
   const output = resolve(io.cwd, parsed.values['output']);

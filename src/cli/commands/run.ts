@@ -9,7 +9,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
-import { RUN_FLAGS, formatFlagHelp } from '../options.js';
+import { RUN_FLAGS } from '../options.js';
+import { helpNotHere } from '../args/parse.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
@@ -37,20 +38,9 @@ import { runShardCommand, shardFlags } from './run-shard.js';
 import { runLocalShards } from './run-local-shards.js';
 import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
 
-const HELP = `usage: servebench run [flags]
-
-Benchmarks an OpenAI-compatible /chat/completions endpoint with streamed requests and writes an
-anvil-serving.benchmark/v1 result. Without --base-url it starts the built-in simulator.
-
-${formatFlagHelp(RUN_FLAGS)}
-`;
-
 export const runCommand: Command = async (argv, io) => {
   const parsed = parseFlags(argv, RUN_FLAGS);
-  if (parsed.values['help'] === true) {
-    io.stdout(HELP);
-    return EXIT.ok;
-  }
+  if (parsed.values['help'] === true) throw helpNotHere('run');
   const planFile = typeof parsed.values['plan'] === 'string' ? resolve(io.cwd, parsed.values['plan']) : null;
   if (planFile !== null) refuseFlagsThePlanFixes(parsed.given);
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);

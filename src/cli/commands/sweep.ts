@@ -9,8 +9,7 @@ import { mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RUN_FLAGS } from '../options.js';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand, type ParsedArgs } from '../args/parse.js';
+import { parseCommandArgs, type ParsedArgs } from '../args/parse.js';
 import { inheritedFlags, type FlagSpec } from '../args/spec.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../../util/exit-codes.js';
@@ -61,11 +60,7 @@ function pointFlags(
 }
 
 export const sweepCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const lists = { concurrency: parsed.values['concurrency'], rate: parsed.values['rate'] };
   if ((lists.concurrency === undefined) === (lists.rate === undefined))
     throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
