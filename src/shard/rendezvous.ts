@@ -30,7 +30,7 @@
  * The password is given to the client library only; no message or error here ever holds it.
  */
 import { isIP } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { unlessAborted } from '../util/cooperate.js';
 import { InterruptedError, UsageError } from '../util/errors.js';
 import { offsetFromSamples, redisTimeToMs, type ClockOffsetEstimate, type ClockSample } from './clock-offset.js';
@@ -135,7 +135,10 @@ export async function connectRendezvous(
   if (options.signal?.aborted === true) throw new InterruptedError();
   const boundMs = options.timeoutS * 1000;
   let lastError: string | null = null;
-  const redis = new Redis({
+  // Redis's client is loaded here, when a shard meets in Redis: the run flags' defaults above are
+  // read by every `run`, which should not pay for it (docs/architecture.md, "Loading").
+  const { Redis: RedisClient } = await import('ioredis');
+  const redis = new RedisClient({
     host: connection.host,
     port: connection.port,
     ...(connection.username === undefined ? {} : { username: connection.username }),

@@ -34,8 +34,7 @@ import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeHtmlReport } from './report.js';
-import { runShardCommand, shardFlags } from './run-shard.js';
-import { runLocalShards } from './run-local-shards.js';
+import { shardFlags } from '../shard-flags.js';
 import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
 
 export const runCommand: Command = async (argv, io) => {
@@ -57,14 +56,24 @@ export const runCommand: Command = async (argv, io) => {
     typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   const liveFlags = liveMetricsFlags(parsed.values, parsed.given);
   const shard = shardFlags(parsed.values, parsed.given);
+  // The shard runners (and Redis's client with them) load only for a sharded run.
   if (shard !== null)
-    return runShardCommand(shard, config, savedPlan, planFile, contextBucketsFlag, cli.quiet, io, liveFlags);
+    return (await import('./run-shard.js')).runShardCommand(
+      shard,
+      config,
+      savedPlan,
+      planFile,
+      contextBucketsFlag,
+      cli.quiet,
+      io,
+      liveFlags,
+    );
   if (typeof parsed.values['shards'] === 'number') {
     if (liveFlags !== null)
       throw new UsageError(
         '--metrics-port does not apply with --shards: N processes cannot share one port (run each shard with --shard I/N and its own --metrics-port; docs/monitoring.md)',
       );
-    return runLocalShards(
+    return (await import('./run-local-shards.js')).runLocalShards(
       parsed.values['shards'],
       config,
       savedPlan,
