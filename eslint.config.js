@@ -157,16 +157,17 @@ export default defineConfig(
     },
   },
   ...stageConfigs,
-  {
-    // cli/ loads only its own modules lazily, by `./` paths (a command's module that imports the
-    // stages it needs statically, where the arrows above check them).
-    files: ['src/cli/**/*.ts'],
+  // cli/ may import every stage, so it alone loads modules when a command needs them (main.ts loads
+  // each command when called; docs/architecture.md, "Loading"): its import() calls stay inside
+  // src/, in normal form.
+  ...[1, 2].map((levels) => ({
+    files: [`src/cli/${'*/'.repeat(levels - 1)}*.ts`],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'ImportExpression > Literal[value=/^\\.\\.|^\\.\\u002F\\.|\\u002F\\.\\.?\\u002F/]',
-          message: 'cli/ may import() its own modules by `./` paths only, in normal form.',
+          selector: `ImportExpression > Literal[value=/^${'\\.\\.\\u002F'.repeat(levels + 1)}|^\\.\\u002F\\.|\\u002F\\.\\u002F|[^\\u002F.]\\u002F\\.\\.\\u002F/]`,
+          message: 'cli/ may import() only modules of src/, in normal form (no `./..`, `/./` or `x/../`).',
         },
         {
           selector: 'TSImportType Literal[value=/^\\./]',
@@ -174,11 +175,10 @@ export default defineConfig(
         },
       ],
     },
-  },
+  })),
   {
-    // A dynamic import() or an import('…') type would slip past the patterns above. cli/ may
-    // import every stage, so it alone loads modules when a command needs them (main.ts loads each
-    // command when called; docs/architecture.md, "Loading").
+    // A dynamic import() or an import('…') type would slip past the patterns above (cli/, which
+    // may import every stage, has its own rule).
     files: ['src/**/*.ts'],
     ignores: ['src/cli/**/*.ts'],
     rules: {

@@ -102,7 +102,7 @@ function planSizingInFreshProcess(requests: number): PlanSizingFigures {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   console.log(
-    `issue 8 acceptance checks, ${CAN_PIN ? 'simulator pinned to core 1, client to core 0' : "NOT pinned (taskset or a second core missing): figures are not the issue's"}`,
+    `performance acceptance checks, ${CAN_PIN ? 'simulator pinned to core 1, client to core 0' : "NOT pinned (taskset or a second core missing): figures are not the targets' setting"}`,
   );
   const checks: Check[] = [];
   const timing = { ...TIMING_DEFAULTS };

@@ -9,7 +9,7 @@ import type { Measurement } from './stream-memory.js';
 import type { SummaryTiming } from './summarize.js';
 import type { RunFigures } from './timing-error.js';
 
-/** The targets, on its 2-core machine with the simulator and the client pinned to a core each. */
+/** The performance acceptance targets, on a 2-core machine with the simulator and the client pinned to a core each. */
 export const TARGETS = {
   /** The load the accuracy figure is taken at: 256 streams of 100 tokens at 10 ms per token. */
   accuracyStreams: 256,

@@ -1,5 +1,5 @@
 /**
- * Merging shard files at scale (issue 18: 10,000,000 records from 100 shard files in under 60 s
+ * Merging shard files at scale (the merge-at-scale goal: 10,000,000 records from 100 shard files in under 60 s
  * and under 2 GB peak RSS on the 2-core CI machine). Not part of `npm run bench` (it writes
  * gigabytes and takes minutes). Build, then:
  *
@@ -46,7 +46,7 @@ import { numberArg } from './args.js';
 import { CLI_PATH, runMeasured, type ClientRun } from './harness.js';
 import { generator } from './random.js';
 
-/** The issue's goal. */
+/** The merge-at-scale goal. */
 const GOAL = { seconds: 60, rssBytes: 2e9 };
 
 interface MergeBenchOptions {

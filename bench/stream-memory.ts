@@ -1,6 +1,6 @@
 /**
- * Memory per in-flight stream, and how many concurrent streams one client process holds (issue
- * 8). Not part of `npm test`. Build, then:
+ * Memory per in-flight stream, and how many concurrent streams one client process holds
+ * (bench/README.md). Not part of `npm test`. Build, then:
  *
  *   node dist/bench/stream-memory.js                       # 100, 1000 and 10000 streams
  *   node dist/bench/stream-memory.js --streams 1000 --tokens 100 --step-ms 50

@@ -1,5 +1,5 @@
 /**
- * Timing of the summary stage on synthetic runs (issue 8 asks for 1,000,000 records in < 5 s).
+ * Timing of the summary stage on synthetic runs (the target: 1,000,000 records in < 5 s, bench/README.md).
  * Not part of `npm test`. Build, then:
  *
  *   node dist/bench/summarize.js                 # 1e5 and 1e6 records, 64 chunks each

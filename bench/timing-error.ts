@@ -1,5 +1,5 @@
 /**
- * Client timing error against the simulator's ground truth (issue 8). Not part of `npm test`.
+ * Client timing error against the simulator's ground truth (the timing-error target of bench/README.md). Not part of `npm test`.
  * Build, then:
  *
  *   node dist/bench/timing-error.js                          # 64, 256, 1024 streams
@@ -60,7 +60,7 @@ export interface TimingOptions {
   scrapeIntervalS: number;
 }
 
-/** The bench's defaults: issue 8's load (100 tokens at 10 ms per token), six rounds of which two warm up. */
+/** The bench's defaults: the acceptance load (100 tokens at 10 ms per token), six rounds of which two warm up. */
 export const TIMING_DEFAULTS: TimingOptions = {
   streams: [64, 256, 1024],
   tokens: 100,

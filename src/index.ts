@@ -21,13 +21,14 @@ export { executePlan, type ExecuteOptions, type Execution, type ExecutionTarget 
 export { checkSlice } from './plan/slice.js';
 export { buildDryRunPlan, type DryRunPlan } from './plan/dry-run.js';
 export { resolveRunConfig, type RunConfig } from './config/run-config.js';
-export { runConfigFrom, defaultRunValues, RUN_DEFAULTS } from './config/defaults.js';
+export { RUN_DEFAULTS } from './config/defaults.js';
+export { runConfigFrom, defaultRunValues } from './config/run-config-from.js';
 export { streamChatCompletion, createDispatcher, type StreamRequest } from './client/index.js';
 export type { RequestResult, RequestError } from './record/types.js';
 export { summarize, type Summary } from './metrics/summarize.js';
 export { percentile, nearestRankIndex } from './metrics/percentile.js';
 export { exactMean } from './metrics/exact-mean.js';
-export { ROW_FIELDS, RUN_METRICS, renderMetricsMarkdown } from './metrics/definitions.js';
+export { ROW_FIELDS, RUN_METRICS } from './metrics/definitions.js';
 export { buildResult, TIMING_METHODOLOGY, type RunMeta, type CapacityResult } from './result/build.js';
 export { capacityResultSchema, checkCapacityResult } from './result/result-schema.js';
 export { servebenchBlockSchema, type ServebenchBlock } from './result/servebench-schema.js';

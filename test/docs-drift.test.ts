@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderMetricsMarkdown } from '../src/metrics/definitions.js';
-import { renderFlagsMarkdown } from '../src/cli/flag-docs.js';
-import { renderInteropMarkdown } from '../src/peers/interop-docs.js';
+import { renderMetricsMarkdown } from '../scripts/docs/metrics.js';
+import { renderFlagsMarkdown } from '../scripts/docs/cli.js';
+import { renderInteropMarkdown } from '../scripts/docs/interop.js';
 import { REPO_ROOT } from './helpers/paths.js';
 
 test('docs/metrics.md is generated from the metrics table (run `npm run docs` after changing it)', () => {

@@ -2,6 +2,8 @@
  * Every relative link in the README and docs/ leads somewhere: the file exists in the repository,
  * and a `#fragment` names a heading of the linked page (GitHub's heading ids: lower case, spaces to
  * hyphens, punctuation dropped, a repeated heading numbered -1, -2, …). Links inside code are text.
+ * Code comments and strings in src/, test/, bench/ and scripts/ cite docs as `docs/page.md#anchor`
+ * (e.g. docs/protocol.md#percentiles): each such citation must name a page and one of its headings.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,4 +94,46 @@ test('the check catches a missing file, a missing heading and a link out of the 
 test('heading ids follow GitHub: code marks and punctuation dropped, repeats numbered', () => {
   const ids = headingIds('# A b\n## `servebench compare BASELINE [MORE…]`\n## A b\n```\n# not a heading\n```\n');
   assert.deepEqual([...ids], ['a-b', 'servebench-compare-baseline-more', 'a-b-1']);
+});
+
+/** The source files whose comments and strings may cite a docs section. */
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|js|mjs|sh|py)$/.test(entry) ? [path] : [];
+  });
+}
+
+/** Each `docs/page.md#anchor` citation in `text` (of `file`) that names no page or no heading. */
+function brokenCitations(file: string, text: string): string[] {
+  const broken: string[] = [];
+  const name = relative(REPO_ROOT, file);
+  for (const match of text.matchAll(/(?<![\w./-])(docs\/[\w./-]+\.md)#([\w-]+)/g)) {
+    const [, page, fragment] = match as unknown as [string, string, string];
+    const target = join(REPO_ROOT, page);
+    if (!existsSync(target)) broken.push(`${name}: ${page}#${fragment} (no such file)`);
+    else if (!headingIds(readFileSync(target, 'utf8')).has(fragment))
+      broken.push(`${name}: ${page}#${fragment} (no heading #${fragment} in ${page})`);
+  }
+  return broken;
+}
+
+test('every docs/page.md#anchor cited in src/, test/, bench/ and scripts/ names a heading', () => {
+  const self = join(REPO_ROOT, 'test', 'docs-links.test.ts');
+  const files = ['src', 'test', 'bench', 'scripts'].flatMap((dir) => sourceFiles(join(REPO_ROOT, dir)));
+  const cited = files.filter((f) => f !== self && /docs\/[\w./-]+\.md#/.test(readFileSync(f, 'utf8')));
+  assert.ok(cited.length > 20, `only ${cited.length} files cite a docs section: is the pattern right?`);
+  assert.deepEqual(
+    files.filter((f) => f !== self).flatMap((f) => brokenCitations(f, readFileSync(f, 'utf8'))),
+    [],
+  );
+});
+
+test('the citation check catches a missing page and a missing heading', () => {
+  const file = join(REPO_ROOT, 'src', 'x.ts');
+  assert.deepEqual(brokenCitations(file, '// see docs/cli.md#servebench-run and docs/protocol.md#percentiles'), []);
+  assert.equal(brokenCitations(file, '// docs/gone.md#anything').length, 1);
+  assert.equal(brokenCitations(file, "'(docs/protocol.md#no-such-heading)'").length, 1);
 });

@@ -135,6 +135,38 @@ test('imports that would slip past the patterns are refused', async () => {
   );
 });
 
+test('cli/ loads modules lazily; an import() that leaves src/ or hides its path is refused', async () => {
+  const top = await restricted(
+    'src/cli/__planted.ts',
+    [
+      "export const a = () => import('./commands/run.js');",
+      "export const b = () => import('../plan/run-plan.js');",
+      "export const c = () => import('./../cli/io.js');",
+      "export const d = () => import('../../package.json');",
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    top.map((error) => error.split(':')[0]),
+    ['3', '4'],
+    top.join('\n'),
+  );
+  const nested = await restricted(
+    'src/cli/commands/__planted.ts',
+    [
+      "export const a = () => import('../live-metrics.js');",
+      "export const b = () => import('../../plan/run-plan.js');",
+      "export const c = () => import('./run.js');",
+      "export const d = () => import('../args/../io.js');",
+      "export const e = () => import('../../../package.json');",
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    nested.map((error) => error.split(':')[0]),
+    ['4', '5'],
+    nested.join('\n'),
+  );
+});
+
 test('the temporary runner/ entry goes when src/runner/ does', () => {
   if (!existsSync(join(REPO_ROOT, 'src', 'runner'))) {
     assert.ok(

@@ -1,5 +1,5 @@
 /**
- * The repository stands alone (issue 16 §1): a user's clone has nothing beside it, so no code,
+ * The repository stands alone: a user's clone has nothing beside it, so no code,
  * test, script, benchmark or doc may name a path above the repository root. Every relative path
  * written in those files is resolved from where it is used (a .ts file from its compiled place
  * under dist/, where it runs; a doc or shell script from its own folder), and path segments joined

@@ -20,7 +20,7 @@ function tsFiles(dir: string): string[] {
 }
 
 test('every test module that is not a test file is in test/helpers/ (or the real-engine suite)', () => {
-  const modules = tsFiles(TEST_DIR).filter((f) => !f.endsWith('.test.ts') && !f.endsWith('.real.ts'));
+  const modules = tsFiles(TEST_DIR).filter((f) => !/\.(test|slow|real)\.ts$/.test(f));
   assert.ok(
     modules.some((f) => f.startsWith('test/helpers/')),
     'no helper found: is the repository root right?',

@@ -1,18 +1,21 @@
 /**
- * `npm run test:unit` and `npm run test:integration` split `npm test`'s files in two: every test
- * file is in exactly one of them. Each script's file list is the `$(find …)` it runs, run here in
- * the repository root on the same build, so a folder added to one list and not the other fails.
+ * The three test tiers (docs/testing.md, "Tiers"): `npm test` runs `*.test.ts`, `npm run
+ * test:slow` runs `*.slow.ts`, `npm run test:real` runs `*.real.ts`. Each script's file list is
+ * the `$(find …)` it runs, run here in the repository root on the same build, so every compiled
+ * test file is in exactly one tier, and only the slow and real tiers run one file at a time.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { REPO_ROOT } from './helpers/paths.js';
 
 const scripts = (
   JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 ).scripts;
+
+const TIERS = ['test', 'test:slow', 'test:real'] as const;
 
 /** The files a script hands to `node --test`: the output of its `$(find …)`. */
 function filesOf(script: string): string[] {
@@ -23,20 +26,39 @@ function filesOf(script: string): string[] {
     .filter((line) => line !== '');
 }
 
-test('test:unit and test:integration together run exactly the files of npm test, none twice', () => {
-  const all = filesOf(scripts['test']!);
-  const unit = filesOf(scripts['test:unit']!);
-  const integration = filesOf(scripts['test:integration']!);
-  assert.ok(unit.length > 0 && integration.length > 0, `unit ${unit.length} files, integration ${integration.length}`);
+/** Every compiled module under dist/test that is a test of some tier (not a helper). */
+function compiledTests(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'helpers' || name === 'fixtures' ? [] : compiledTests(path);
+    return /\.(test|slow|real)\.js$/.test(name) ? [relative(REPO_ROOT, path)] : [];
+  });
+}
+
+test('the three tiers together run every test file once', () => {
+  const byTier = TIERS.map((tier) => filesOf(scripts[tier]!));
+  for (const [i, files] of byTier.entries()) assert.ok(files.length > 0, `${TIERS[i]} runs no file`);
+  const all = byTier.flat();
   assert.deepEqual(
-    unit.filter((f) => integration.includes(f)),
+    all.filter((file, i) => all.indexOf(file) !== i),
     [],
-    'files in both',
+    'files in two tiers',
   );
-  assert.deepEqual([...unit, ...integration].sort(), [...all].sort());
+  assert.deepEqual([...all].sort(), compiledTests(join(REPO_ROOT, 'dist', 'test')).sort());
 });
 
-test('the integration suite is the folders that run the CLI, the simulator and faults end to end', () => {
-  const folders = new Set(filesOf(scripts['test:integration']!).map((f) => f.split('/').slice(0, 3).join('/')));
-  assert.deepEqual([...folders].sort(), ['dist/test/integration', 'dist/test/reliability', 'dist/test/soak']);
+test('the fast tier runs files side by side; the slow and real tiers one at a time', () => {
+  assert.doesNotMatch(scripts['test']!, /--test-concurrency/);
+  assert.match(scripts['test:slow']!, /--test-concurrency=1 /);
+  assert.match(scripts['test:real']!, /--test-concurrency=1 /);
+});
+
+test('.ci/run runs lint and the three tiers', () => {
+  const ci = readFileSync(join(REPO_ROOT, '.ci', 'run'), 'utf8');
+  const steps = ['npm run lint', 'npm test', 'npm run test:slow', 'npm run test:real'];
+  const at = steps.map((step) => ci.search(new RegExp(`^${step.replace(/[:.]/g, '\\$&')}\\b`, 'm')));
+  assert.ok(
+    at.every((index) => index >= 0),
+    `missing: ${steps.filter((_, i) => at[i]! < 0).join(', ')}`,
+  );
 });

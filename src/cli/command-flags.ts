@@ -2,20 +2,18 @@
  * Every command's table: usage line, summary, what it does, positional arguments, flags and exit
  * statuses (`run`'s flags are RUN_FLAGS in options.ts). The one parser (args/parse.ts) reads
  * them, every `--help` is generated from them (args/help.ts), main.ts lists the summaries, and
- * docs/cli.md is rendered from the same entries (flag-docs.ts), so what the docs say a command
+ * docs/cli.md is rendered from the same entries (scripts/docs/cli.ts), so what the docs say a command
  * accepts is what it accepts.
  */
 
 import { COMPARE_METRIC_IDS } from '../result/compare-metrics.js';
 import { IDENTITY_FIELD_NAMES } from '../result/identity.js';
-import { DEFAULT_LIMITS } from '../result/inventory.js';
-import { resolveSimConfig } from '../sim/config.js';
-import { KUBERNETES_DEFAULTS, MAX_SHARDS } from '../shard/kubernetes.js';
+import { K8S_DEFAULTS, LIST_MAX_DEPTH, SIM_DEFAULTS } from '../config/defaults.js';
 import type { CommandSpec, FlagSpec } from './args/spec.js';
 import { RUN_FLAGS } from './options.js';
 import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
-import { PEER_FORMAT_NAMES } from '../peers/read-peer.js';
-import { CROSS_IDENTITY_FIELD_NAMES } from '../peers/cross-run.js';
+import { PEER_FORMAT_NAMES } from '../peers/format-names.js';
+import { CROSS_IDENTITY_FIELD_NAMES } from '../peers/cross-identity.js';
 
 export type { CommandSpec } from './args/spec.js';
 
@@ -180,7 +178,7 @@ const LIST_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-depth',
     type: 'int',
-    default: DEFAULT_LIMITS.maxDepth,
+    default: LIST_MAX_DEPTH,
     min: 0,
     max: 64,
     meta: 'N',
@@ -265,8 +263,6 @@ const SHOW_FLAGS: readonly FlagSpec[] = [
   },
   HELP,
 ];
-
-const SIM_DEFAULTS = resolveSimConfig({});
 
 const SIM_FLAGS: readonly FlagSpec[] = [
   {
@@ -484,7 +480,7 @@ override the config file.`,
     wording: 'must-be',
     exit: '0 after SIGINT or SIGTERM · 2 bad usage, a bad config file, or an address it cannot listen on',
   },
-  // servebench k8s (issue 18): the manifests of one plan run as an Indexed Job, docs/kubernetes.md.
+  // servebench k8s: the manifests of one plan run as an Indexed Job, docs/kubernetes.md.
   {
     name: 'k8s',
     usage:
@@ -502,7 +498,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         name: 'shards',
         type: 'int',
         min: 1,
-        max: MAX_SHARDS,
+        max: K8S_DEFAULTS.maxShards,
         meta: 'N',
         help: "shard pods (required): the Job's completions and parallelism",
       },
@@ -554,7 +550,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         name: 'redis',
         type: 'string',
         nonEmpty: true,
-        default: KUBERNETES_DEFAULTS.redis,
+        default: K8S_DEFAULTS.redis,
         meta: 'deploy|none|URL',
         help: 'the rendezvous: deploy a Redis with the run, an existing redis://HOST:PORT[/NAME] (no password), or none (then --start-at)',
       },
@@ -595,7 +591,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         name: 'cpu',
         type: 'string',
         nonEmpty: true,
-        default: KUBERNETES_DEFAULTS.cpu,
+        default: K8S_DEFAULTS.cpu,
         meta: 'Q',
         help: 'CPU of each shard pod, requested and limited alike (whole CPUs avoid throttling)',
       },
@@ -603,7 +599,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         name: 'memory',
         type: 'string',
         nonEmpty: true,
-        default: KUBERNETES_DEFAULTS.memory,
+        default: K8S_DEFAULTS.memory,
         meta: 'Q',
         help: 'memory of each shard pod, requested and limited alike',
       },
@@ -619,7 +615,7 @@ is sent. docs/kubernetes.md gives the kubectl commands from an empty cluster to 
         name: 'storage',
         type: 'string',
         nonEmpty: true,
-        default: KUBERNETES_DEFAULTS.storage,
+        default: K8S_DEFAULTS.storage,
         meta: 'Q',
         help: 'size of the shard volume',
       },

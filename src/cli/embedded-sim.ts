@@ -14,10 +14,10 @@
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { resolveSimConfig, type SimConfigInput } from '../sim/index.js';
+import type { SimConfigInput } from '../sim/index.js';
 import type { FromEmbeddedSim } from './embedded-sim-worker.js';
 import { unlessAborted } from '../util/cooperate.js';
-import { readSimConfigFile, type SimConfig } from '../sim/config.js';
+import { readSimConfigFile, resolveSimConfig, type SimConfig } from '../sim/config.js';
 import type { RunConfig } from '../config/run-config.js';
 
 /** `--sim-config`, read and checked as the run's other input files are, before anything is sent (null: the embedded profile). */

@@ -5,7 +5,7 @@
  * scrape has read the final values, or the linger time passes.
  */
 import type { FlagValue } from '../config/flag-value.js';
-import { startLiveExporter, type LiveExporter } from '../live/exporter.js';
+import type { LiveExporter } from '../live/exporter.js';
 import { UsageError } from '../util/errors.js';
 
 export interface LiveMetricsFlags {
@@ -37,6 +37,8 @@ export async function startLiveMetrics(
   say: (text: string) => void,
   constantLabels: Readonly<Record<string, string>> = {},
 ): Promise<LiveExporter> {
+  // Loaded only when --metrics-port asks for it: a run without it never loads prom-client.
+  const { startLiveExporter } = await import('../live/exporter.js');
   const exporter = await startLiveExporter({ host: flags.host, port: flags.port, constantLabels });
   say(`live metrics at ${exporter.url}`);
   return exporter;

@@ -70,7 +70,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       io.stdout(help);
       return EXIT.ok;
     }
-    return await (await load())(rest, io);
+    return await (
+      await load()
+    )(rest, io);
   } catch (error) {
     const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);

@@ -1,17 +1,15 @@
 /**
  * One table of every `servebench run` flag: name, type, default, bounds and help. It feeds the
  * argument parser (args/parse.ts), the bounds checks, the help text (args/help.ts) and
- * docs/cli.md (flag-docs.ts), so they cannot drift apart. Bounds and defaults follow the
- * reference harness (anvil spec §1.2) unless noted. The other commands' tables are in command-flags.ts.
+ * docs/cli.md (scripts/docs/cli.ts), so they cannot drift apart. Bounds and defaults follow the
+ * reference harness (docs/protocol.md#run-flags-and-defaults) unless noted. The other commands'
+ * tables are in command-flags.ts.
  */
 
 import type { FlagSpec } from './args/spec.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../client/stream.js';
-import { RUN_DEFAULTS } from '../config/defaults.js';
+import { LIVE_METRICS_DEFAULTS, RUN_DEFAULTS, SHARD_DEFAULTS } from '../config/defaults.js';
 import { REASONING_PARSERS } from '../record/reasoning-parser.js';
 import { ENDPOINTS } from '../record/endpoint.js';
-import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../shard/rendezvous.js';
-import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../live/exporter.js';
 
 /** A run flag's default, from config/'s table (the library reads the same one): stated once. */
 function runDefault(name: string): string | number | boolean {
@@ -354,7 +352,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     choices: THINKING_MODES,
     meta: 'MODE',
     defaultText: 'default',
-    help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing (as the reference, spec §1.4, with its model-family rules)',
+    help: 'enabled|disabled send chat_template_kwargs.enable_thinking; default|unsupported send nothing (as the reference, docs/protocol.md#thinking-and-reasoning-controls, with its model-family rules)',
   },
   {
     name: 'no-thinking',
@@ -406,7 +404,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-response-bytes',
     type: 'int',
-    default: DEFAULT_MAX_RESPONSE_BYTES,
+    default: runDefault('max-response-bytes'),
     min: 1024,
     max: 1024 * 1024 * 1024 * 1024,
     meta: 'N',
@@ -415,7 +413,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-line-bytes',
     type: 'int',
-    default: DEFAULT_STREAM_MAX_LINE_BYTES,
+    default: runDefault('max-line-bytes'),
     min: 1024,
     max: 256 * 1024 * 1024,
     meta: 'N',
@@ -468,7 +466,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'rendezvous-timeout',
     type: 'float',
-    default: DEFAULT_RENDEZVOUS_TIMEOUT_S,
+    default: SHARD_DEFAULTS.rendezvousTimeoutS,
     min: 1,
     max: 86400,
     meta: 'S',
@@ -483,7 +481,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'max-clock-uncertainty',
     type: 'float',
-    default: DEFAULT_MAX_CLOCK_UNCERTAINTY_MS,
+    default: SHARD_DEFAULTS.maxClockUncertaintyMs,
     min: 0,
     max: 60000,
     meta: 'MS',
@@ -536,7 +534,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'metrics-host',
     type: 'string',
-    default: DEFAULT_METRICS_HOST,
+    default: LIVE_METRICS_DEFAULTS.host,
     nonEmpty: true,
     meta: 'HOST',
     help: 'address --metrics-port listens on (in a pod: 0.0.0.0, so Prometheus can reach it)',
@@ -544,7 +542,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   {
     name: 'metrics-linger',
     type: 'float',
-    default: DEFAULT_METRICS_LINGER_S,
+    default: LIVE_METRICS_DEFAULTS.lingerS,
     min: 0,
     max: 3600,
     meta: 'S',

@@ -1,6 +1,6 @@
 /**
  * The clock and the facts of one request attempt, and the construction of its {@link RequestResult}
- * (anvil spec §2.7, §3.1): t0, the chunk state the stream fills in, the end stamp, and redaction of
+ * (docs/protocol.md#scheduling-and-clocks, docs/protocol.md#reading-the-stream): t0, the chunk state the stream fills in, the end stamp, and redaction of
  * anything the server said back before it reaches a result.
  */
 import type { RequestAttempt, RequestError, RequestResult } from '../record/types.js';
@@ -47,7 +47,7 @@ export class Attempt {
     return this.#redactor(text);
   }
 
-  /** Spec §2.7: t0 is read just before the connection is opened and the request sent. */
+  /** docs/protocol.md#scheduling-and-clocks: t0 is read just before the connection is opened and the request sent. */
   start(): void {
     this.#t0 = process.hrtime.bigint();
     this.#dispatchNs = this.#t0;
@@ -107,7 +107,7 @@ export class Attempt {
     this.#endNs = atNs;
   }
 
-  /** The stream ended; success iff visible content arrived (spec §3.4). */
+  /** The stream ended; success iff visible content arrived (docs/protocol.md#success-and-failure). */
   completed(): RequestResult {
     flushThinkTags(this.state);
     if (this.state.firstContentNs === null) {

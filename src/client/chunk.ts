@@ -1,14 +1,14 @@
 /**
- * Interpretation of one SSE `data` payload of an OpenAI chat-completion stream (anvil spec §3.1–§3.2),
+ * Interpretation of one SSE `data` payload of an OpenAI chat-completion stream (docs/protocol.md#reading-the-stream and docs/protocol.md#chunk-handling),
  * with the reference's Python truthiness semantics, plus the failures the reference missed
- * (spec §8 item 2): in-stream error objects and corrupt JSON.
+ * (docs/protocol.md#lessons-from-the-references-history item 2): in-stream error objects and corrupt JSON.
  */
 import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
 import type { ReasoningParser } from '../record/reasoning-parser.js';
 import { ThinkTagSplitter } from './think-tags.js';
 import { noteCallPart, type ReplyCalls } from './reply-calls.js';
 
-/** Longest excerpt of a payload kept in a failure (spec §3.4 bounds messages to 2048 characters). */
+/** Longest excerpt of a payload kept in a failure (docs/protocol.md#success-and-failure bounds messages to 2048 characters). */
 export const EXCERPT_CHARS = 2048;
 
 /** What has been learned from the stream so far. Times are monotonic nanoseconds (`process.hrtime.bigint()`). */
@@ -113,7 +113,7 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
 }
 
 /**
- * Handles one SSE event's `data` (spec §3.1): `[DONE]` (surrounding whitespace stripped, as the
+ * Handles one SSE event's `data` (docs/protocol.md#reading-the-stream): `[DONE]` (surrounding whitespace stripped, as the
  * reference strips lines) ends reading; an empty payload is skipped as a keep-alive; anything else
  * must be JSON.
  *
@@ -176,17 +176,17 @@ export function invalidUtf8Verdict(state: ChunkState, data: string): ChunkVerdic
 }
 
 /**
- * Applies one parsed chunk (spec §3.2), in the reference's order: `usage` first, then each choice.
+ * Applies one parsed chunk (docs/protocol.md#chunk-handling), in the reference's order: `usage` first, then each choice.
  *
  * - Not a dict → `AttributeError: '<type>' object has no attribute 'get'` (the reference calls `chunk.get`).
  * - A truthy `error` with no (or empty) `choices` → `StreamError` with the server's message: llama.cpp
- *   and vLLM report failures this way after HTTP 200 (real-engine §1f); the reference saw it only as
- *   "no visible content" (spec §8 item 2).
+ *   and vLLM report failures this way after HTTP 200 (docs/testing.md#real-engine-suite); the reference saw it only as
+ *   "no visible content" (docs/protocol.md#lessons-from-the-references-history item 2).
  * - `choices`: missing → no choices; not iterable (null, number, bool) → `TypeError: '<type>' object is
  *   not iterable`; a non-dict element → `AttributeError`.
  * - `delta`: missing → `{}`; not a dict (null, list, …) → `AttributeError`.
  * - Truthy usage that is not a JSON object replaces the remembered usage with null: the reference's
- *   "last truthy usage wins" would keep it, and §3.3 then ignores a non-object usage.
+ *   "last truthy usage wins" would keep it, and output-token accounting (docs/protocol.md#output-token-accounting) then ignores a non-object usage.
  *
  * @param rawText the JSON text, used for excerpts.
  */
@@ -229,7 +229,7 @@ function applyChunk(
 }
 
 /**
- * Spec §3.2: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both
+ * docs/protocol.md#chunk-handling: reasoning = `reasoning_content` if truthy else `reasoning`; one delta may count as both
  * (in both counters), but it is one output arrival in {@link ChunkState.chunkOffsetsS}. A string
  * `content` first goes through the think-tag splitter (think-tags.ts), which may turn part or all
  * of it into reasoning, or hold it for a delta (then this delta carries nothing yet).
@@ -275,7 +275,7 @@ function countChatToolCall(state: ChunkState, call: unknown, atNs: bigint): void
 
 /**
  * Counts one output delta of any endpoint: `reasoningArrived` when it carried reasoning in its own
- * field, and its `content` (any JSON value; truthy = visible, spec §3.2), which goes through the
+ * field, and its `content` (any JSON value; truthy = visible, docs/protocol.md#chunk-handling), which goes through the
  * think-tag splitter when one is on.
  */
 export function countContent(state: ChunkState, reasoningArrived: boolean, content: unknown, atNs: bigint): void {

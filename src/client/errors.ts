@@ -1,5 +1,5 @@
 /**
- * Mapping of transport failures to recorded error types and messages (anvil spec §3.4), and
+ * Mapping of transport failures to recorded error types and messages (docs/protocol.md#success-and-failure), and
  * redaction of secrets from anything the server or the network stack says back.
  *
  * Types and messages reproduce what the reference (Python `urllib.request` + `http.client`) raises
@@ -63,7 +63,7 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * Maps an exception from undici or the socket to a recorded failure (spec §3.4 table):
+ * Maps an exception from undici or the socket to a recorded failure (the table of docs/protocol.md#success-and-failure):
  *
  * | situation | type | message |
  * |---|---|---|

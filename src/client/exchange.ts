@@ -1,6 +1,6 @@
 /**
  * One HTTP exchange of a streamed response (any endpoint's dialect, dialect.ts; an embeddings body is read whole), read through a raw undici dispatch handler
- * (anvil spec §2.7, §3): every body chunk is stamped in undici's own data callback, the moment its
+ * (docs/protocol.md#scheduling-and-clocks, docs/protocol.md#reading-the-stream): every body chunk is stamped in undici's own data callback, the moment its
  * bytes leave the HTTP parser, and parsed a little later in a slice of this thread's backlog
  * (util/sliced-queue.ts), so parsing never delays another socket's stamp.
  *
@@ -268,7 +268,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
     if (verdict.kind === 'failed') return this.#fail(verdict.failure, atNs);
     if (verdict.kind === 'done') {
-      // e2e ends when `[DONE]` arrives (spec §3.1 reads it after handling; the difference is this
+      // e2e ends when `[DONE]` arrives (docs/protocol.md#reading-the-stream reads it after handling; the difference is this
       // chunk's parse time, which no longer depends on the backlog); what follows is only drained.
       this.#attempt.end(atNs);
       this.#mode = 'drain';

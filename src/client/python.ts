@@ -1,6 +1,6 @@
 /**
  * The two pieces of Python semantics the reference client's chunk handling depends on
- * (anvil spec §3.2 "Python truthiness semantics"), so that a chunk counts exactly when it
+ * (Python truthiness, docs/protocol.md#chunk-handling), so that a chunk counts exactly when it
  * counted in the reference and a malformed chunk fails with the same exception text.
  */
 

@@ -1,5 +1,5 @@
 /**
- * One streamed chat completion, timed (anvil spec §2.6, §2.7, §3): send the prebuilt body, read the SSE
+ * One streamed chat completion, timed (docs/protocol.md#the-chat-request, docs/protocol.md#scheduling-and-clocks, docs/protocol.md#reading-the-stream): send the prebuilt body, read the SSE
  * body incrementally, stamp every network chunk on arrival, and turn whatever happens into a
  * {@link RequestResult}. Failures are data, never exceptions (architecture rule 5).
  */
@@ -41,14 +41,14 @@ export interface StreamRequest {
   url: string;
   /** Request headers; may carry `authorization`, which never appears in a result (it is redacted from echoes). */
   headers: Readonly<Record<string, string>>;
-  /** The JSON body, prebuilt by the caller (spec §2.6). */
+  /** The JSON body, prebuilt by the caller (docs/protocol.md#the-chat-request). */
   body: string;
   requestIndex: number;
   plannedContextTokens: number;
   /** `process.hrtime.bigint()` at run start; gives `startOffsetMs`. */
   runStartNs: bigint;
   /**
-   * Spec `--timeout`: the longest wait for the status line or between two body reads (spec §8 item 14),
+   * The reference's `--timeout`: the longest wait for the status line or between two body reads (docs/protocol.md#lessons-from-the-references-history item 14),
    * enforced by undici's `headersTimeout`/`bodyTimeout`. undici runs these on its own coarse timer
    * (1 s resolution, undici's lib/util/timers.js), so a timeout fires up to about a second off;
    * negligible against the 900 s default.
@@ -102,10 +102,10 @@ export interface StreamRequest {
  * The clock (`process.hrtime.bigint()`) is read when undici writes the request to its socket, so
  * no time the request spent waiting inside the client counts (that wait is `sendWaitMs`); with
  * `timeFrom: 'dispatch'` it is read just before the request is handed to undici, so every time
- * includes connecting and client queueing, as in the reference (spec §2.7). A chunk is stamped in
+ * includes connecting and client queueing, as in the reference (docs/protocol.md#scheduling-and-clocks). A chunk is stamped in
  * undici's data callback, before parsing (exchange.ts). TTFO/TTFT come from the chunk that completed the first reasoning/content
- * event; e2e is read when `[DONE]` arrives or the body ends (spec §3.1). Success needs 2xx, a stream that
- * parsed, no in-stream error, and a visible content delta (spec §3.4); on failure the partial counts are
+ * event; e2e is read when `[DONE]` arrives or the body ends (docs/protocol.md#reading-the-stream). Success needs 2xx, a stream that
+ * parsed, no in-stream error, and a visible content delta (docs/protocol.md#success-and-failure); on failure the partial counts are
  * kept for diagnosis.
  *
  * Bounds (docs/reliability.md): `requestTimeoutS` ends an attempt that runs too long
@@ -254,7 +254,7 @@ async function run(
     const handler = new ExchangeHandler(attempt, options, signal);
     const unsubscribe = subscribeAbort(signal, () => handler.abort());
     try {
-      // Timeouts as dispatch options: undici enforces them per request (spec §8 item 14).
+      // Timeouts as dispatch options: undici enforces them per request (docs/protocol.md#lessons-from-the-references-history item 14).
       req.dispatcher.dispatch(
         { ...target, method: 'POST', headers, body: req.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
         handler,
@@ -287,6 +287,6 @@ function noop(): void {}
 
 /**
  * What a stream request sends unless the caller set it: `content-type: application/json` (spec
- * §2.6) and `accept-encoding: identity` (what the reference's urllib sends: no compressed streams).
+ * docs/protocol.md#the-chat-request) and `accept-encoding: identity` (what the reference's urllib sends: no compressed streams).
  */
 const STREAM_DEFAULTS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };

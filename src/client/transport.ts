@@ -25,7 +25,7 @@ export interface DispatcherOptions {
  * no pipelining (one request per socket at a time, so a slow stream never delays another's bytes),
  * and timeouts from `--timeout`. Per-request timeouts passed to `request()` override these.
  *
- * Difference from the reference (spec §2.6), which opened one connection per request with
+ * Difference from the reference (docs/protocol.md#the-chat-request), which opened one connection per request with
  * `Connection: close`: reusing sockets removes the TCP connect from most requests' TTFT. The first
  * request on each socket still pays it.
  *

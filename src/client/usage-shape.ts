@@ -1,5 +1,5 @@
 /**
- * Usage of the Responses and Messages APIs in the chat shape the metrics read (anvil spec §3.3:
+ * Usage of the Responses and Messages APIs in the chat shape the metrics read (docs/protocol.md#output-token-accounting:
  * `prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`,
  * `completion_tokens_details.reasoning_tokens`). The server's own keys are kept beside them, so
  * the journal still shows what it said; a count the server did not give (or gave as a non-count)

@@ -1,4 +1,4 @@
-/** Checks a target base URL the way the reference does (anvil spec §1.2), with one clear line per problem. */
+/** Checks a target base URL the way the reference does (docs/protocol.md#run-flags-and-defaults), with one clear line per problem. */
 import { UsageError } from '../util/errors.js';
 
 /**

@@ -1,11 +1,13 @@
 /**
- * The run's defaults, by flag name, for callers that build a configuration without the CLI (the
- * library entry): `runConfigFrom({ requests: 8, 'ctx-tokens': 2048 })`. The CLI's flag table
- * (cli/options.ts) takes its defaults from here, except the two byte bounds, which it takes from
- * the client's constants; test/config/defaults.test.ts fails when the two disagree. Values are not bounds-checked here as the CLI's parser checks them.
+ * Every default the flag tables show, in one leaf module: the run's defaults by flag name (also
+ * for callers that build a configuration without the CLI, run-config-from.ts) and the defaults
+ * whose owners are heavier stages (the client's byte bounds, the rendezvous, the live-metrics
+ * server, Kubernetes, the simulator, the result scan). It imports nothing, so a command's flag
+ * table costs nothing to load (docs/architecture.md, "Loading"); test/config/defaults.test.ts
+ * fails when a value here and its owner's disagree. Values are not bounds-checked here: the
+ * CLI's parser checks them.
  */
 import type { FlagValue } from './flag-value.js';
-import { resolveRunConfig, type RunConfig } from './run-config.js';
 
 /** Every run flag that has a default value (the CLI's output switches `--json`, `--quiet`, `--dry-run` are not the run's). */
 export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
@@ -33,8 +35,8 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   'reasoning-parser': 'auto',
   endpoint: 'chat',
   timeout: 900,
-  'max-response-bytes': 64 * 1024 * 1024,
-  'max-line-bytes': 1024 * 1024,
+  'max-response-bytes': 64 * 1024 * 1024, // client/stream.ts DEFAULT_MAX_RESPONSE_BYTES
+  'max-line-bytes': 1024 * 1024, // client/stream.ts DEFAULT_STREAM_MAX_LINE_BYTES
   retries: 0,
   'retry-max-wait': 30,
   workers: 1,
@@ -43,24 +45,33 @@ export const RUN_DEFAULTS: Readonly<Record<string, FlagValue>> = {
   'scrape-interval': 1,
 };
 
-/** A fresh copy of the defaults, to change before resolving. */
-export function defaultRunValues(): Record<string, FlagValue> {
-  return { ...RUN_DEFAULTS };
-}
+/** The sharded run's defaults (owner: shard/rendezvous.ts). */
+export const SHARD_DEFAULTS = {
+  /** `--rendezvous-timeout`, seconds. */
+  rendezvousTimeoutS: 300,
+  /** `--max-clock-uncertainty`, ms. */
+  maxClockUncertaintyMs: 10,
+} as const;
 
-/**
- * The configuration of a run with `values` (by flag name, as the CLI would parse them) over the
- * defaults; the keys given count as typed (some checks refuse a flag the load model would ignore).
- * `env` is read only for the API key's presence; relative paths resolve against `cwd`.
- */
-export function runConfigFrom(
-  values: Readonly<Record<string, FlagValue>>,
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): RunConfig {
-  return resolveRunConfig(
-    { ...RUN_DEFAULTS, ...values },
-    options.env ?? {},
-    options.cwd ?? process.cwd(),
-    new Set(Object.keys(values)),
-  );
-}
+/** The live-metrics server's defaults (owner: live/exporter.ts). */
+export const LIVE_METRICS_DEFAULTS = {
+  /** `--metrics-host`. */
+  host: '127.0.0.1',
+  /** `--metrics-linger`, seconds. */
+  lingerS: 15,
+} as const;
+
+/** `servebench k8s` defaults (owner: shard/kubernetes.ts KUBERNETES_DEFAULTS and MAX_SHARDS). */
+export const K8S_DEFAULTS = {
+  redis: 'deploy',
+  cpu: '1',
+  memory: '1Gi',
+  storage: '10Gi',
+  maxShards: 10_000,
+} as const;
+
+/** `servebench sim` defaults the flag table shows (owner: sim/config.ts resolveSimConfig). */
+export const SIM_DEFAULTS = { port: 0, host: '127.0.0.1', seed: 0 } as const;
+
+/** `servebench list --max-depth` (owner: result/inventory.ts DEFAULT_LIMITS). */
+export const LIST_MAX_DEPTH = 8;

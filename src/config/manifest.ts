@@ -1,5 +1,5 @@
 /**
- * Serves manifests: a TOML file of named targets (anvil spec §1.3). servebench reads either
+ * Serves manifests: a TOML file of named targets (docs/protocol.md#targets-and-provenance). servebench reads either
  *   [tiers.NAME]  port = 8001 | base_url = "...", model = "...", engine = "...", gpu_role = "..."
  * or an array of tables [[tier]] with the same keys plus `name`. `gpu` is accepted for `gpu_role`.
  */

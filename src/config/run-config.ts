@@ -1,6 +1,6 @@
 /**
  * The resolved configuration of one `servebench run`: flags, manifest tier and defaults merged and
- * checked in the reference's order (anvil spec §1.5), first failure wins, before any request.
+ * checked in the reference's order (docs/protocol.md#validation-order), first failure wins, before any request.
  * Every input file is read and validated here too (src/config/input-files.ts), so a bad one is
  * refused before the runner sends anything.
  */
@@ -151,7 +151,7 @@ export type LoadConfig =
     }
   | { kind: 'trace'; file: string; maxConcurrency: number | null };
 
-/** The largest prompt volume a run may plan, in tokens (spec §1.5): n × planned ≤ 2^26. */
+/** The largest prompt volume a run may plan, in tokens (docs/protocol.md#validation-order): n × planned ≤ 2^26. */
 export const MAX_AGGREGATE_PROMPT_TOKENS = 67_108_864;
 
 /** Merges and checks flags. `env` is read only for the API key's presence, never copied. */
@@ -405,7 +405,7 @@ function parseWarmup(text: string | null): LoadCommon['warmup'] {
 }
 
 /**
- * Output checks done before any request (spec §1.2): a writable parent, no symlink, no special
+ * Output checks done before any request (docs/protocol.md#run-flags-and-defaults): a writable parent, no symlink, no special
  * file (util/write-targets.ts; the run's other files are checked with it in run-files.ts).
  */
 function checkOutputPath(path: string): void {

@@ -1,5 +1,5 @@
 /**
- * Closed-loop scheduling (anvil spec §2.7): `concurrency` workers take request indexes in order,
+ * Closed-loop scheduling (docs/protocol.md#scheduling-and-clocks): `concurrency` workers take request indexes in order,
  * so at most `concurrency` requests are in flight and each finished request starts the next.
  * With a ramp, worker k joins at rampS·k/concurrency seconds. With a duration, no request starts
  * after it. The executor never throws for a request failure (failures are data).
@@ -41,7 +41,7 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   let next = 0;
   // Each finished request (its result, journal line and the next request) is handled in a turn of
   // its own (util/turns.ts): at 256 streams, completions handled back to back held first tokens
-  // that arrived meanwhile up to 25 ms before they were stamped (bench/README.md).
+  // that arrived meanwhile for milliseconds before they were stamped (bench/README.md, "Figures behind code comments").
   const turns = new TurnQueue();
   const canStart = (): boolean => next < count && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
   const worker = async (slot: number): Promise<void> => {

@@ -15,7 +15,7 @@
  * A client that breaks the bound is then told apart by why (`verdict`): saturated when its own
  * work made it late (its thread was on a CPU for most of the late turns, or it used the core),
  * starved when its thread was ready but off the CPU (another process, thread or the VM had the
- * core: measured with the client at 4% CPU beside llama.cpp on a 2-core machine). Either way its
+ * core: seen beside llama.cpp on a 2-core machine, bench/README.md, "Figures behind code comments"). Either way its
  * figures may be wrong; `client_saturated` keeps meaning just that.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -138,7 +138,7 @@ export function preparedError(error: unknown): Prepared {
   return { error: error instanceof Error && error.message === ENVELOPE_TOO_SMALL ? ENVELOPE_TOO_SMALL : String(error) };
 }
 
-/** The reference records a prompt that cannot fit its plan as a `ValueError` failure (spec §3.4). */
+/** The reference records a prompt that cannot fit its plan as a `ValueError` failure (docs/protocol.md#success-and-failure). */
 function envelopeFailure(index: number, planned: number, runStartNs: bigint, message: string): RequestResult {
   return {
     requestIndex: index,

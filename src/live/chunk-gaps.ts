@@ -1,8 +1,8 @@
 /**
  * The time-per-output-chunk histogram, kept by servebench rather than prom-client: it takes one
  * value per chunk (every gap between a stream's consecutive output chunks), and prom-client's
- * `observe` allocates a closure and a label hash on each call — about 0.7 µs, so a 4,096-chunk
- * stream would hold the main thread, which stamps other streams' chunks, for ~3 ms. Here a
+ * `observe` allocates a closure and a label hash on each call, so a long stream would hold the
+ * main thread, which stamps other streams' chunks, for milliseconds (bench/README.md, "Figures behind code comments"). Here a
  * finished stream's gaps go into a Float64Array of bucket counts with no allocation; the text is
  * built only when scraped.
  */

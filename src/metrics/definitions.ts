@@ -1,18 +1,18 @@
 /**
  * THE table of servebench metrics: every per-request field and every run-level figure, with its
  * unit, a one-line definition and the function that derives it. rows.ts, summarize.ts and the
- * validator all call these functions, and docs/metrics.md is rendered from this table, so a
- * formula exists exactly once. Formulas follow anvil spec §4.1–§4.3 including the order of
- * floating-point operations, because results must match the reference bit for bit (§4.5).
+ * validator all call these functions, and docs/metrics.md is rendered from this table
+ * (scripts/docs/metrics.ts), so a formula exists exactly once. Formulas follow
+ * docs/protocol.md#metric-formulas including the order of floating-point operations, because
+ * results must match the reference bit for bit (docs/protocol.md#bit-exact-agreement-with-the-seed).
  */
 
 import { exactMean } from './exact-mean.js';
-import { renderExtendedMarkdown } from './extended-definitions.js';
 import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percentile.js';
 import { orderStatistics } from './order-stats.js';
 import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
-/** How a value is written in the result file (spec §5.6): Python float, int, str, bool or object. */
+/** How a value is written in the result file (docs/protocol.md#serialization): Python float, int, str, bool or object. */
 export type Serialized = 'float' | 'int' | 'str' | 'object';
 
 /** One table entry. `derived` marks fields computed by a formula (vs. recorded as measured). */
@@ -31,12 +31,12 @@ function def<V, I>(d: Definition<V, I>): Definition<V, I> {
   return d;
 }
 
-// Decode-token numerator D (spec §4.1): tokens after the first, only for exact counts.
+// Decode-token numerator D (docs/protocol.md#per-request-row): tokens after the first, only for exact counts.
 function decodeTokens(x: RowInput): number | null {
   return x.exactOutputTokens === null ? null : Math.max(x.exactOutputTokens - 1, 0);
 }
 
-// Subtract in seconds first; the ×1000.0 comes after (spec §4.1 operation order).
+// Subtract in seconds first; the ×1000.0 comes after (docs/protocol.md#per-request-row operation order).
 const genS = (x: RowInput): number => x.e2eS - x.tfoS;
 
 /** Per-request `request_timings[]` fields, keyed by their result-file name. */
@@ -355,7 +355,7 @@ function pctDef(
   };
 }
 
-/** Run-level `metrics` keys (spec §4.3), in the result file's key order. */
+/** Run-level `metrics` keys (docs/protocol.md#run-level-metrics), in the result file's key order. */
 export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K], RunInput> } = {
   content_chunks: def({
     unit: 'count',
@@ -494,37 +494,3 @@ export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K]
     derive: (x) => x.rows.length,
   }),
 };
-
-function markdownTable(entries: [string, Definition<unknown, never>][]): string {
-  const lines = ['| key | unit | written as | definition |', '|---|---|---|---|'];
-  for (const [key, d] of entries) {
-    const written = `${d.serialized}${d.nullable ? ' or null' : ''}`;
-    const name = d.extension ? `\`${key}\` (servebench extension)` : `\`${key}\``;
-    lines.push(`| ${name} | ${d.unit} | ${written} | ${d.definition.replace(/\|/g, '\\|')} |`);
-  }
-  return lines.join('\n');
-}
-
-/** Render the reference tables and the extension table (extended-definitions.ts) as Markdown: the body of docs/metrics.md. */
-export function renderMetricsMarkdown(): string {
-  return [
-    '# servebench metrics',
-    '',
-    'Generated from `src/metrics/definitions.ts`; do not edit by hand.',
-    '',
-    'Percentiles are nearest rank: sort the non-null values ascending and take the value at',
-    '0-based index max(0, ceil(q·k/100) − 1) — no interpolation, p50 of an even count is the lower',
-    'middle value. Times are measured client-side from the moment the request is written to its socket',
-    '(with `--cold-connections`, from just before it is handed to the HTTP stack, connect included).',
-    '',
-    '## Per-request fields (`request_timings[]`)',
-    '',
-    markdownTable(Object.entries(ROW_FIELDS)),
-    '',
-    '## Run-level figures (`metrics`)',
-    '',
-    markdownTable(Object.entries(RUN_METRICS)),
-    '',
-    renderExtendedMarkdown(),
-  ].join('\n');
-}

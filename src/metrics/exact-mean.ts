@@ -1,5 +1,5 @@
 /**
- * The correctly rounded mean of doubles — Python `statistics.mean` semantics (anvil spec §4.3).
+ * The correctly rounded mean of doubles — Python `statistics.mean` semantics (docs/protocol.md#run-level-metrics).
  *
  * The reference averages per-request cache-hit ratios with `statistics.mean`, which sums the
  * values as exact fractions and rounds once. A naive `sum / n` rounds after every addition and

@@ -1,22 +1,15 @@
 /**
  * THE table of the `servebench.metrics` extension figures: every key that
- * computeExtendedMetrics (extended.ts) writes, with its unit, its formula in words and the names
- * the peer tools give the same — or a deliberately different — quantity (facts from
- * the project's study of the peer tools). extended/ builds its distribution keys from
- * {@link familyKeys} and its per-request values from the `rowField`s named here, and
- * renderMetricsMarkdown() (definitions.ts) renders this table into docs/metrics.md; a test checks
- * that the computed object has exactly the keys this table lists.
+ * computeExtendedMetrics (extended.ts) writes, with its unit and its formula in words.
+ * extended/ builds its distribution keys from {@link familyKeys} and its per-request values from
+ * the `rowField`s named here, and scripts/docs/metrics.ts renders this table into
+ * docs/metrics.md; a test checks that the computed object has exactly the keys this table lists.
+ * What other tools call a figure is not written here: the readers' field tables (src/peers/) say
+ * it once, and docs/metrics.md and docs/interop.md are both rendered from them.
  */
 
 import type { TimingRow } from './types.js';
 import { LEVEL_SUFFIX, LEVELS } from './order-stats.js';
-
-/** How the peers name (or do not have) a figure. */
-export interface Peers {
-  vllm: string;
-  guidellm: string;
-  aiperf: string;
-}
 
 /** Unit of a distribution family; decides its key spelling (float key rule, result/pyjson.ts). */
 export type FamilyUnit = 'ms' | 'tok_s' | 'tokens';
@@ -84,20 +77,38 @@ export interface Family {
   rowField: keyof TimingRow | null;
   /** Which values enter, and the formula of one value. */
   definition: string;
-  peers: Peers;
 }
 
 /** One scalar, array or object key. */
+/**
+ * How a key is written in the result (result/extended-schema.ts builds the schema from it): an
+ * `object` is the keys listed under its path (and the families of its section).
+ */
+export type Written =
+  | 'int'
+  | 'int or null'
+  | 'float'
+  | 'float or null'
+  | 'str'
+  | 'str or null'
+  | 'bool'
+  | 'array of int'
+  | 'array of float'
+  | 'array of float or null'
+  | 'object'
+  | 'object or null';
+
 export interface Entry {
   /** Dotted path inside `servebench.metrics`; `[]` marks the elements of an array of objects. */
   path: string;
   unit: string;
-  written: string;
+  written: Written;
   definition: string;
-  peers: Peers;
+  /** The only values a `str` key takes. */
+  choices?: readonly string[];
+  /** Only some of the objects have the key (the definition says which). */
+  optional?: true;
 }
-
-const NONE: Peers = { vllm: '—', guidellm: '—', aiperf: '—' };
 
 const TIMED = 'over timed successes (measured, ok, with a `request_timings` row)';
 
@@ -109,11 +120,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'time_to_first_output_ms',
     definition: `Time to first output: row \`time_to_first_output_ms\` (request start → first non-empty reasoning or content delta), ${TIMED}.`,
-    peers: {
-      vllm: '— (its `ttft` stops at the first event carrying a `choices` array, even a role-only one)',
-      guidellm: '`time_to_first_token_ms` (first iteration that yields tokens)',
-      aiperf: '`time_to_first_token` (TTFT; reasoning counts)',
-    },
   },
   {
     section: 'distributions',
@@ -121,11 +127,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'ttft_ms',
     definition: `Time to first visible token: row \`ttft_ms\` (request start → first non-empty content delta), ${TIMED}.`,
-    peers: {
-      vllm: '`ttft` (`mean_ttft_ms`, `median_ttft_ms`, `p99_ttft_ms`): first event with `choices`, content not checked',
-      guidellm: '`time_to_first_output_token_ms` (first non-reasoning content)',
-      aiperf: '`time_to_first_output_token` (TTFO: first non-reasoning output)',
-    },
   },
   {
     section: 'distributions',
@@ -133,7 +134,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'e2e_ms',
     definition: `End-to-end latency: row \`e2e_ms\` (request start → end of stream), ${TIMED}.`,
-    peers: { vllm: '`e2el` (`mean_e2el_ms`)', guidellm: '`request_latency` (seconds)', aiperf: '`request_latency`' },
   },
   {
     section: 'distributions',
@@ -141,7 +141,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'generation_ms',
     definition: `Generation time: row \`generation_ms\` = E2E − TTFO, ${TIMED}.`,
-    peers: { vllm: '—', guidellm: '—', aiperf: 'decode duration = E2E − its TTFT (which counts reasoning)' },
   },
   {
     section: 'distributions',
@@ -149,7 +148,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'visible_generation_ms',
     definition: `Visible generation time: row \`visible_generation_ms\` = E2E − TTFT, ${TIMED}.`,
-    peers: NONE,
   },
   {
     section: 'distributions',
@@ -157,12 +155,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'mean_inter_token_latency_ms',
     definition: `Mean inter-token latency of each request: row \`mean_inter_token_latency_ms\` = generation ms / (completion tokens − 1), only rows with a server count and ≥ 2 tokens, ${TIMED}. One value per request, not per gap.`,
-    peers: {
-      vllm: '`tpot` (`mean_tpot_ms`) = (E2E − its TTFT) / (N − 1); its `itl` is the pooled gap series (inter_chunk here)',
-      guidellm:
-        'differs: `inter_token_latency_ms` = (last token − first token) / (N − 1); `time_per_output_token_ms` = (last token − start) / N includes the first token',
-      aiperf: '`inter_token_latency` = (E2E − TTFT) / (OSL − 1), OSL incl. reasoning tokens',
-    },
   },
   {
     section: 'distributions',
@@ -170,11 +162,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'tok_s',
     rowField: 'decode_tok_s',
     definition: `Decode rate of each request: row \`decode_tok_s\` = (completion tokens − 1) / generation s, ${TIMED}.`,
-    peers: {
-      vllm: '— (1 / TPOT is not reported)',
-      guidellm: '— (its `output_tokens_per_second` is a run-level rate)',
-      aiperf: '`output_token_throughput_per_user` = 1 / ITL',
-    },
   },
   {
     section: 'distributions',
@@ -182,7 +169,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'tok_s',
     rowField: 'effective_prefill_tok_s',
     definition: `Effective prefill rate of each request: row \`effective_prefill_tok_s\` = prompt tokens / TTFO s (queueing included), ${TIMED}.`,
-    peers: { vllm: '—', guidellm: '—', aiperf: '`prefill_throughput_per_user` = ISL / TTFT' },
   },
   {
     section: 'distributions',
@@ -190,11 +176,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'tokens',
     rowField: 'prompt_tokens',
     definition: `Prompt tokens as the server counted them (row \`prompt_tokens\`), ${TIMED}.`,
-    peers: {
-      vllm: '`total_input_tokens` (sum only)',
-      guidellm: '`prompt_token_count`',
-      aiperf: '`input_sequence_length` (client tokenizer by default)',
-    },
   },
   {
     section: 'distributions',
@@ -202,11 +183,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'tokens',
     rowField: 'output_tokens',
     definition: `Completion tokens as the server counted them (row \`output_tokens\`; rows without a usage count are skipped), ${TIMED}.`,
-    peers: {
-      vllm: '`total_output_tokens` (sum only)',
-      guidellm: '`output_token_count`',
-      aiperf: '`output_sequence_length` (output + reasoning, client tokenizer by default)',
-    },
   },
   {
     section: 'schedule',
@@ -215,11 +191,6 @@ export const FAMILIES: readonly Family[] = [
     rowField: null,
     definition:
       'Open loop only: start_offset_ms − scheduled_offset_ms of every measured request (failures too): how late the client sent it. Large values mean the client, not the server, set the pace (coordinated omission).',
-    peers: {
-      vllm: '— (client queue time only under --max-concurrency)',
-      guidellm: '`request_targeted_start_delay_avg` (mean only)',
-      aiperf: 'replay schedule lag p50/p90/p99 (fixed-schedule mode)',
-    },
   },
   {
     section: 'schedule',
@@ -227,7 +198,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: null,
     definition: `Open loop only: TTFT measured from when the request was due = send lag + ttft_ms, ${TIMED}. Coordinated-omission-free TTFT.`,
-    peers: { vllm: '—', guidellm: '—', aiperf: '—' },
   },
   {
     section: 'schedule',
@@ -235,11 +205,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: null,
     definition: `Open loop only: E2E measured from when the request was due = send lag + e2e_ms, ${TIMED}.`,
-    peers: {
-      vllm: 'queue-inclusive E2EL (only with a concurrency cap)',
-      guidellm: '—',
-      aiperf: '`effective_latency` = end − credit issue time',
-    },
   },
   {
     section: 'inter_chunk',
@@ -248,11 +213,6 @@ export const FAMILIES: readonly Family[] = [
     rowField: null,
     definition:
       'Pooled inter-chunk gaps: for every measured success with chunk times, every difference between consecutive output-delta arrivals (reasoning and content alike) × 1000, all requests pooled; a request with m arrivals gives m − 1 gaps. Deltas that arrived in one network read have gap 0.',
-    peers: {
-      vllm: '`itl` (`mean_itl_ms`, `p99_itl_ms`): pooled chunk gaps',
-      guidellm: '— (no per-gap distribution)',
-      aiperf: '`inter_chunk_latency` (ICL)',
-    },
   },
   {
     section: 'steady_state',
@@ -261,7 +221,6 @@ export const FAMILIES: readonly Family[] = [
     rowField: 'ttft_ms',
     definition:
       'TTFT of the timed successes that started and finished inside the window (start ≥ window start, end ≤ window end).',
-    peers: NONE,
   },
   {
     section: 'steady_state',
@@ -269,7 +228,6 @@ export const FAMILIES: readonly Family[] = [
     unit: 'ms',
     rowField: 'e2e_ms',
     definition: 'E2E of the timed successes that started and finished inside the window.',
-    peers: NONE,
   },
   {
     section: 'steady_state',
@@ -278,7 +236,6 @@ export const FAMILIES: readonly Family[] = [
     rowField: 'mean_inter_token_latency_ms',
     definition:
       'Per-request mean inter-token latency of the timed successes that started and finished inside the window.',
-    peers: NONE,
   },
 ];
 
@@ -291,40 +248,31 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'count',
     written: 'int',
     definition: 'Requests not marked warm-up; every figure below uses only these.',
-    peers: NONE,
   },
   {
     path: 'requests.warmup_excluded',
     unit: 'count',
     written: 'int',
     definition: 'Requests marked warm-up (excluded from every figure).',
-    peers: {
-      vllm: '`--num-warmups` (not reported)',
-      guidellm: 'warm-up excluded from the measurement window',
-      aiperf: 'warm-up phase (excluded)',
-    },
   },
   {
     path: 'requests.succeeded',
     unit: 'count',
     written: 'int',
     definition: 'Measured requests with ok = true.',
-    peers: { vllm: '`completed`', guidellm: '`request_totals.successful`', aiperf: '—' },
   },
   {
     path: 'requests.failed',
     unit: 'count',
     written: 'int',
     definition: 'Measured requests with ok = false.',
-    peers: { vllm: '`failed`', guidellm: '`request_totals.errored`', aiperf: '—' },
   },
   {
     path: 'requests.timed',
     unit: 'count',
     written: 'int',
     definition:
-      'Measured successes whose timings pass the reference row rule (spec §4.1): the "timed successes" the distributions use.',
-    peers: NONE,
+      'Measured successes whose timings pass the reference row rule (docs/protocol.md#per-request-row): the "timed successes" the distributions use.',
   },
   {
     path: 'requests.with_chunk_times',
@@ -332,15 +280,13 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Measured successes with usable chunk arrival times (chunkOffsetsS present, finite, ≥ 0, non-decreasing).',
-    peers: NONE,
   },
   {
     path: 'requests.output_tokens_from_usage',
     unit: 'count',
     written: 'int',
     definition:
-      'Measured successes whose output tokens the server counted (usage.completion_tokens); the others count content chunks (spec §3.3).',
-    peers: NONE,
+      'Measured successes whose output tokens the server counted (usage.completion_tokens); the others count content chunks (docs/protocol.md#output-token-accounting).',
   },
 
   {
@@ -348,7 +294,6 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'ms',
     written: 'float or null',
     definition: 'Measured span start: earliest start of a measured request, from the run start.',
-    peers: NONE,
   },
   {
     path: 'span.end_ms',
@@ -356,18 +301,19 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float or null',
     definition:
       'Measured span end: latest end of a measured request (success: start + E2E; failure: start + time of failure).',
-    peers: NONE,
   },
   {
     path: 'span.duration_s',
     unit: 's',
     written: 'float or null',
     definition: 'end − start of the measured span; every run-level rate below divides by it.',
-    peers: {
-      vllm: '`duration`',
-      guidellm: 'measure_end − measure_start',
-      aiperf: 'benchmark duration (first send → last response)',
-    },
+  },
+
+  {
+    path: 'distributions',
+    unit: '-',
+    written: 'object',
+    definition: 'The per-request distribution families (ttfo … output) of the timed successes.',
   },
 
   {
@@ -376,7 +322,6 @@ export const ENTRIES: readonly Entry[] = [
     written: 'object or null',
     definition:
       'The open-loop schedule families (send_lag, ttft_from_schedule, e2e_from_schedule); null in a closed loop, where a request is due when it starts.',
-    peers: NONE,
   },
 
   {
@@ -384,7 +329,6 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'count',
     written: 'int',
     definition: 'Measured successes that contributed gaps (chunk times with ≥ 2 arrivals).',
-    peers: NONE,
   },
   {
     path: 'inter_chunk.zero_gaps',
@@ -392,7 +336,6 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Gaps equal to 0 (deltas delivered in one network read); they are in the statistics but in no histogram bucket.',
-    peers: NONE,
   },
   {
     path: 'inter_chunk.histogram.edges_ms',
@@ -400,14 +343,12 @@ export const ENTRIES: readonly Entry[] = [
     written: 'array of float',
     definition:
       'Log-spaced bucket edges of the positive gaps: the half-octave grid …, 1, 1.5, 2, 3, 4, 6, 8, 12, … ms (2^e and 1.5·2^e), from the edge at or below the smallest positive gap to the edge above the largest; empty when there is no positive gap.',
-    peers: NONE,
   },
   {
     path: 'inter_chunk.histogram.counts',
     unit: 'count',
     written: 'array of int',
     definition: 'counts[i] = number of positive gaps g with edges_ms[i] ≤ g < edges_ms[i+1].',
-    peers: NONE,
   },
 
   {
@@ -415,8 +356,7 @@ export const ENTRIES: readonly Entry[] = [
     unit: 'tokens',
     written: 'int',
     definition:
-      'Σ output tokens O of the measured successes (O = usage.completion_tokens, else the content-chunk count, spec §3.3).',
-    peers: { vllm: '`total_output_tokens`', guidellm: '—', aiperf: 'total output tokens' },
+      'Σ output tokens O of the measured successes (O = usage.completion_tokens, else the content-chunk count, docs/protocol.md#output-token-accounting).',
   },
   {
     path: 'throughput.output_tok_s',
@@ -424,25 +364,18 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float or null',
     definition:
       'throughput.output_tokens / span.duration_s: the whole measured span, ramp-up and drain included (contrast with steady_state.output_tok_s).',
-    peers: {
-      vllm: '`output_throughput` (over `duration`)',
-      guidellm: '`output_tokens_per_second` (time-weighted rate distribution)',
-      aiperf: '`output_token_throughput`',
-    },
   },
   {
     path: 'throughput.completions_per_s',
     unit: 'req/s',
     written: 'float or null',
     definition: 'requests.succeeded / span.duration_s.',
-    peers: { vllm: '`request_throughput`', guidellm: '`requests_per_second`', aiperf: '`request_throughput`' },
   },
   {
     path: 'throughput.peak_output_tok_s',
     unit: 'tok/s',
     written: 'float or null',
     definition: 'Largest time_series.output_tok_s bucket; null without buckets.',
-    peers: { vllm: '`max_output_tokens_per_s` (1-s buckets)', guidellm: '—', aiperf: '—' },
   },
   {
     path: 'throughput.tokens_unattributed',
@@ -450,7 +383,6 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Output tokens of measured successes that could not be placed in time (no usable chunk times and no valid TTFO/E2E); they are in output_tokens but in no bucket or window.',
-    peers: NONE,
   },
 
   {
@@ -459,61 +391,49 @@ export const ENTRIES: readonly Entry[] = [
     written: 'object or null',
     definition:
       'The steady-state window (see "Steady-state window" above) and what happened inside it; null when the window is empty or undefined, with steady_state_reason saying why.',
-    peers: {
-      vllm: '— (no cool-down trimming)',
-      guidellm: 'warm-up / cool-down exclusion by a user-given fraction or amount',
-      aiperf: '—',
-    },
   },
   {
     path: 'steady_state_reason',
     unit: '-',
     written: 'str or null',
     definition: 'Why steady_state is null; null when it is not.',
-    peers: NONE,
   },
   {
     path: 'steady_state.rule',
     unit: '-',
     written: 'str',
     definition: '`closed: target concurrency reached → last start` or `open: ramp end → last scheduled arrival`.',
-    peers: NONE,
   },
   {
     path: 'steady_state.start_ms',
     unit: 'ms',
     written: 'float',
     definition: 'Window start W0 from the run start.',
-    peers: NONE,
   },
   {
     path: 'steady_state.end_ms',
     unit: 'ms',
     written: 'float',
     definition: 'Window end W1 from the run start.',
-    peers: NONE,
   },
-  { path: 'steady_state.duration_s', unit: 's', written: 'float', definition: '(W1 − W0) / 1000 (> 0).', peers: NONE },
+  { path: 'steady_state.duration_s', unit: 's', written: 'float', definition: '(W1 − W0) / 1000 (> 0).' },
   {
     path: 'steady_state.requests_started',
     unit: 'count',
     written: 'int',
     definition: `Measured requests whose start lies in [W0, W1) (the ${W} is half-open for every count).`,
-    peers: NONE,
   },
   {
     path: 'steady_state.requests_completed',
     unit: 'count',
     written: 'int',
     definition: 'Measured successes whose end lies in [W0, W1).',
-    peers: NONE,
   },
   {
     path: 'steady_state.requests_failed',
     unit: 'count',
     written: 'int',
     definition: 'Measured failures whose failure time lies in [W0, W1).',
-    peers: NONE,
   },
   {
     path: 'steady_state.requests_inside',
@@ -521,7 +441,6 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Timed successes that started and finished inside the window (W0 ≤ start, end ≤ W1): the sample of the window distributions.',
-    peers: NONE,
   },
   {
     path: 'steady_state.output_tokens',
@@ -529,28 +448,24 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Output tokens attributed to the window: Σ of the token shares of every output arrival in [W0, W1) (see "Token attribution"), so a request straddling a window edge counts partially.',
-    peers: NONE,
   },
   {
     path: 'steady_state.output_tok_s',
     unit: 'tok/s',
     written: 'float',
     definition: 'steady_state.output_tokens / steady_state.duration_s.',
-    peers: NONE,
   },
   {
     path: 'steady_state.completions_per_s',
     unit: 'req/s',
     written: 'float',
     definition: 'steady_state.requests_completed / steady_state.duration_s.',
-    peers: NONE,
   },
   {
     path: 'steady_state.starts_per_s',
     unit: 'req/s',
     written: 'float',
     definition: 'steady_state.requests_started / steady_state.duration_s.',
-    peers: NONE,
   },
   {
     path: 'steady_state.in_flight_avg',
@@ -558,57 +473,50 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float',
     definition:
       'Time-averaged in-flight measured requests over the window: Σ_r |[start_r, end_r) ∩ [W0, W1)| / (W1 − W0).',
-    peers: NONE,
   },
 
   {
     path: 'load.mode',
     unit: '-',
     written: 'str',
-    definition: '`closed` or `open`, as the runner declared.',
-    peers: NONE,
+    choices: ['closed', 'open'],
+    definition: 'The load mode, as the runner declared.',
   },
   {
     path: 'load.target_concurrency',
     unit: 'requests',
     written: 'int or null',
     definition: 'Concurrency the runner aimed at (closed loop) or capped at (open loop); null if none.',
-    peers: { vllm: '`max_concurrency`', guidellm: 'concurrent profile streams', aiperf: '`--concurrency`' },
   },
   {
     path: 'load.target_rate_req_s',
     unit: 'req/s',
     written: 'float or null',
     definition: 'Arrival rate the runner aimed at (after any ramp); null in a closed loop or a trace replay.',
-    peers: { vllm: '`request_rate`', guidellm: 'constant / poisson rate', aiperf: '`--request-rate`' },
   },
   {
     path: 'load.achieved_rate_req_s',
     unit: 'req/s',
     written: 'float or null',
     definition: 'requests.measured (every measured start) / span.duration_s.',
-    peers: NONE,
   },
   {
     path: 'load.rate_ratio',
     unit: 'ratio',
     written: 'float or null',
     definition: 'achieved_rate_req_s / target_rate_req_s; null without a target rate.',
-    peers: NONE,
   },
   {
     path: 'load.steady_rate_req_s',
     unit: 'req/s',
     written: 'float or null',
     definition: 'steady_state.starts_per_s; null without a window.',
-    peers: NONE,
   },
   {
     path: 'load.steady_rate_ratio',
     unit: 'ratio',
     written: 'float or null',
     definition: 'steady_rate_req_s / target_rate_req_s; null without both.',
-    peers: NONE,
   },
   {
     path: 'load.in_flight_avg',
@@ -616,18 +524,12 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float or null',
     definition:
       "Time-averaged in-flight measured requests over the measured span: Σ_r (end_r − start_r) / span.duration_s (Little's law).",
-    peers: {
-      vllm: '—',
-      guidellm: '`request_concurrency` (time-weighted distribution)',
-      aiperf: 'effective concurrency (time-weighted over the run)',
-    },
   },
   {
     path: 'load.steady_in_flight_avg',
     unit: 'requests',
     written: 'float or null',
     definition: 'steady_state.in_flight_avg; null without a window.',
-    peers: NONE,
   },
   {
     path: 'load.in_flight_max',
@@ -635,21 +537,18 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       'Largest number of measured requests in flight at one instant (exact sweep over [start, end) intervals; an end at t is processed before a start at t).',
-    peers: { vllm: '`max_concurrent_requests` (sweep line)', guidellm: 'max of `request_concurrency`', aiperf: '—' },
   },
   {
     path: 'load.concurrency_ratio',
     unit: 'ratio',
     written: 'float or null',
     definition: 'in_flight_avg / target_concurrency; null without a target concurrency.',
-    peers: NONE,
   },
   {
     path: 'load.steady_concurrency_ratio',
     unit: 'ratio',
     written: 'float or null',
     definition: 'steady_in_flight_avg / target_concurrency; null without both.',
-    peers: NONE,
   },
 
   {
@@ -658,23 +557,20 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float',
     definition:
       'Bucket width: 1.0. Bucket k covers run-relative time [k, k+1) s, k = 0 … K−1, K = max(ceil(wall seconds), floor(last event) + 1); the last bucket may extend past the run.',
-    peers: NONE,
   },
-  { path: 'time_series.t_s', unit: 's', written: 'array of float', definition: 'Start k of each bucket.', peers: NONE },
+  { path: 'time_series.t_s', unit: 's', written: 'array of float', definition: 'Start k of each bucket.' },
   {
     path: 'time_series.in_flight_avg',
     unit: 'requests',
     written: 'array of float',
     definition:
       'Σ_r |[start_r, end_r) ∩ [k, k+1)| over measured requests: the time-weighted average in flight in the bucket.',
-    peers: NONE,
   },
   {
     path: 'time_series.in_flight_max',
     unit: 'requests',
     written: 'array of int',
     definition: 'Largest in-flight count at any instant of [k, k+1) (same sweep as load.in_flight_max).',
-    peers: NONE,
   },
   {
     path: 'time_series.output_tok_s',
@@ -682,21 +578,18 @@ export const ENTRIES: readonly Entry[] = [
     written: 'array of float',
     definition:
       'Output tokens attributed to the bucket (token shares of output arrivals in [k, k+1)) / 1 s. Σ over buckets + throughput.tokens_unattributed = throughput.output_tokens exactly.',
-    peers: { vllm: 'the 1-s buckets behind `max_output_tokens_per_s`', guidellm: '—', aiperf: 'time-slice exports' },
   },
   {
     path: 'time_series.completions',
     unit: 'count',
     written: 'array of int',
     definition: 'Measured successes whose end lies in [k, k+1).',
-    peers: NONE,
   },
   {
     path: 'time_series.failures',
     unit: 'count',
     written: 'array of int',
     definition: 'Measured failures whose failure time (start + error.atS) lies in [k, k+1).',
-    peers: NONE,
   },
   {
     path: 'time_series.ttft_p50_ms',
@@ -704,7 +597,6 @@ export const ENTRIES: readonly Entry[] = [
     written: 'array of float or null',
     definition:
       'Nearest-rank median TTFT of the timed successes whose first visible token (start + TTFT) arrived in [k, k+1); null when none did.',
-    peers: NONE,
   },
 
   {
@@ -712,18 +604,12 @@ export const ENTRIES: readonly Entry[] = [
     unit: '-',
     written: 'object or null',
     definition: "Goodput under the run's --slo; null when no SLO was given.",
-    peers: {
-      vllm: '`request_goodput` (ttft / tpot / e2el SLOs)',
-      guidellm: '— (SLO slider in the HTML UI only)',
-      aiperf: '`goodput`',
-    },
   },
   {
     path: 'goodput.slo',
     unit: '-',
     written: 'str',
     definition: 'The SLO in canonical spelling, e.g. `ttft_p95<=2000,itl_p95<=100`.',
-    peers: NONE,
   },
   {
     path: 'goodput.good_requests',
@@ -731,32 +617,24 @@ export const ENTRIES: readonly Entry[] = [
     written: 'int',
     definition:
       "Timed successes whose own value meets every clause's threshold (the clause percentile is ignored here). A request without a value for a clause metric (e.g. itl or decode with < 2 tokens or no server count) does not meet it. Failures are never good.",
-    peers: {
-      vllm: 'requests meeting all SLOs (its TPOT is 0 for N ≤ 1 and passes)',
-      guidellm: '—',
-      aiperf: 'good requests',
-    },
   },
   {
     path: 'goodput.good_fraction',
     unit: 'ratio',
     written: 'float or null',
     definition: 'good_requests / requests.measured (failures in the denominator).',
-    peers: { vllm: '—', guidellm: '—', aiperf: 'good-request fraction' },
   },
   {
     path: 'goodput.goodput_req_s',
     unit: 'req/s',
     written: 'float or null',
     definition: 'good_requests / span.duration_s.',
-    peers: { vllm: '`request_goodput`', guidellm: '—', aiperf: '`goodput`' },
   },
   {
     path: 'goodput.goodput_tok_s',
     unit: 'tok/s',
     written: 'float or null',
     definition: 'Σ output tokens O of the good requests / span.duration_s.',
-    peers: NONE,
   },
   {
     path: 'goodput.slo_met',
@@ -764,42 +642,38 @@ export const ENTRIES: readonly Entry[] = [
     written: 'bool',
     definition:
       'True iff every clause is met at run level: the clause percentile (nearest rank, over timed successes) of the metric satisfies the clause; a metric with no values fails.',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].clause',
     unit: '-',
     written: 'str',
     definition: 'One clause in canonical spelling.',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].metric',
     unit: '-',
     written: 'str',
     definition: 'ttft, ttfo, e2e, itl (per-request mean ITL), gen (generation) or decode (tok/s).',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].percentile',
     unit: '-',
     written: 'str',
     definition: 'p50, p90, p95, p99 or p99.9.',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].threshold_ms',
     unit: 'ms',
     written: 'float',
     definition: 'Threshold of a latency clause (`threshold_tok_s` instead for decode).',
-    peers: NONE,
+    optional: true,
   },
   {
     path: 'goodput.clauses[].threshold_tok_s',
     unit: 'tok/s',
     written: 'float',
     definition: 'Threshold of a decode clause.',
-    peers: NONE,
+    optional: true,
   },
   {
     path: 'goodput.clauses[].measured_ms',
@@ -807,47 +681,44 @@ export const ENTRIES: readonly Entry[] = [
     written: 'float or null',
     definition:
       "The run's clause percentile of the metric (latency clause; `measured_tok_s` for decode); null without values.",
-    peers: NONE,
+    optional: true,
   },
   {
     path: 'goodput.clauses[].measured_tok_s',
     unit: 'tok/s',
     written: 'float or null',
     definition: "The run's clause percentile of the decode rate.",
-    peers: NONE,
+    optional: true,
   },
   {
     path: 'goodput.clauses[].met',
     unit: '-',
     written: 'bool',
     definition: 'measured satisfies the clause (≤ threshold, ≥ for decode); false when measured is null.',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].requests_meeting',
     unit: 'count',
     written: 'int',
     definition: 'Timed successes whose own value meets this clause.',
-    peers: NONE,
   },
   {
     path: 'goodput.clauses[].requests_without_value',
     unit: 'count',
     written: 'int',
     definition: 'Timed successes with no value for this metric (they do not meet it).',
-    peers: NONE,
   },
 ];
 
 /** Rules that several figures share, rendered above the table. */
-const EXTENDED_RULES: readonly [string, string][] = [
+export const EXTENDED_RULES: readonly [string, string][] = [
   [
     'Measured requests',
     'Requests marked `warmup` are excluded from every figure and counted in requests.warmup_excluded. Times are run-relative: a request starts at start_offset_ms and ends at start + E2E (success) or start + error.atS (failure); it is in flight over [start, end). Its output arrivals are start + chunkOffsetsS[j].',
   ],
   [
     'Token attribution',
-    'A measured success with O output tokens (spec §3.3) and m usable output arrivals gives arrival j (0-based) floor((j+1)·O/m) − floor(j·O/m) tokens: an even split in whole tokens that sums to O exactly. Without usable chunk times it is treated as O arrivals of one token evenly spaced from start + TTFO to start + E2E (one arrival at TTFO if O = 1); without valid TTFO/E2E its tokens are unattributed. Buckets and the steady-state window sum the shares of the arrivals they contain, so a request straddling an edge counts partially.',
+    'A measured success with O output tokens (docs/protocol.md#output-token-accounting) and m usable output arrivals gives arrival j (0-based) floor((j+1)·O/m) − floor(j·O/m) tokens: an even split in whole tokens that sums to O exactly. Without usable chunk times it is treated as O arrivals of one token evenly spaced from start + TTFO to start + E2E (one arrival at TTFO if O = 1); without valid TTFO/E2E its tokens are unattributed. Buckets and the steady-state window sum the shares of the arrivals they contain, so a request straddling an edge counts partially.',
   ],
   [
     'Steady-state window',
@@ -868,49 +739,4 @@ export function extendedKeyPaths(): string[] {
   }
   for (const e of ENTRIES) paths.push(e.path);
   return paths;
-}
-
-const cell = (text: string): string => text.replace(/\|/g, '\\|');
-
-function familyCell(f: Family): string {
-  const k = familyKeys(f.base, f.unit);
-  const pct = k.percentiles[0]?.replace(/p50$/, '{p50,p90,p95,p99,p999}') ?? '';
-  return `\`${f.section}.\`{\`${k.samples}\`, \`${k.mean}\`, \`${pct}\`, \`${k.max}\`}`;
-}
-
-const FAMILY_UNITS: Readonly<Record<FamilyUnit, string>> = { ms: 'ms', tok_s: 'tok/s', tokens: 'tokens' };
-
-/** The extension section of docs/metrics.md. */
-export function renderExtendedMarkdown(): string {
-  const lines = [
-    '## Extension figures (`servebench.metrics`)',
-    '',
-    'Computed by `computeExtendedMetrics` (src/metrics/extended.ts) from the request results;',
-    'generated from `src/metrics/extended-definitions.ts`. Percentiles are nearest rank as above.',
-    'Each distribution family has `<name>_samples` (int), a mean, p50, p90, p95, p99, p99.9 and the max;',
-    'no samples gives 0 and nulls. Peer columns name the closest figure of vLLM `bench serve`,',
-    'GuideLLM and AIPerf, and say where its definition differs; — means the tool has none.',
-    '',
-  ];
-  for (const [title, text] of EXTENDED_RULES) lines.push(`**${title}.** ${text}`, '');
-  lines.push(
-    '| key | unit | written as | definition | vLLM bench serve | GuideLLM | AIPerf |',
-    '|---|---|---|---|---|---|---|',
-  );
-  for (const f of FAMILIES) {
-    const written =
-      f.unit === 'tokens'
-        ? 'samples, max: int (max null if none); others float or null'
-        : 'samples: int; others float or null';
-    lines.push(
-      `| ${familyCell(f)} | ${FAMILY_UNITS[f.unit]} | ${written} | ${cell(f.definition)} | ${cell(f.peers.vllm)} | ${cell(f.peers.guidellm)} | ${cell(f.peers.aiperf)} |`,
-    );
-  }
-  for (const e of ENTRIES) {
-    lines.push(
-      `| \`${e.path}\` | ${e.unit} | ${e.written} | ${cell(e.definition)} | ${cell(e.peers.vllm)} | ${cell(e.peers.guidellm)} | ${cell(e.peers.aiperf)} |`,
-    );
-  }
-  lines.push('');
-  return lines.join('\n');
 }

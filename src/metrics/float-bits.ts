@@ -1,6 +1,6 @@
 /**
  * Exact IEEE-754 double helpers. The result format promises bit-for-bit agreement with the
- * reference (anvil spec §4.5), so the metrics and the validator must reason about doubles as
+ * reference (docs/protocol.md#bit-exact-agreement-with-the-seed), so the metrics and the validator must reason about doubles as
  * exact binary rationals instead of trusting `+`/`/` to be "close enough".
  */
 
@@ -62,7 +62,7 @@ function bitLength(n: bigint): number {
 
 /**
  * Round the rational num/den to the nearest double, ties to even — the rounding CPython applies
- * in `int / int` and `float(Fraction)`, which is what `statistics.mean` ends with (spec §4.3).
+ * in `int / int` and `float(Fraction)`, which is what `statistics.mean` ends with (docs/protocol.md#run-level-metrics).
  * @example roundRationalToDouble(1n, 3n) === 1 / 3
  */
 export function roundRationalToDouble(num: bigint, den: bigint): number {

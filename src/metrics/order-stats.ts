@@ -183,7 +183,7 @@ export interface SeriesStats {
 
 const EMPTY_STATS: SeriesStats = { samples: 0, mean: null, max: null, percentiles: LEVELS.map(() => null) };
 
-/** 0-based ranks of the {@link LEVELS} percentiles among n values (spec §4.2 rule, via percentile.ts). */
+/** 0-based ranks of the {@link LEVELS} percentiles among n values (the rule of docs/protocol.md#percentiles, via percentile.ts). */
 function levelRanks(n: number): number[] {
   return LEVELS.map((q) => nearestRankIndex(q, n));
 }

@@ -1,5 +1,5 @@
 /**
- * Nearest-rank percentiles (anvil spec §4.2): sort ascending, take the value at 0-based index
+ * Nearest-rank percentiles (docs/protocol.md#percentiles): sort ascending, take the value at 0-based index
  * max(0, ceil(q·k/100) − 1). No interpolation, no averaging; p50 of an even count is the lower
  * middle value. The rank is computed with integer arithmetic on q written as a decimal fraction
  * (99.9 → 999/1000), so exact boundaries never suffer a floating-point off-by-one
@@ -52,12 +52,12 @@ export function nearestRankIndex(q: number, k: number): number {
 
 /**
  * Nearest-rank percentile of values that are already sorted ascending; null when empty
- * (spec §4.2: "If there are no values the p50/p95 pair is null").
+ * (docs/protocol.md#percentiles: without values, both p50 and p95 are null).
  */
 export function percentileSorted(sortedAscending: ArrayLike<number>, q: number): number | null {
   if (sortedAscending.length === 0) return null;
   // The reference multiplies by 1.0 here; in JS that is the identity, and the serializer is what
-  // turns an integral result such as 2968 into "2968.0" (spec §5.6).
+  // turns an integral result such as 2968 into "2968.0" (docs/protocol.md#serialization).
   return sortedAscending[nearestRankIndex(q, sortedAscending.length)] ?? null;
 }
 

@@ -1,7 +1,7 @@
 /**
  * From one client RequestResult to what the result file records about it: a `request_timings`
- * row for a success (anvil spec §4.1), a `failures` entry otherwise (§3.4, §5.5), and the facts a
- * success contributes to run-level sums (§4.3). Field formulas live in definitions.ts.
+ * row for a success (docs/protocol.md#per-request-row), a `failures` entry otherwise (docs/protocol.md#success-and-failure, docs/protocol.md#failures), and the facts a
+ * success contributes to run-level sums (docs/protocol.md#run-level-metrics). Field formulas live in definitions.ts.
  */
 
 import type { RequestAttempt, RequestResult } from '../record/types.js';
@@ -19,7 +19,7 @@ import type {
 /** Longest error message / body excerpt kept, in characters (code points, like Python slicing). */
 export const ERROR_MESSAGE_LIMIT = 2048;
 
-/** What the reference writes when an exception has no text (spec §3.4). */
+/** What the reference writes when an exception has no text (docs/protocol.md#success-and-failure). */
 export const EMPTY_ERROR_MESSAGE = '<empty exception message>';
 
 /**
@@ -35,7 +35,7 @@ function objectOrNull(v: unknown): Record<string, unknown> | null {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
-/** out_toks and its source (spec §3.3): usage.completion_tokens if exact, else the content-chunk count. */
+/** out_toks and its source (docs/protocol.md#output-token-accounting): usage.completion_tokens if exact, else the content-chunk count. */
 export function outputAccounting(r: RequestResult): { outToks: number; source: OutputTokenSource } {
   const completion = r.usage?.['completion_tokens'];
   return isCount(completion)
@@ -44,7 +44,7 @@ export function outputAccounting(r: RequestResult): { outToks: number; source: O
 }
 
 /**
- * cached_tokens / prompt_tokens for the prefix-cache average (spec §4.3): only when usage is
+ * cached_tokens / prompt_tokens for the prefix-cache average (docs/protocol.md#run-level-metrics): only when usage is
  * truthy, prompt_tokens_details.cached_tokens is present and not null, and prompt_tokens is
  * truthy (non-zero). Non-numeric values, on which the reference would crash, contribute nothing.
  */
@@ -57,7 +57,7 @@ export function cacheHitRatio(usage: Record<string, unknown> | null): number | n
   return cached / prompt;
 }
 
-/** What a successful request adds to run-level sums, whether or not its row survives §4.1. */
+/** What a successful request adds to run-level sums, whether or not its row survives the row rule (docs/protocol.md#per-request-row). */
 export function successFacts(r: RequestResult): SuccessFacts {
   const { outToks, source } = outputAccounting(r);
   return {
@@ -96,7 +96,7 @@ export function emptyRowInput(): RowInput {
 
 /**
  * Fills `out` with the normalized row inputs of `r` and returns true, or returns false (leaving
- * `out` unspecified) when spec §4.1 drops the row: TTFT or E2E missing or non-finite, TTFT < 0,
+ * `out` unspecified) when the row rule (docs/protocol.md#per-request-row) drops the row: TTFT or E2E missing or non-finite, TTFT < 0,
  * E2E < TTFT, TTFO < 0 or TTFO > TTFT (TTFO falls back to TTFT when absent). A non-finite TTFO
  * is dropped too — the reference would let NaN through, but NaN cannot be written to JSON anyway.
  * Reusing one `out` lets a caller walk a million results without allocating per request.
@@ -133,7 +133,7 @@ export function fillRowInput(r: RequestResult, out: RowInput): boolean {
   return true;
 }
 
-/** Normalized row inputs, or null when spec §4.1 drops the row (see {@link fillRowInput}). */
+/** Normalized row inputs, or null when the row rule (docs/protocol.md#per-request-row) drops the row (see {@link fillRowInput}). */
 export function rowInput(r: RequestResult): RowInput | null {
   const out = emptyRowInput();
   return fillRowInput(r, out) ? out : null;
@@ -173,7 +173,7 @@ export function rowFromInput(x: RowInput): TimingRow {
   };
 }
 
-/** The `request_timings` row of a successful request, or null if §4.1 drops it. */
+/** The `request_timings` row of a successful request, or null if the row rule (docs/protocol.md#per-request-row) drops it. */
 export function buildRow(r: RequestResult): WrittenRow | null {
   const input = rowInput(r);
   return input === null ? null : withConversation(withRequestExtras(rowFromInput(input), r), r);
@@ -251,7 +251,7 @@ export function boundText(text: string, limit: number = ERROR_MESSAGE_LIMIT): { 
 }
 
 /**
- * The `failures[]` entry of a failed request (spec §3.4): the message is the error text, or
+ * The `failures[]` entry of a failed request (docs/protocol.md#success-and-failure): the message is the error text, or
  * `<empty exception message>`, cut to 2048 characters with `error_message_truncated` telling
  * whether anything was cut. A failed result without an error object (a client bug) is recorded
  * as `UnknownError` rather than dropped, so completed + failed = requests still holds.

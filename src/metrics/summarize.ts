@@ -1,7 +1,7 @@
 /**
  * All request outcomes of a run → the measured part of a result file: sorted rows, sorted
  * failures, the 26-key `metrics` object, `context_distribution` and the protocol label
- * (anvil spec §4.1–§4.4, §5.4). Every formula comes from definitions.ts.
+ * (docs/protocol.md#metric-formulas, docs/protocol.md#the-metrics-key-set). Every formula comes from definitions.ts.
  */
 
 import type { RequestResult } from '../record/types.js';
@@ -20,21 +20,21 @@ import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow 
 
 /** The measured sections of a result, ready for result/build.ts. */
 export interface Summary {
-  /** `request_timings`: successful requests whose row survived §4.1, ascending request_index. */
+  /** `request_timings`: successful requests whose row survived the row rule (docs/protocol.md#per-request-row), ascending request_index. */
   rows: WrittenRow[];
   /** `failures`: ascending request_index. */
   failures: FailureRecord[];
   metrics: Metrics;
   measurement_protocol: MeasurementProtocol;
-  /** Planned sizes of all n requests, failed ones included (spec §2.4). */
+  /** Planned sizes of all n requests, failed ones included (docs/protocol.md#context-plan). */
   context_distribution: Record<string, number>;
-  /** Number of successful requests (may exceed rows.length if §4.1 dropped a row). */
+  /** Number of successful requests (may exceed rows.length if the row rule (docs/protocol.md#per-request-row) dropped a row). */
   completed: number;
   failed: number;
 }
 
 /**
- * The protocol label. Chat (spec §4.4): `capacity-v4-reasoning` iff a *successful* request
+ * The protocol label. Chat (docs/protocol.md#protocol-label): `capacity-v4-reasoning` iff a *successful* request
  * streamed reasoning, else `capacity-v3`; inferred, not declared: reasoning seen only in failed
  * requests does not count, exactly as in the reference. Any other endpoint: its own value
  * (`servebench-<endpoint>-v1`, whether or not it streamed reasoning: `metrics.reasoning_chunks`
@@ -69,10 +69,10 @@ const byIndex = (a: { request_index: number }, b: { request_index: number }): nu
   a.request_index - b.request_index;
 
 /**
- * Summarize a run. `wallSeconds` is the run's monotonic wall time in seconds (spec §2.7);
+ * Summarize a run. `wallSeconds` is the run's monotonic wall time in seconds (docs/protocol.md#scheduling-and-clocks);
  * throughput divides by it directly, as the reference does (not by wall_clock_ms / 1000).
  *
- * Zero successes give the all-failure shape of spec §5.4: null percentiles, output_tokens 0,
+ * Zero successes give the all-failure shape (docs/protocol.md#the-metrics-key-set): null percentiles, output_tokens 0,
  * throughput 0.0 (when wall > 0), content_chunks_s null, `{}` sources, label capacity-v3.
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */

@@ -19,7 +19,7 @@ export interface ToolCallsBlock {
   argument_bytes: number;
   /** argument_bytes / calls, or null without a call. */
   argument_bytes_per_call_avg: number | null;
-  /** Nearest-rank p50 / p95 (spec §4.2) of first tool-call delta − request start, ms, over responses with one. */
+  /** Nearest-rank p50 / p95 (docs/protocol.md#percentiles) of first tool-call delta − request start, ms, over responses with one. */
   time_to_first_tool_call_p50_ms: number | null;
   time_to_first_tool_call_p95_ms: number | null;
 }

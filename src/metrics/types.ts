@@ -1,11 +1,11 @@
 /**
  * Shapes shared by the metrics stage. Property names are the result file's own snake_case keys
- * (anvil spec §4.1, §4.3, §5.5) so rows and metrics serialize without a mapping layer.
+ * (docs/protocol.md#per-request-row, docs/protocol.md#run-level-metrics, docs/protocol.md#failures) so rows and metrics serialize without a mapping layer.
  */
 import type { StepKind } from '../record/types.js';
 
 /**
- * `measurement_protocol` values servebench writes: the reference's two for chat (spec §4.4), and
+ * `measurement_protocol` values servebench writes: the reference's two for chat (docs/protocol.md#protocol-label), and
  * one per other endpoint (docs/endpoints.md), so that no reader takes a Messages or embeddings
  * run for a chat one: a reference reader refuses an unknown value, and compare refuses to rank
  * across them.
@@ -20,10 +20,10 @@ export const MEASUREMENT_PROTOCOLS = [
 ] as const;
 export type MeasurementProtocol = (typeof MEASUREMENT_PROTOCOLS)[number];
 
-/** How a request's output tokens were counted (spec §3.3); `unknown` only appears in old files. */
+/** How a request's output tokens were counted (docs/protocol.md#output-token-accounting); `unknown` only appears in old files. */
 export type OutputTokenSource = 'usage' | 'content_chunks';
 
-/** The 15 `request_timings[]` fields of the reference format (spec §4.1). */
+/** The 15 `request_timings[]` fields of the reference format (docs/protocol.md#per-request-row). */
 export interface CoreTimingRow {
   request_index: number;
   planned_context_tokens: number;
@@ -42,7 +42,7 @@ export interface CoreTimingRow {
   content_chunks: number;
 }
 
-/** A servebench row: the reference fields plus extension keys readers must tolerate (spec §10). */
+/** A servebench row: the reference fields plus extension keys readers must tolerate (docs/protocol.md#extensions-and-compatibility). */
 export interface TimingRow extends CoreTimingRow {
   /** Request start relative to run start, ms (float). */
   start_offset_ms: number;
@@ -117,7 +117,7 @@ export interface AttemptRecord {
   wait_s: number;
 }
 
-/** One `failures[]` entry: the reference's four keys (spec §3.4, §5.5) plus servebench extensions. */
+/** One `failures[]` entry: the reference's four keys (docs/protocol.md#success-and-failure, docs/protocol.md#failures) plus servebench extensions. */
 export interface FailureRecord {
   request_index: number;
   error_type: string;
@@ -140,7 +140,7 @@ export interface FailureRecord {
   tool_results?: number;
 }
 
-/** The 26-key run-level `metrics` object of the current emitter (spec §4.3, §5.4). */
+/** The 26-key run-level `metrics` object of the current emitter (docs/protocol.md#run-level-metrics, docs/protocol.md#the-metrics-key-set). */
 export interface Metrics {
   content_chunks: number;
   content_chunks_s: number | null;
@@ -171,7 +171,7 @@ export interface Metrics {
 }
 
 /**
- * Per-request inputs of the row formulas, after §3.3 accounting and the §4.1 fallbacks.
+ * Per-request inputs of the row formulas, after output-token accounting (docs/protocol.md#output-token-accounting) and the row fallbacks (docs/protocol.md#per-request-row).
  * Times are seconds, exactly as the client measured them; the formulas scale to ms themselves.
  */
 export interface RowInput {
@@ -199,12 +199,12 @@ export interface RowInput {
 
 /** What every successful request contributes to run-level sums, whether or not its row was kept. */
 export interface SuccessFacts {
-  /** out_toks of spec §3.3: the usage count, or the content-chunk count as fallback. */
+  /** out_toks of docs/protocol.md#output-token-accounting: the usage count, or the content-chunk count as fallback. */
   outToks: number;
   source: string;
   contentChunks: number;
   reasoningChunks: number;
-  /** cached_tokens / usage.prompt_tokens when the request may contribute (spec §4.3), else null. */
+  /** cached_tokens / usage.prompt_tokens when the request may contribute (docs/protocol.md#run-level-metrics), else null. */
   cacheHitRatio: number | null;
 }
 
@@ -212,6 +212,6 @@ export interface SuccessFacts {
 export interface RunInput {
   rows: readonly CoreTimingRow[];
   successes: readonly SuccessFacts[];
-  /** Run wall time in seconds (monotonic, spec §2.7). */
+  /** Run wall time in seconds (monotonic, docs/protocol.md#scheduling-and-clocks). */
   wallSeconds: number;
 }

@@ -10,7 +10,8 @@
  * - `profile_export_records.csv`, one row per request with columns `<tag> (<unit>)`: read as
  *   the run's per-request rows (aiperf-records.ts).
  */
-import { parse } from 'csv-parse/sync';
+import { createRequire } from 'node:module';
+import type { parse as Parse } from 'csv-parse/sync';
 import { InputFileError } from '../util/errors.js';
 import { METRIC_BY_HEADER } from './aiperf-metrics.js';
 import { RECORDS_CSV_KEY } from './aiperf-records.js';
@@ -25,6 +26,16 @@ const isSummaryHeader = (line: string): boolean =>
   /^Metric,avg,min,max(,[a-z0-9]+)*$/.test(line) || line === 'Metric,Value';
 const isRecordsHeader = (line: string): boolean =>
   !line.startsWith('{') && line.includes('request_latency (ms)') && line.includes('request_start_ns');
+
+/**
+ * The CSV parser, loaded the first time an AIPerf CSV is read: most files given to servebench are
+ * JSON, and a command that reads none does not load it (report/open-input.ts reads every input).
+ */
+let csvParser: typeof Parse | null = null;
+function parse(text: string, options: { relax_column_count: boolean; skip_empty_lines: boolean }): string[][] {
+  csvParser ??= (createRequire(import.meta.url)('csv-parse/sync') as { parse: typeof Parse }).parse;
+  return csvParser(text, options);
+}
 
 /** The rows of a CSV text, or an InputFileError naming the file. */
 function rowsOf(text: string, file: string, relax: boolean): string[][] {

@@ -51,7 +51,7 @@ const ROWS = 'individual_request_metrics';
 
 /** numpy's percentile against servebench's nearest rank. */
 const PERCENTILE =
-  'numpy interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (anvil spec §4.2)';
+  'numpy interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (docs/protocol.md#percentiles)';
 
 /** Which requests a statistic is over. */
 const OVER =

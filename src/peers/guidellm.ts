@@ -23,7 +23,8 @@
  * vllm-project/guidellm src/guidellm/benchmark/schemas/generative/report.py @ 5a63252c (metadata
  * version 1) and src/guidellm/benchmark/schemas/generative/benchmark.py @ 03820eba.
  */
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type { parseDocument as ParseDocument } from 'yaml';
 import { InputFileError } from '../util/errors.js';
 import { num, str } from './values.js';
 import type { PeerFormat } from './peer-format.js';
@@ -115,6 +116,16 @@ function guidellmNewerLayout(run: Record<string, unknown>): string | null {
   // Version 1 came with the later layout; a version that is not a number is not one this reader knows to be newer.
   if (typeof version !== 'number' || !(version >= 1)) return null;
   return `metadata.version ${String(version)} (the later GuideLLM report layout, with config and scheduler_metrics per benchmark; this reader knows the layout before report metadata)`;
+}
+
+/**
+ * The YAML parser, loaded the first time a YAML file is read: most files given to servebench are
+ * JSON, and a command that reads none does not load it (report/open-input.ts reads every input).
+ */
+let yamlParser: typeof ParseDocument | null = null;
+function parseDocument(text: string): ReturnType<typeof ParseDocument> {
+  yamlParser ??= (createRequire(import.meta.url)('yaml') as { parseDocument: typeof ParseDocument }).parseDocument;
+  return yamlParser(text);
 }
 
 /**

@@ -49,7 +49,7 @@ const TIMING = `${REPORT}; ${CLIENT}; ${STREAM}`;
 
 /** numpy's percentile against servebench's nearest rank. */
 const PERCENTILE =
-  'numpy interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (anvil spec §4.2)';
+  'numpy interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (docs/protocol.md#percentiles)';
 
 /** When inference-perf's clock starts and stops for a request. */
 const CLOCK =

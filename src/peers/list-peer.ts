@@ -5,10 +5,8 @@
  * the file's per-request rows; a figure defined otherwise (numpy's median, a throughput over
  * another wall time) is left out rather than shown beside servebench's as if it were one.
  */
-import type { ListedRun, PeerLister } from '../result/inventory.js';
-import { InputFileError } from '../util/errors.js';
+import type { ListedRun } from '../result/inventory.js';
 import type { PeerRun } from './peer-run.js';
-import { readPeerText } from './read-peer.js';
 import { servebenchFigure } from './servebench-figures.js';
 
 /** The load as `list` writes it: `c=8`, `rate=4/s`, `rate=4/s c<=8`. */
@@ -41,12 +39,7 @@ function listedPeerRun(relPath: string, run: PeerRun): ListedRun {
   };
 }
 
-/** The runs of another tool's file as listed lines, or the problem when no reader takes it. */
-export const listPeerRuns: PeerLister = (relPath, text) => {
-  try {
-    return readPeerText(text, relPath).map((run) => listedPeerRun(relPath, run));
-  } catch (error) {
-    if (error instanceof InputFileError) return { problem: error.problem };
-    throw error;
-  }
-};
+/** The runs of another tool's file (`relPath` below the listed directory) as listed lines. */
+export function listPeerRuns(relPath: string, runs: readonly PeerRun[]): ListedRun[] {
+  return runs.map((run) => listedPeerRun(relPath, run));
+}

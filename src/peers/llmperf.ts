@@ -36,7 +36,7 @@ const SOURCE = `${BENCH}; ${CLIENT}`;
 
 /** pandas' quantile against servebench's nearest rank. */
 const QUANTILE =
-  'pandas interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (anvil spec §4.2)';
+  'pandas interpolates linearly between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (docs/protocol.md#percentiles)';
 
 /** The statistics llmperf writes for each per-request series, with servebench's nearest figures for p50 and p95. */
 function family(

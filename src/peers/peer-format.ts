@@ -4,11 +4,12 @@
  * how it reads the run's facts and per-request rows. Figures are taken from the field table;
  * every field neither a figure nor a fact field is kept as unmapped.
  */
+import type { PeerFormatName } from './format-names.js';
 import type { FieldSpec, PeerFacts, PeerRow } from './peer-run.js';
 
 export interface PeerFormat {
   /** `--format` name. */
-  name: string;
+  name: PeerFormatName;
   /** The tool, e.g. `sglang-bench-serving`. */
   tool: string;
   /** The version of this reader: bumped when what it reads or how changes. */

@@ -5,6 +5,7 @@
  * and what did not match.
  */
 import { InputFileError } from '../util/errors.js';
+import { PEER_FORMAT_NAMES } from './format-names.js';
 import { parsePythonJson } from './python-json.js';
 import { PEER_RUN_SCHEMA, type PeerRun } from './peer-run.js';
 import { recomputeFigures } from './recompute.js';
@@ -28,8 +29,6 @@ export const PEER_FORMATS: readonly PeerFormat[] = [
   INFERENCE_PERF_FORMAT,
 ];
 
-/** `--format` names. */
-export const PEER_FORMAT_NAMES: readonly string[] = PEER_FORMATS.map((f) => f.name);
 
 /** Unit factors to servebench's units (ms for times, per second for rates). */
 const TO_SERVEBENCH: Record<string, number> = { ms: 1, s: 1000, 'tok/s': 1, 'req/s': 1, 'req/min': 1 / 60 };

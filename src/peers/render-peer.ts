@@ -61,3 +61,8 @@ export function renderPeerRun(run: PeerRun, label: string, all: boolean): string
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** JSON text of a value whose numbers may be non-finite: those become the strings `"Infinity"`, `"-Infinity"`, `"NaN"`. */
+export function peerJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2);
+}

@@ -42,7 +42,7 @@ function family(name: string, what: string, median: string | null, difference: s
 
 /** numpy's median against servebench's nearest-rank p50. */
 const MEDIAN =
-  'numpy interpolates (the median of an even count is the mean of the middle two); servebench takes the nearest rank (anvil spec §4.2)';
+  'numpy interpolates (the median of an even count is the mean of the middle two); servebench takes the nearest rank (docs/protocol.md#percentiles)';
 
 /** The SGLang fields servebench reads as figures, with their definitions. */
 const SGLANG_FIELDS: readonly FieldSpec[] = [

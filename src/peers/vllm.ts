@@ -80,7 +80,7 @@ const FAMILIES: Record<string, Family> = {
 };
 
 const INTERP =
-  'numpy interpolates between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (anvil spec §4.2)';
+  'numpy interpolates between ranks (a median of an even count is the mean of the middle two); servebench takes the nearest rank (docs/protocol.md#percentiles)';
 
 /** The FieldSpec of one statistic (`mean`, `median`, `std` or `p{N}`) of family `name`. */
 function statSpec(stat: string, name: string): FieldSpec {

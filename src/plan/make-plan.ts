@@ -52,7 +52,7 @@ function clockOrigin(config: { client: Pick<RunConfig['client'], 'coldConnection
   return config.client.coldConnections ? 'hand-over' : 'write';
 }
 
-/** Spec §1.5: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
+/** docs/protocol.md#validation-order: n × planned ≤ 2^26 tokens, where planned = ctx_tokens or min(cap or 262144, 262144). */
 function checkAggregateBudget(config: RunConfig, requests: number, cap: number | null): void {
   const planned = config.workload.ctxTokens > 0 ? config.workload.ctxTokens : Math.min(cap ?? 262144, 262144);
   if (requests * planned > MAX_AGGREGATE_PROMPT_TOKENS) {

@@ -7,7 +7,7 @@
  * - after the run, a time warm-up (or a count warm-up of a run bounded by time) that took every
  *   request sent.
  * A plan in which only some prompts cannot be built still runs: those requests are recorded as the
- * reference records them, as failures (`ValueError`, spec §3.4).
+ * reference records them, as failures (`ValueError`, docs/protocol.md#success-and-failure).
  * Also here: the one warning that a fixed `--ctx-tokens` was clamped to the window's budget.
  */
 import type { RunConfig } from '../config/run-config.js';

@@ -1,7 +1,7 @@
 /** The prompt budget a window leaves: what the context plan is capped at. */
 import { UsageError } from '../util/errors.js';
 
-/** `cap = window − max_tokens − margin`, null when the window is unknown; an impossible budget is a usage error (spec §2.2). */
+/** `cap = window − max_tokens − margin`, null when the window is unknown; an impossible budget is a usage error (docs/protocol.md#prompt-budget). */
 export function promptCap(window: number | null, maxTokens: number, margin: number): number | null {
   if (window === null) return null;
   const cap = window - maxTokens - margin;

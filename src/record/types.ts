@@ -4,7 +4,7 @@
  * Request failures are data here, never exceptions (architecture rule 5).
  */
 
-/** Why a request failed. `type` and `message` follow anvil spec §3.4 where the situation matches. */
+/** Why a request failed. `type` and `message` follow docs/protocol.md#success-and-failure where the situation matches. */
 export interface RequestError {
   /**
    * Stable error class, e.g. `HTTPError`, `ValueError`, `TimeoutError`, `URLError`, `RemoteDisconnected`,
@@ -13,7 +13,7 @@ export interface RequestError {
    * (docs/reliability.md lists which fault gives which).
    */
   type: string;
-  /** Full message; the result writer bounds it to 2048 characters (spec §3.4). Never contains secrets. */
+  /** Full message; the result writer bounds it to 2048 characters (docs/protocol.md#success-and-failure). Never contains secrets. */
   message: string;
   /** HTTP status when a response status line was received, else null. */
   httpStatus: number | null;
@@ -31,7 +31,7 @@ export interface RequestResult {
   plannedContextTokens: number;
   /** Request start relative to run start, milliseconds (monotonic). */
   startOffsetMs: number;
-  /** True iff HTTP 2xx, the stream parsed, no in-stream error, and at least one visible content delta arrived (spec §3.4). */
+  /** True iff HTTP 2xx, the stream parsed, no in-stream error, and at least one visible content delta arrived (docs/protocol.md#success-and-failure). */
   ok: boolean;
   /** First non-empty reasoning or content delta; null if none. */
   timeToFirstOutputS: number | null;
@@ -41,7 +41,7 @@ export interface RequestResult {
   e2eS: number | null;
   reasoningChunks: number;
   contentChunks: number;
-  /** The last truthy `usage` object seen in the stream (spec §3.2), raw. */
+  /** The last truthy `usage` object seen in the stream (docs/protocol.md#chunk-handling), raw. */
   usage: Record<string, unknown> | null;
   /** Last non-null `finish_reason` seen; null if none. */
   finishReason: string | null;

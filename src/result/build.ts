@@ -1,7 +1,7 @@
 /**
  * Assemble the complete result object of a run: the reference's 27 top-level keys (anvil spec
- * §5.1) in the current emitter's shape, plus servebench's top-level extensions `prompt_set_id`,
- * `cache_policy` (which make two runs comparable by the reference's evidence tool, spec §6.6)
+ * docs/protocol.md#top-level-keys) in the current emitter's shape, plus servebench's top-level extensions `prompt_set_id`,
+ * `cache_policy` (which make two runs comparable by the reference's evidence tool, docs/protocol.md#why-reference-results-never-compare)
  * and the opaque `servebench` object. Write it with `writeResultFile` (result/io.ts), or print
  * it with `serializeResult` (result/pyjson.ts).
  */
@@ -16,7 +16,7 @@ import type { ServebenchBlock } from './servebench-schema.js';
 export type { CapacityResult, ServeFlags } from './result-schema.js';
 
 /**
- * `timing_methodology`, verbatim from the current reference emitter (spec §5.3). The `clock`
+ * `timing_methodology`, verbatim from the current reference emitter (docs/protocol.md#timing_methodology). The `clock`
  * text names Python's clock although servebench reads Node's monotonic clock: the spec keeps
  * the literal for byte compatibility, and both are monotonic sub-microsecond clocks, so the
  * statement about what is measured stays true.
@@ -45,7 +45,7 @@ export interface RunMeta {
   startedAt: CapacityResult['started_at'];
   finishedAt: CapacityResult['finished_at'];
   /**
-   * Monotonic run wall time in SECONDS (spec §2.7). `wall_clock_ms` is written as
+   * Monotonic run wall time in SECONDS (docs/protocol.md#scheduling-and-clocks). `wall_clock_ms` is written as
    * wallSeconds × 1000.0 and throughput divides by wallSeconds, exactly like the reference,
    * so `validate` can reproduce both bit for bit.
    */
@@ -69,11 +69,11 @@ export interface RunMeta {
   serveFlags: ServeFlags;
   /** Identifies the prompt set, so compare tools can refuse mixing prompt sets. */
   promptSetId: CapacityResult['prompt_set_id'];
-  /** e.g. `cold` / `warm`: published so cold and warm rows are never merged (spec §8 item 10). */
+  /** e.g. `cold` / `warm`: published so cold and warm rows are never merged (docs/protocol.md#lessons-from-the-references-history item 10). */
   cachePolicy: CapacityResult['cache_policy'];
   /**
    * Planned (clamped) context size of every request of the run, in index order. When given it
-   * is what `context_distribution` counts (spec §2.4: all n planned requests); when absent the
+   * is what `context_distribution` counts (docs/protocol.md#context-plan: all n planned requests); when absent the
    * planned sizes recorded on the RequestResults are counted.
    */
   contextPlan?: readonly number[];

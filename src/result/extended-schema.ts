@@ -1,151 +1,122 @@
 /**
- * `servebench.metrics`, the extended figures (their meaning: metrics/extended-definitions.ts and
- * docs/metrics.md), as a zod schema. The distribution families are built from the same key
- * spelling the metrics stage writes (`familyKeys`), typed by the same template types, so a family
- * is named once.
+ * `servebench.metrics`, the extended figures, as a zod schema built from their table
+ * (metrics/extended-definitions.ts; docs/metrics.md): every key, where it sits and how it is
+ * written are spelled there once. The distribution families take the key spelling the metrics
+ * stage writes (`familyKeys`), and each other key its `written` (int, float or null, object …);
+ * the objects' keys come in the table's order, a section's families first.
  */
 
 import { z } from 'zod';
 import {
+  ENTRIES,
+  FAMILIES,
   familyKeys,
-  type FamilyUnit,
-  type MsFamily,
-  type RateFamily,
-  type TokenFamily,
+  type Entry,
+  type Family,
+  type Written,
 } from '../metrics/extended-definitions.js';
+import type { ExtendedMetrics } from '../metrics/extended.js';
 
 const int = z.int();
 const num = z.number();
-const str = z.string();
 const nullableNum = num.nullable();
 const nullableInt = int.nullable();
 
-type Shape<T> = { [K in keyof T]: null extends T[K] ? typeof nullableNum | typeof nullableInt : typeof int };
+/** The schema of a key written as `written` (an object's keys are the table's, see {@link Branch}). */
+const LEAVES: Readonly<Record<Exclude<Written, 'object' | 'object or null'>, z.ZodType>> = {
+  int,
+  'int or null': nullableInt,
+  float: num,
+  'float or null': nullableNum,
+  str: z.string(),
+  'str or null': z.string().nullable(),
+  bool: z.boolean(),
+  'array of int': z.array(int),
+  'array of float': z.array(num),
+  'array of float or null': z.array(nullableNum),
+};
 
-function family<T>(base: string, unit: FamilyUnit): Shape<T> {
-  const keys = familyKeys(base, unit);
-  // A token family's largest value is a token count, an integer; every other value may be a fraction.
-  const shape: Record<string, z.ZodType> = {
-    [keys.samples]: int,
-    [keys.mean]: nullableNum,
-    [keys.max]: unit === 'tokens' ? nullableInt : nullableNum,
-  };
-  for (const key of keys.percentiles) shape[key] = nullableNum;
-  return shape as Shape<T>;
+/** The keys of one family: count, mean, max and percentiles. */
+function familyShape(f: Family): [string, z.ZodType][] {
+  const keys = familyKeys(f.base, f.unit);
+  return [
+    [keys.samples, int],
+    [keys.mean, nullableNum],
+    // A token family's largest value is a token count, an integer; every other value may be a fraction.
+    [keys.max, f.unit === 'tokens' ? nullableInt : nullableNum],
+    ...keys.percentiles.map((key): [string, z.ZodType] => [key, nullableNum]),
+  ];
 }
-const ms = <B extends string>(base: B): Shape<MsFamily<B>> => family<MsFamily<B>>(base, 'ms');
-const rate = <B extends string>(base: B): Shape<RateFamily<B>> => family<RateFamily<B>>(base, 'tok_s');
-const tokens = <B extends string>(base: B): Shape<TokenFamily<B>> => family<TokenFamily<B>>(base, 'tokens');
 
-const goodputClauseSchema = z.strictObject({
-  clause: str,
-  metric: str,
-  percentile: str,
-  threshold_ms: num.optional(),
-  threshold_tok_s: num.optional(),
-  measured_ms: nullableNum.optional(),
-  measured_tok_s: nullableNum.optional(),
-  met: z.boolean(),
-  requests_meeting: int,
-  requests_without_value: int,
-});
+/** An object of the table: its keys in order, and whether it may be null or is the element of an array. */
+interface Branch {
+  keys: Map<string, Branch | z.ZodType>;
+  nullable: boolean;
+  array: boolean;
+}
 
-/** `servebench.metrics.goodput`: the `--slo` verdict, its clauses as parsed (metric, percentile, threshold). */
-export const goodputBlockSchema = z.strictObject({
-  slo: str,
-  good_requests: int,
-  good_fraction: nullableNum,
-  goodput_req_s: nullableNum,
-  goodput_tok_s: nullableNum,
-  slo_met: z.boolean(),
-  clauses: z.array(goodputClauseSchema),
-});
+/** The object at `path` (dotted, without `[]`) under `root`, made (with its section's families first) when new. */
+function branch(root: Branch, path: string, array: boolean): Branch {
+  const name = path.split('.').at(-1)!;
+  const parent = path.includes('.') ? branch(root, path.slice(0, path.lastIndexOf('.')), false) : root;
+  const found = parent.keys.get(name);
+  if (found !== undefined) {
+    if (found instanceof z.ZodType) throw new Error(`extended table: ${path} is both a key and an object`);
+    return found;
+  }
+  const made: Branch = {
+    keys: new Map(FAMILIES.filter((f) => f.section === path).flatMap(familyShape)),
+    nullable: false,
+    array,
+  };
+  parent.keys.set(name, made);
+  return made;
+}
 
-const steadyStateSchema = z.strictObject({
-  ...ms('ttft'),
-  ...ms('e2e'),
-  ...ms('mean_itl'),
-  rule: str,
-  start_ms: num,
-  end_ms: num,
-  duration_s: num,
-  requests_started: int,
-  requests_completed: int,
-  requests_failed: int,
-  requests_inside: int,
-  output_tokens: int,
-  output_tok_s: num,
-  completions_per_s: num,
-  starts_per_s: num,
-  in_flight_avg: num,
-});
+function leaf(e: Entry): z.ZodType {
+  if (e.written === 'object' || e.written === 'object or null') throw new Error(`${e.path} is an object`);
+  const [first, ...rest] = e.choices ?? [];
+  const schema = first !== undefined ? z.enum([first, ...rest]) : LEAVES[e.written];
+  return e.optional === true ? schema.optional() : schema;
+}
 
-/** The `servebench.metrics` object. */
-export const extendedMetricsSchema = z.strictObject({
-  requests: z.strictObject({
-    measured: int,
-    warmup_excluded: int,
-    succeeded: int,
-    failed: int,
-    timed: int,
-    with_chunk_times: int,
-    output_tokens_from_usage: int,
-  }),
-  span: z.strictObject({ start_ms: nullableNum, end_ms: nullableNum, duration_s: nullableNum }),
-  distributions: z.strictObject({
-    ...ms('ttfo'),
-    ...ms('ttft'),
-    ...ms('e2e'),
-    ...ms('generation'),
-    ...ms('visible_generation'),
-    ...ms('mean_itl'),
-    ...rate('decode'),
-    ...rate('effective_prefill'),
-    ...tokens('prompt'),
-    ...tokens('output'),
-  }),
-  schedule: z.strictObject({ ...ms('send_lag'), ...ms('ttft_from_schedule'), ...ms('e2e_from_schedule') }).nullable(),
-  inter_chunk: z.strictObject({
-    ...ms('gap'),
-    requests: int,
-    zero_gaps: int,
-    histogram: z.strictObject({ edges_ms: z.array(num), counts: z.array(int) }),
-  }),
-  throughput: z.strictObject({
-    output_tokens: int,
-    output_tok_s: nullableNum,
-    completions_per_s: nullableNum,
-    peak_output_tok_s: nullableNum,
-    tokens_unattributed: int,
-  }),
-  steady_state: steadyStateSchema.nullable(),
-  steady_state_reason: str.nullable(),
-  load: z.strictObject({
-    mode: z.enum(['closed', 'open']),
-    target_concurrency: int.nullable(),
-    target_rate_req_s: nullableNum,
-    achieved_rate_req_s: nullableNum,
-    rate_ratio: nullableNum,
-    steady_rate_req_s: nullableNum,
-    steady_rate_ratio: nullableNum,
-    in_flight_avg: nullableNum,
-    steady_in_flight_avg: nullableNum,
-    in_flight_max: int,
-    concurrency_ratio: nullableNum,
-    steady_concurrency_ratio: nullableNum,
-  }),
-  time_series: z.strictObject({
-    bucket_s: num,
-    t_s: z.array(num),
-    in_flight_avg: z.array(num),
-    in_flight_max: z.array(int),
-    output_tok_s: z.array(num),
-    completions: z.array(int),
-    failures: z.array(int),
-    ttft_p50_ms: z.array(nullableNum),
-  }),
-  goodput: goodputBlockSchema.nullable(),
-});
+function toZod(b: Branch): z.ZodType {
+  const object = z.strictObject(
+    Object.fromEntries([...b.keys].map(([key, v]) => [key, v instanceof z.ZodType ? v : toZod(v)])),
+  );
+  const one = b.nullable ? object.nullable() : object;
+  return b.array ? z.array(one) : one;
+}
+
+/** The object tree the table's paths spell (an array of objects is written `name[]` in a path). */
+function tableTree(): Branch {
+  const root: Branch = { keys: new Map(), nullable: false, array: false };
+  for (const f of FAMILIES)
+    if (f.section.includes('.')) throw new Error(`family section ${f.section} is not top-level`);
+  for (const e of ENTRIES) {
+    const segments = e.path.split('.');
+    let at = '';
+    for (const segment of segments.slice(0, -1)) {
+      at = at === '' ? segment.replace(/\[\]$/, '') : `${at}.${segment.replace(/\[\]$/, '')}`;
+      branch(root, at, segment.endsWith('[]'));
+    }
+    if (e.written === 'object' || e.written === 'object or null') {
+      branch(root, e.path, false).nullable = e.written === 'object or null';
+    } else {
+      const name = segments.at(-1)!;
+      const parent = segments.length === 1 ? root : branch(root, at, false);
+      parent.keys.set(name, leaf(e));
+    }
+  }
+  return root;
+}
+
+/**
+ * The `servebench.metrics` object. Its type is the computed object's (ExtendedMetrics): the table
+ * and that object have exactly the same keys, which test/metrics/extended-definitions.test.ts
+ * checks.
+ */
+export const extendedMetricsSchema = toZod(tableTree()) as unknown as z.ZodType<ExtendedMetrics>;
 
 /** `servebench.metrics.goodput`. */
-export type GoodputBlock = z.infer<typeof goodputBlockSchema>;
+export type GoodputBlock = NonNullable<ExtendedMetrics['goodput']>;

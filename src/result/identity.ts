@@ -2,8 +2,8 @@
  * Workload identity: the fields that must be equal before two runs' figures may be compared,
  * and the provenance fields that are shown but never block (they are what a comparison is for).
  *
- * The reference evidence tool (anvil spec §6.5) fails closed on a similar list; servebench keeps
- * its intent and fixes what §6.6 found wrong with it:
+ * The reference evidence tool (docs/protocol.md#comparability-rules) fails closed on a similar list; servebench keeps
+ * its intent and fixes what docs/protocol.md#why-reference-results-never-compare found wrong with it:
  * - A recorded null is a value, not an invalid artifact: two sampled plans (`context_tokens`
  *   null) or two runs without a reasoning effort are equal. Only a field the writer never
  *   recorded is *unknown*, and unknown blocks, with the reason (reference files lack
@@ -44,7 +44,8 @@ export interface IdentityCheck {
 const known = (value: unknown): FieldValue => ({ known: true, value });
 const unknown = (why: string): FieldValue => ({ known: false, why });
 /** Why reference harness files cannot prove workload identity. */
-export const REFERENCE_GAP = 'the reference harness never records it (anvil spec §6.6)';
+export const REFERENCE_GAP =
+  'the reference harness never records it (docs/protocol.md#why-reference-results-never-compare)';
 
 /** Why files before capacity-v2 cannot tell their context plan. */
 const PRE_V2_GAP = 'files before capacity-v2 do not record it';

@@ -1,21 +1,21 @@
 /**
  * `servebench list DIR`: find every result file below a directory and summarize each in one
- * line. Bounded like the reference's evidence index (anvil spec §6.2): a depth limit, a size cap
+ * line. Bounded like the reference's evidence index (docs/protocol.md#evidence-bounds-and-secrets): a depth limit, a size cap
  * per file, a cap on directory entries, and symbolic links are never followed (a link could
  * lead outside DIR or into a cycle) — they are counted instead. JSON files that are not results
  * (a sweep summary, a config) and files that cannot be read are skipped and counted by reason.
- * Given a reader of other tools' files (the CLI passes peers/list-peer.ts: result/ cannot import
- * peers/), a JSON file that is no servebench result is offered to it, and so are `.jsonl`,
- * `.csv`, `.yaml` and `.yml` files; each of their runs is listed with its tool's name.
+ * Each `.json` file, and each `.jsonl`, `.csv`, `.yaml` and `.yml` file (only other tools write
+ * those), is handed to the opener the caller gives (the CLI's is report/open-input.ts: result/
+ * cannot import it), which tells a servebench result from another tool's file; each run of
+ * another tool's file is listed with its tool's name.
  */
 
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { InputFileError } from '../util/errors.js';
-import { MAX_RESULT_BYTES, readBoundedText } from './io.js';
-import { contextLabel, get, loadLabel, runView, type RunView } from './run-view.js';
+import { MAX_RESULT_BYTES } from './io.js';
+import { contextLabel, get, loadLabel, type RunView } from './run-view.js';
 import { finiteOrNull } from '../util/numbers.js';
-import { checkResult } from './schema.js';
 
 /** Why a file was not listed. */
 export type SkipReason =
@@ -65,16 +65,16 @@ export interface ScanLimits {
 export const DEFAULT_LIMITS: ScanLimits = { maxDepth: 8, maxBytes: MAX_RESULT_BYTES, maxEntries: 200_000 };
 
 /**
- * Reads a file that is not a servebench result as another tool's: its runs as listed lines, or
- * the one-line problem when no reader takes it.
+ * Reads one file the scan found (`full`; `rel` below the root): its runs as listed lines, or why
+ * it is skipped and the one-line problem.
  */
-export type PeerLister = (relPath: string, text: string) => ListedRun[] | { problem: string };
+export type ListOpener = (full: string, rel: string) => Promise<ListedRun[] | { reason: SkipReason; problem: string }>;
 
 /** The extensions, besides `.json`, that only other tools write. */
 const PEER_EXTENSIONS = ['.jsonl', '.csv', '.yaml', '.yml'];
 
-/** Summary line data of one result. */
-function listedRun(relPath: string, view: RunView): ListedRun {
+/** Summary line data of one servebench result. */
+export function listedResult(relPath: string, view: RunView): ListedRun {
   const m = (view.doc['metrics'] ?? {}) as Record<string, unknown>;
   return {
     path: relPath,
@@ -96,11 +96,7 @@ function listedRun(relPath: string, view: RunView): ListedRun {
 }
 
 /** Scans `root` (an existing directory) and returns every result below it, sorted by date then path. */
-export async function scanResults(
-  root: string,
-  limits: ScanLimits = DEFAULT_LIMITS,
-  peers: PeerLister | null = null,
-): Promise<Inventory> {
+export async function scanResults(root: string, limits: ScanLimits, open: ListOpener): Promise<Inventory> {
   const inv: Inventory = {
     schema: 'servebench.list/v1',
     root,
@@ -146,14 +142,10 @@ export async function scanResults(
         else await walk(full, depth + 1);
       } else if (child.kind === 'file' && child.name.toLowerCase().endsWith('.json')) {
         inv.json_files += 1;
-        await readOne(full, rel, limits, inv, skip, peers);
-      } else if (
-        child.kind === 'file' &&
-        peers !== null &&
-        PEER_EXTENSIONS.includes(path.extname(child.name).toLowerCase())
-      ) {
+        await readOne(full, rel, limits, inv, skip, open);
+      } else if (child.kind === 'file' && PEER_EXTENSIONS.includes(path.extname(child.name).toLowerCase())) {
         inv.other_files += 1;
-        await readOne(full, rel, limits, inv, skip, peers);
+        await readOne(full, rel, limits, inv, skip, open);
       }
     }
   };
@@ -168,32 +160,16 @@ async function readOne(
   limits: ScanLimits,
   inv: Inventory,
   skip: (rel: string, reason: SkipReason, problem: string) => void,
-  peers: PeerLister | null,
+  open: ListOpener,
 ): Promise<void> {
-  /** The file as another tool's, or skipped as `reason` with the peer readers' problem (or `problem`). */
-  const asPeer = (text: string, reason: SkipReason, problem: string): void => {
-    const read = peers === null ? { problem } : peers(rel, text);
-    if (Array.isArray(read)) inv.runs.push(...read);
-    else skip(rel, reason, peers === null ? problem : read.problem);
-  };
   try {
     // lstat first: an oversized file is refused without being opened.
     const info = await lstat(full);
     if (info.size > limits.maxBytes)
       return skip(rel, 'too_large', `${info.size} bytes, over the ${limits.maxBytes}-byte limit`);
-    const text = await readBoundedText(full, limits.maxBytes, 'result files');
-    if (!rel.toLowerCase().endsWith('.json')) return asPeer(text, 'not_result', '');
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      // Other tools write JSON Lines and bare Infinity into .json files too.
-      return asPeer(text, 'not_json', err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
-    }
-    const checked = checkResult(raw);
-    if (!checked.ok && checked.era === null) return asPeer(text, 'not_result', checked.problems.slice(0, 2).join('; '));
-    if (!checked.ok) return skip(rel, 'invalid_result', checked.problems.slice(0, 2).join('; '));
-    inv.runs.push(listedRun(rel, runView(rel, checked.result)));
+    const read = await open(full, rel);
+    if (Array.isArray(read)) inv.runs.push(...read);
+    else skip(rel, read.reason, read.problem);
   } catch (err) {
     skip(
       rel,

@@ -1,6 +1,6 @@
 /**
  * Reading and writing result files. Reads are bounded and fail with one line naming the file
- * and the problem (InputFileError, exit 2). Writes are atomic (anvil spec §5.6): a temp file
+ * and the problem (InputFileError, exit 2). Writes are atomic (docs/protocol.md#serialization): a temp file
  * `.<name>.<random>.tmp` in the target directory, fsync, rename — so a crash or a refused value
  * never leaves a half-written or clobbered result behind.
  */
@@ -84,7 +84,7 @@ export async function readResultFile(file: string, maxBytes: number = MAX_RESULT
  * can refuse it. `what` names the kind of file in the size message ("result files").
  * @throws InputFileError with a one-line problem (no stack) for every failure.
  */
-export async function readBoundedText(file: string, maxBytes: number, what: string): Promise<string> {
+async function readBoundedText(file: string, maxBytes: number, what: string): Promise<string> {
   const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
   let handle;
   try {
@@ -123,7 +123,7 @@ export async function readBoundedText(file: string, maxBytes: number, what: stri
 }
 
 /**
- * Refuse an output path the way the reference does before any request (spec §1.2): the parent
+ * Refuse an output path the way the reference does before any request (docs/protocol.md#run-flags-and-defaults): the parent
  * must be an existing writable directory; the target, if it exists, must be a regular file and
  * not a symbolic link (we never write through links). Checked again at write time, after the
  * command's up-front check (util/write-targets.ts), since the file system may have changed.
@@ -219,7 +219,7 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /**
- * Serialize any JSON value the reference's way (serializeJson, spec §5.6: final newline included)
+ * Serialize any JSON value the reference's way (serializeJson, docs/protocol.md#serialization: final newline included)
  * and write it atomically: a result of any era as read, written back. The text is streamed to the
  * temp file in pieces (serializeJsonChunks), so a merged result of millions of request rows never
  * has to be one string; a non-finite number found on the way removes the temp file and leaves

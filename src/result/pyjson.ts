@@ -1,5 +1,5 @@
 /**
- * Byte-compatible JSON writer for `anvil-serving.benchmark/v1` files (anvil spec §5.6): the
+ * Byte-compatible JSON writer for `anvil-serving.benchmark/v1` files (docs/protocol.md#serialization): the
  * output equals CPython's `json.dumps(v, indent=2, sort_keys=True, ensure_ascii=True,
  * allow_nan=False)`.
  *
@@ -9,7 +9,7 @@
  *   FLOAT_KEY_SUFFIXES (`_ms`, `_s`, `_avg`, `_ratio`, `_fraction`, `_seconds`, `_p50`, `_p90`, `_p95`,
  *   `_p99`, `_p999`), or it is not an integer (a fraction can only be a float).
  *   Every other integral number is written as an int.
- * This covers every float field the spec lists (§5.6 item 6: `wall_clock_ms`, `*_ms`,
+ * This covers every float field the format lists (docs/protocol.md#serialization item 6: `wall_clock_ms`, `*_ms`,
  * `*_tok_s`, `*_p50`/`*_p95`, `content_chunks_s`, `prefix_cache_hit_avg`) and no int field
  * (`ttft_samples`, `requests`, … end otherwise). servebench's own extension keys follow it
  * (`start_offset_ms`, `error_at_ms` float; `http_status`, `cached_tokens` int), and so must any
@@ -157,7 +157,7 @@ export interface PyJsonOptions {
  * also 64 KiB of bytes) — a file write per piece costs little, and a result of any size is written
  * in bounded memory. Not larger: a piece is built as a rope of small strings that survives every
  * young-generation collection until it is yielded, and with 1 MiB pieces the collector's copying
- * made the writer about three times slower (bench/README.md, "Merging shard files").
+ * made the writer slower (bench/README.md, "The result writer, streamed").
  */
 export const CHUNK_CHARS = 64 * 1024;
 
@@ -302,7 +302,7 @@ export function toPyJson(value: unknown, options: PyJsonOptions = {}): string {
 
 /**
  * A file's text in the result format, in pieces ({@link pyJsonChunks} plus the final newline the
- * reference writes, spec §5.6): what {@link serializeJson} returns, never as one string.
+ * reference writes, docs/protocol.md#serialization): what {@link serializeJson} returns, never as one string.
  */
 export function* serializeJsonChunks(
   value: unknown,
@@ -314,7 +314,7 @@ export function* serializeJsonChunks(
 
 /**
  * A file's text in the result format: {@link toPyJson} plus the final newline the reference writes
- * (spec §5.6), for any JSON value — a result of any era as read, written back.
+ * (docs/protocol.md#serialization), for any JSON value — a result of any era as read, written back.
  */
 export function serializeJson(value: unknown): string {
   return `${toPyJson(value)}\n`;

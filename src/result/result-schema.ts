@@ -1,7 +1,7 @@
 /**
  * The result servebench writes: the current emitter's reference keys (result/schema.ts, spec
- * §5.1–§5.4) with servebench's extensions — rows and failures carry extra keys (spec §10), two
- * top-level identity keys (`prompt_set_id`, `cache_policy`, spec §6.6) and the `servebench` block
+ * docs/protocol.md#top-level-keys) with servebench's extensions — rows and failures carry extra keys (docs/protocol.md#extensions-and-compatibility), two
+ * top-level identity keys (`prompt_set_id`, `cache_policy`, docs/protocol.md#why-reference-results-never-compare) and the `servebench` block
  * (result/servebench-schema.ts). Strict where the reader's schemas are loose: it states exactly
  * what servebench writes, so `CapacityResult` (its inferred type) is what `buildResult` returns and
  * what the writer takes, and a key written but not named here fails the schema tests.
@@ -23,7 +23,7 @@ const int = z.int();
 const num = z.number();
 const str = z.string();
 
-/** `serve_flags` as servebench writes it (spec §5.2). */
+/** `serve_flags` as servebench writes it (docs/protocol.md#serve_flags). */
 export const serveFlagsSchema = z.strictObject({
   ...serveFlags.shape,
   thinking_mode: z.enum(['default', 'enabled', 'disabled', 'unsupported']),

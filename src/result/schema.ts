@@ -1,6 +1,6 @@
 /**
- * zod schemas for every era of `anvil-serving.benchmark/v1` capacity files (anvil spec §5.1,
- * §5.7) and era detection. Objects are loose: readers must tolerate extension keys (spec §10),
+ * zod schemas for every era of `anvil-serving.benchmark/v1` capacity files (docs/protocol.md#top-level-keys,
+ * docs/protocol.md#older-result-eras) and era detection. Objects are loose: readers must tolerate extension keys (docs/protocol.md#extensions-and-compatibility),
  * including servebench's own. Each era extends the previous one because each emitter only added
  * keys: pre-v2 ⊂ capacity-v2 ⊂ older capacity-v3 ⊂ current (capacity-v3 / capacity-v4-reasoning).
  */
@@ -11,19 +11,19 @@ import { z } from 'zod';
 /** The only `schema` value servebench reads or writes. */
 export const SCHEMA_ID = 'anvil-serving.benchmark/v1';
 
-/** Result-file eras, oldest first. `v3-legacy` is the capacity-v3 emitter before 2026-08-01 (spec §4.4). */
+/** Result-file eras, oldest first. `v3-legacy` is the capacity-v3 emitter before 2026-08-01 (docs/protocol.md#protocol-label). */
 export type Era = 'pre-v2' | 'v2' | 'v3-legacy' | 'current';
 
 const int = z.int();
 const num = z.number();
 const str = z.string();
 
-/** `serve_flags` as readers accept it (spec §5.2). */
+/** `serve_flags` as readers accept it (docs/protocol.md#serve_flags). */
 export const serveFlags = z.looseObject({
   shared_prefix_burst: z.boolean(),
   no_thinking: z.boolean(),
   thinking_mode: str,
-  reasoning_effort: str.nullable().optional(), // pre-v2 files may lack it (spec §5.2)
+  reasoning_effort: str.nullable().optional(), // pre-v2 files may lack it (docs/protocol.md#serve_flags)
 });
 
 const preV2Metrics = z.looseObject({
@@ -36,7 +36,7 @@ const preV2Metrics = z.looseObject({
   prefix_cache_hit_avg: num.nullable(),
 });
 
-/** Files without `measurement_protocol` (spec §5.7): 12 top-level keys, 7 metrics. */
+/** Files without `measurement_protocol` (docs/protocol.md#older-result-eras): 12 top-level keys, 7 metrics. */
 export const preV2ResultSchema = z.looseObject({
   schema: z.literal(SCHEMA_ID),
   run_id: str,
@@ -59,7 +59,7 @@ const v2Metrics = preV2Metrics.extend({
   ttft_samples: int,
 });
 
-// Message fields arrived with the 2026-08-01 fix; older v3 and three v4 files lack them (§5.5).
+// Message fields arrived with the 2026-08-01 fix; older v3 and three v4 files lack them (docs/protocol.md#failures).
 /** One `failures[]` entry as readers accept it. */
 export const failure = z.looseObject({
   request_index: int,
@@ -68,7 +68,7 @@ export const failure = z.looseObject({
   error_message_truncated: z.boolean().optional(),
 });
 
-/** `capacity-v2`: provenance, failures and the context plan, but no rows (spec §5.7). */
+/** `capacity-v2`: provenance, failures and the context plan, but no rows (docs/protocol.md#older-result-eras). */
 export const v2ResultSchema = preV2ResultSchema.extend({
   measurement_protocol: z.literal('capacity-v2'),
   failed: int,
@@ -113,7 +113,7 @@ const legacyMetrics = v2Metrics.extend({
   prompt_tokens_p95: num.nullable(),
 });
 
-/** The older `capacity-v3` emitter: rows without TTFO, TTFT as the only boundary (spec §4.4). */
+/** The older `capacity-v3` emitter: rows without TTFO, TTFT as the only boundary (docs/protocol.md#protocol-label). */
 export const v3LegacyResultSchema = v2ResultSchema.extend({
   measurement_protocol: z.literal('capacity-v3'),
   started_at: str,
@@ -135,14 +135,14 @@ export const currentRow = legacyRow.extend({
   reasoning_tokens: int.nullable().optional(),
 });
 
-/** The 26 run-level metrics of the current emitter (spec §4.3, §5.4). */
+/** The 26 run-level metrics of the current emitter (docs/protocol.md#run-level-metrics, docs/protocol.md#the-metrics-key-set). */
 export const currentMetrics = legacyMetrics.extend({
   reasoning_chunks: int,
   time_to_first_output_p50_ms: num.nullable(),
   time_to_first_output_p95_ms: num.nullable(),
 });
 
-/** The current emitter (spec §5.1–§5.4), which servebench also writes. */
+/** The current emitter (docs/protocol.md#top-level-keys), which servebench also writes. */
 export const currentResultSchema = v3LegacyResultSchema.extend({
   measurement_protocol: z.enum(MEASUREMENT_PROTOCOLS),
   request_timings: z.array(currentRow),

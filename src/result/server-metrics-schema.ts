@@ -1,7 +1,7 @@
 /**
  * `servebench.server_metrics`: the server's own Prometheus metrics, scraped over the run
  * (src/scrape/), beside the client's records. A new key of the opaque `servebench` block (anvil
- * spec §10), so reference readers keep reading the file. Keys follow the float key rule
+ * docs/protocol.md#extensions-and-compatibility), so reference readers keep reading the file. Keys follow the float key rule
  * (result/pyjson.ts): a float-valued key ends in a unit suffix. docs/server-metrics.md describes
  * every key; the engine name table is src/scrape/engines.ts.
  */

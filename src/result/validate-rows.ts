@@ -69,7 +69,7 @@ function inputFor(row: Readonly<Record<string, unknown>>, tfoS: number, ttftS: n
     ttftS,
     e2eS,
     promptTokens: numberOrNull(row['prompt_tokens']),
-    // Spec §4.1: the count is exact when the source is `usage` or absent, never for content_chunks.
+    // docs/protocol.md#per-request-row: the count is exact when the source is `usage` or absent, never for content_chunks.
     exactOutputTokens: source === 'content_chunks' ? null : numberOrNull(row['output_tokens']),
     source,
     reasoningChunks: numberOrNull(row['reasoning_chunks']) ?? 0,
@@ -86,7 +86,7 @@ function candidatesOrSelf(ms: unknown): number[] {
 
 /**
  * Every combination of candidate seconds (TTFO, TTFT, E2E) for a stored row. Rows of the older
- * v3 emitter have no `time_to_first_output_ms`; their single boundary is TTFT (spec §4.4),
+ * v3 emitter have no `time_to_first_output_ms`; their single boundary is TTFT (docs/protocol.md#protocol-label),
  * which is exactly the current formulas with TTFO := TTFT.
  */
 function* secondsChoices(

@@ -1,8 +1,8 @@
 /**
  * `validate`: recompute every summary figure of a result file from its own rows and report each
- * disagreement by JSON path (anvil spec §4, §5.7). Each era is checked by its own rules:
+ * disagreement by JSON path (docs/protocol.md#metric-formulas, docs/protocol.md#older-result-eras). Each era is checked by its own rules:
  *  - current emitter / servebench: all 26 metrics, every derived row field, the protocol label;
- *  - older capacity-v3: the same formulas with TTFT as the only boundary (spec §4.4), minus the
+ *  - older capacity-v3: the same formulas with TTFT as the only boundary (docs/protocol.md#protocol-label), minus the
  *    figures its rows cannot support (content_chunks: rows lack chunk counts);
  *  - capacity-v2 and pre-v2: no rows, so only internal consistency (counts add up, p50 ≤ p95).
  * Comparison is bit-exact, with one documented exception: throughput_tok_s / content_chunks_s.
@@ -182,7 +182,7 @@ function coreRow(r: Doc): CoreTimingRow {
 }
 
 function successFromRow(r: CoreTimingRow, raw: Doc): SuccessFacts {
-  // servebench rows carry cached_tokens; the ratio then follows spec §4.3 (prompt count truthy).
+  // servebench rows carry cached_tokens; the ratio then follows docs/protocol.md#run-level-metrics (prompt count truthy).
   const cached = numberOrNull(raw['cached_tokens']);
   const prompt = r.prompt_tokens;
   return {

@@ -1,5 +1,5 @@
 /**
- * The server's counts against the client's records (issue 19, "Reconcile").
+ * The server's counts against the client's records (docs/server-metrics.md#reconcile).
  *
  * Tokens: the server's counter deltas over the run against the sums of `usage.prompt_tokens` and
  * `usage.completion_tokens` over all records, warm-up included (the server served those too).

@@ -135,8 +135,8 @@ export async function connectRendezvous(
   if (options.signal?.aborted === true) throw new InterruptedError();
   const boundMs = options.timeoutS * 1000;
   let lastError: string | null = null;
-  // Redis's client is loaded here, when a shard meets in Redis: the run flags' defaults above are
-  // read by every `run`, which should not pay for it (docs/architecture.md, "Loading").
+  // Loaded here, when a rendezvous is asked for: a run without one never loads the client
+  // (docs/architecture.md, "Loading").
   const { Redis: RedisClient } = await import('ioredis');
   const redis = new RedisClient({
     host: connection.host,

@@ -35,7 +35,7 @@
  * `kv_cache_tokens` is the modelled capacity. It never gates admission and nothing is preempted:
  * the default (16 × 131,072 = max_num_seqs full-length sequences) is large enough that the
  * defaults never claim more than fits, and a default `servebench run` (16 requests of 16K–128K
- * tokens in flight, 4 waiting) peaks at about half of it (0.54 measured).
+ * tokens in flight, 4 waiting) peaks well below it (the measured peak: bench/README.md, "Figures behind code comments").
  */
 import { extname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';

@@ -82,7 +82,7 @@ function flushNow(res: ServerResponse): void {
   if (socket !== null && !socket.destroyed) while (socket.writableCorked > 0) socket.uncork();
 }
 
-/** The in-stream error llama.cpp sends before closing (real-engine notes §1f), with a simulated message. */
+/** The in-stream error llama.cpp sends before closing (docs/testing.md#real-engine-suite), with a simulated message. */
 const STREAM_ERROR_EVENT =
   'data: {"error":{"code":500,"message":"simulated stream failure: the model produced output that does not match the expected format","type":"server_error"}}\n\n';
 /** A `data:` event whose JSON is cut short. */

@@ -1,7 +1,7 @@
 /**
- * Context-window discovery (anvil spec §2.1) and the prompt budget (§2.2). The model's own
+ * Context-window discovery (docs/protocol.md#context-window-discovery) and the prompt budget (docs/protocol.md#prompt-budget). The model's own
  * `/models` entry is preferred; the reference silently fell back to the first entry, servebench
- * records which entry supplied the window (spec §8 item 15).
+ * records which entry supplied the window (docs/protocol.md#lessons-from-the-references-history item 15).
  */
 import type { Dispatcher } from 'undici';
 import { getJson } from '../client/transport.js';

@@ -1,6 +1,6 @@
 /**
  * The per-request context plan: every request's planned context size, fixed before the first
- * request is sent (anvil spec §2.2–§2.4). Plans are data: a pure function of the flags and seed.
+ * request is sent (docs/protocol.md#prompt-budget and docs/protocol.md#context-plan). Plans are data: a pure function of the flags and seed.
  */
 import { PythonRandom } from './mt19937.js';
 
@@ -11,7 +11,7 @@ export interface ContextBucket {
 }
 
 /**
- * The reference's measured distribution (spec §2.4). The first bucket is 16000, not 16384: the
+ * The reference's measured distribution (docs/protocol.md#context-plan). The first bucket is 16000, not 16384: the
  * reference wrote it that way and reproducing its plans requires the same value.
  */
 export const REFERENCE_CONTEXT_BUCKETS: readonly ContextBucket[] = [
@@ -27,18 +27,18 @@ export interface ContextPlanInput {
   requests: number;
   ctxTokens: number;
   seed: number;
-  /** Prompt budget `window − max_tokens − margin`, or null when the window is unknown (spec §2.2). */
+  /** Prompt budget `window − max_tokens − margin`, or null when the window is unknown (docs/protocol.md#prompt-budget). */
   cap: number | null;
   buckets?: readonly ContextBucket[];
 }
 
-/** The resolved plan: sizes in submission order, and their counts keyed by decimal size (spec §2.4). */
+/** The resolved plan: sizes in submission order, and their counts keyed by decimal size (docs/protocol.md#context-plan). */
 export interface ContextPlan {
   sizes: number[];
   distribution: Record<string, number>;
 }
 
-/** Computes the whole plan up front, so scheduling can never change it (spec §2.4). */
+/** Computes the whole plan up front, so scheduling can never change it (docs/protocol.md#context-plan). */
 export function planContexts(input: ContextPlanInput): ContextPlan {
   const clamp = (target: number): number => (input.cap === null ? target : Math.min(target, input.cap));
   const sizes: number[] = [];
@@ -55,7 +55,7 @@ export function planContexts(input: ContextPlanInput): ContextPlan {
   return { sizes, distribution };
 }
 
-/** Maps a uniform draw through cumulative bounds, first match wins (spec §2.4). */
+/** Maps a uniform draw through cumulative bounds, first match wins (docs/protocol.md#context-plan). */
 function sampleBucket(buckets: readonly ContextBucket[], u: number): number {
   for (const bucket of buckets) if (u <= bucket.upTo) return bucket.tokens;
   const last = buckets[buckets.length - 1];

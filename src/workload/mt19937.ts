@@ -1,7 +1,7 @@
 /**
  * A port of CPython's `random.Random` (MT19937) far enough to reproduce `random()` for integer
  * seeds, so that a `--seed` gives the same sampled context plan as the reference harness
- * (anvil spec §2.4, with its test vectors). Seeding follows CPython's `init_by_array` with the key
+ * (docs/protocol.md#context-plan, with its test vectors). Seeding follows CPython's `init_by_array` with the key
  * made of |seed| split into little-endian 32-bit words ([0] for zero).
  */
 

@@ -1,18 +1,18 @@
 /**
  * Prompt synthesis at a fixed 3.0 characters per token: the reference harness's exact prompt bytes
- * (anvil spec §2.5), so that old runs can be reproduced. It does not calibrate: real prompts land
- * at 71–96% of the planned size depending on the tokenizer (spec §8 item 5).
+ * (docs/protocol.md#prompt-synthesis), so that old runs can be reproduced. It does not calibrate: real prompts land
+ * at 71–96% of the planned size depending on the tokenizer (docs/protocol.md#lessons-from-the-references-history item 5).
  */
 
-/** The reference's fixed ratio (spec §2.5). */
+/** The reference's fixed ratio (docs/protocol.md#prompt-synthesis). */
 export const CHARS_PER_TOKEN = 3.0;
 
-/** Raised when a planned context cannot hold even the tail line; recorded as a request failure (spec §3.4). */
+/** Raised when a planned context cannot hold even the tail line; recorded as a request failure (docs/protocol.md#success-and-failure). */
 export const ENVELOPE_TOO_SMALL = 'context target is too small for the benchmark prompt envelope';
 
 /**
  * Emits filler lines `def helper_{offset+k}():\n    return compute({k})  # routine specialist context\n`
- * until `charBudget` characters, cut to exactly that many (spec §2.5).
+ * until `charBudget` characters, cut to exactly that many (docs/protocol.md#prompt-synthesis).
  */
 export function fill(charBudget: number, offset: number): string {
   if (charBudget <= 0) return '';
@@ -26,19 +26,19 @@ export function fill(charBudget: number, offset: number): string {
   return parts.join('').slice(0, charBudget);
 }
 
-/** The shared prefix: `fill(3 × N, 0)`, identical for every request of every run (spec §2.5). */
+/** The shared prefix: `fill(3 × N, 0)`, identical for every request of every run (docs/protocol.md#prompt-synthesis). */
 export function sharedPrefix(sharedPrefixTokens: number): string {
   return fill(Math.floor(sharedPrefixTokens * CHARS_PER_TOKEN), 0);
 }
 
-/** The per-request tail line (spec §2.5). */
+/** The per-request tail line (docs/protocol.md#prompt-synthesis). */
 export function promptTail(requestIndex: number): string {
   return `\n# request ${requestIndex}: summarize the above in one line.`;
 }
 
 /**
  * The reference prompt for request `i` with planned (already clamped) context `budget`: exactly
- * `floor(budget × 3.0)` characters (spec §2.5). Throws `ENVELOPE_TOO_SMALL` when the tail does not fit.
+ * `floor(budget × 3.0)` characters (docs/protocol.md#prompt-synthesis). Throws `ENVELOPE_TOO_SMALL` when the tail does not fit.
  */
 export function referencePrompt(prefix: string, requestIndex: number, budget: number): string {
   const tail = promptTail(requestIndex);

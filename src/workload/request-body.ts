@@ -1,5 +1,5 @@
 /**
- * The chat request body (anvil spec §2.6): the messages, temperature 0, streaming with usage.
+ * The chat request body (docs/protocol.md#the-chat-request): the messages, temperature 0, streaming with usage.
  * Key order follows the reference; servers ignore it, but it keeps captures comparable.
  * servebench additions are only sent when asked for: `ignore_eos` (vLLM, SGLang and llama.cpp
  * accept it at the top level) and `min_tokens` (vLLM, SGLang; llama.cpp ignores it).

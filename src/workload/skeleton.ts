@@ -5,7 +5,7 @@
  *
  * where body_i = prefix + "\n" + fill(∞, offset i) and x is the number of body characters.
  * With the shared prefix, no salt, and x = floor(3 × planned) − len(tail), this is byte for byte
- * the reference's prompt (anvil spec §2.5): its short case (first chars of the prefix + tail) and
+ * the reference's prompt (docs/protocol.md#prompt-synthesis): its short case (first chars of the prefix + tail) and
  * long case (prefix + "\n" + filler + tail) are both prefixes of the same body. A calibrated mode
  * only chooses a different x, found by counting tokens, so one layout serves every mode.
  */
@@ -56,7 +56,7 @@ export class PromptSkeleton {
     return this.saltLine().length + this.tail(index).length;
   }
 
-  /** Body characters the reference would use for `plannedTokens` at 3.0 chars/token, or null when the tail does not fit (spec §2.5). */
+  /** Body characters the reference would use for `plannedTokens` at 3.0 chars/token, or null when the tail does not fit (docs/protocol.md#prompt-synthesis). */
   referenceBodyChars(index: number, plannedTokens: number): number | null {
     const total = Math.floor(plannedTokens * CHARS_PER_TOKEN);
     const tail = this.tail(index).length;
@@ -71,7 +71,7 @@ export class PromptSkeleton {
         ? `# request ${index}: private context follows\n${this.prefixTextFor(index)}`
         : this.prefixText;
     // Up to one character past the head, the reference cuts the head alone (Python slicing of the
-    // prefix), so the separating newline only appears once filler follows it (spec §2.5).
+    // prefix), so the separating newline only appears once filler follows it (docs/protocol.md#prompt-synthesis).
     if (chars <= head.length + 1) return head.slice(0, chars);
     return `${head}\n${fill(chars - head.length - 1, index)}`;
   }

@@ -1,5 +1,5 @@
 /**
- * Thinking / reasoning controls, resolved exactly as the reference does (anvil spec §1.4):
+ * Thinking / reasoning controls, resolved exactly as the reference does (docs/protocol.md#thinking-and-reasoning-controls):
  * `--no-thinking` forces `disabled`; `enabled`/`disabled` become
  * `chat_template_kwargs.enable_thinking`; `--reasoning-effort` is sent top-level and excludes an
  * explicit thinking mode; some model families only accept some efforts (fail-closed rules).
@@ -60,7 +60,7 @@ export function resolveThinking(flags: ThinkingFlags): ThinkingControls {
 }
 
 /**
- * The reference's model-family rules (spec §1.4), applied to the case-folded model id.
+ * The reference's model-family rules (docs/protocol.md#thinking-and-reasoning-controls), applied to the case-folded model id.
  * Unknown families are unrestricted.
  */
 export function checkModelFamily(model: string, controls: ThinkingControls): void {

@@ -11,7 +11,7 @@ import { runCli } from '../helpers/cli.js';
 import { seedFile } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-rebuild-input-'));
-const HINT = 'is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result';
+const HINT = 'is a servebench result file, not a run journal (rebuild reads the .journal.jsonl written beside a result';
 
 test('a pretty-printed result file: named as a result file, not "line 1: not valid JSON"', async () => {
   const run = await runCli(['rebuild', seedFile(), '--output', join(dir, 'out1.json')]);

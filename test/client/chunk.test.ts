@@ -42,7 +42,7 @@ describe('Python truthiness helpers', () => {
   });
 });
 
-describe('chunk interpretation (spec §3.2)', () => {
+describe('chunk interpretation (docs/protocol.md#chunk-handling)', () => {
   it('counts reasoning then content; TTFO at the first reasoning, TTFT at the first content', () => {
     const { state } = run([
       { id: '', choices: [] },
@@ -96,7 +96,7 @@ describe('chunk interpretation (spec §3.2)', () => {
   });
 });
 
-describe('chunk failures with the reference exception texts (spec §3.4)', () => {
+describe('chunk failures with the reference exception texts (docs/protocol.md#success-and-failure)', () => {
   it('delta: null and non-dict deltas → AttributeError', () => {
     assert.deepEqual(failureOf(choice(null)), {
       type: 'AttributeError',

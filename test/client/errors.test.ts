@@ -13,7 +13,7 @@ describe('httpErrorMessage', () => {
   });
 });
 
-describe('mapTransportError (spec §3.4)', () => {
+describe('mapTransportError (docs/protocol.md#success-and-failure)', () => {
   const map = (error: unknown, phase: 'before-response' | 'body' = 'before-response'): [string, string] => {
     const failure = mapTransportError(error, phase, null);
     return [failure.type, failure.message];

@@ -1,6 +1,6 @@
 /**
  * Probes (`/models`, `/tokenize`, connection warm-up) end when their signal aborts, against a
- * server that accepts and never answers (issue 16 §4): a signal during set-up must not wait for
+ * server that accepts and never answers (interrupting set-up): a signal during set-up must not wait for
  * a 15 s or 900 s timeout. Each call here has a timeout far beyond the test's own.
  */
 import { test } from 'node:test';

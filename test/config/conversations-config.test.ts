@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runConfigFrom } from '../../src/config/defaults.js';
+import { runConfigFrom } from '../../src/config/run-config-from.js';
 import { loadConversations } from '../../src/config/conversations-file.js';
 import { userTurn } from '../../src/workload/conversation.js';
 

@@ -1,9 +1,26 @@
-/** config/'s defaults (for the library) and the CLI's flag table (for the parser and help) state the same defaults. */
+/**
+ * config/'s defaults (for the library) and the CLI's flag table (for the parser and help) state the
+ * same defaults, and the defaults config/defaults.ts restates for the tables equal their owners'.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { parseFlags } from '../../src/cli/parse.js';
-import { RUN_DEFAULTS, runConfigFrom } from '../../src/config/defaults.js';
+import {
+  K8S_DEFAULTS,
+  LIST_MAX_DEPTH,
+  LIVE_METRICS_DEFAULTS,
+  RUN_DEFAULTS,
+  SHARD_DEFAULTS,
+  SIM_DEFAULTS,
+} from '../../src/config/defaults.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_MAX_LINE_BYTES } from '../../src/client/stream.js';
+import { DEFAULT_MAX_CLOCK_UNCERTAINTY_MS, DEFAULT_RENDEZVOUS_TIMEOUT_S } from '../../src/shard/rendezvous.js';
+import { DEFAULT_METRICS_HOST, DEFAULT_METRICS_LINGER_S } from '../../src/live/exporter.js';
+import { KUBERNETES_DEFAULTS, MAX_SHARDS } from '../../src/shard/kubernetes.js';
+import { resolveSimConfig } from '../../src/sim/config.js';
+import { DEFAULT_LIMITS } from '../../src/result/inventory.js';
+import { runConfigFrom } from '../../src/config/run-config-from.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 
 /**
@@ -39,4 +56,24 @@ test('the library builds the configuration the CLI builds from the same flags', 
   assert.deepEqual(viaLibrary, viaCli);
   assert.equal(viaLibrary.load.kind, 'open');
   assert.equal(viaLibrary.slo?.text, 'ttft_p95<=500');
+});
+
+test("every default config/defaults.ts restates for the flag tables equals its owner's value", () => {
+  assert.equal(RUN_DEFAULTS['max-response-bytes'], DEFAULT_MAX_RESPONSE_BYTES);
+  assert.equal(RUN_DEFAULTS['max-line-bytes'], DEFAULT_STREAM_MAX_LINE_BYTES);
+  assert.deepEqual(SHARD_DEFAULTS, {
+    rendezvousTimeoutS: DEFAULT_RENDEZVOUS_TIMEOUT_S,
+    maxClockUncertaintyMs: DEFAULT_MAX_CLOCK_UNCERTAINTY_MS,
+  });
+  assert.deepEqual(LIVE_METRICS_DEFAULTS, { host: DEFAULT_METRICS_HOST, lingerS: DEFAULT_METRICS_LINGER_S });
+  assert.deepEqual(K8S_DEFAULTS, {
+    redis: KUBERNETES_DEFAULTS.redis,
+    cpu: KUBERNETES_DEFAULTS.cpu,
+    memory: KUBERNETES_DEFAULTS.memory,
+    storage: KUBERNETES_DEFAULTS.storage,
+    maxShards: MAX_SHARDS,
+  });
+  const sim = resolveSimConfig({});
+  assert.deepEqual(SIM_DEFAULTS, { port: sim.port, host: sim.host, seed: sim.seed });
+  assert.equal(LIST_MAX_DEPTH, DEFAULT_LIMITS.maxDepth);
 });

@@ -12,7 +12,7 @@ const cwd = mkdtempSync(join(tmpdir(), 'servebench-config-'));
 const resolveArgs = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   resolveRunConfig(parseFlags(args, RUN_FLAGS).values, env, cwd);
 
-test('defaults follow the reference (spec §1.2)', () => {
+test('defaults follow the reference (docs/protocol.md#run-flags-and-defaults)', () => {
   const config = resolveArgs([]);
   assert.equal(config.load.requests, 60);
   assert.equal(config.load.concurrency, 20);

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { runConfigFrom } from '../../src/config/defaults.js';
+import { runConfigFrom } from '../../src/config/run-config-from.js';
 import { planBenchmark } from '../../src/pipeline/benchmark.js';
 import { executePlan } from '../../src/execute/execute-plan.js';
 import { createDispatcher } from '../../src/client/transport.js';

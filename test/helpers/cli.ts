@@ -152,3 +152,30 @@ export async function runAndSignal(
     clearInterval(poll);
   }
 }
+
+/**
+ * Spawns `servebench ...args` as its own process, waits until `lines` requests are journaled, then
+ * sends the process `signal` (SIGKILL: what no handler can see, so the process is the subject).
+ */
+export function spawnAndSignal(
+  args: string[],
+  journal: string,
+  lines: number,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.resume();
+    const poll = setInterval(() => {
+      if (journaledRequests(journal) < lines) return;
+      clearInterval(poll);
+      child.kill(signal);
+    }, 20);
+    child.on('close', (code, sig) => {
+      clearInterval(poll);
+      resolve({ code, signal: sig, stderr });
+    });
+  });
+}

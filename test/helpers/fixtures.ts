@@ -18,7 +18,7 @@ export function fixturesDir(): string {
   return path.join(repoRoot(), 'test', 'fixtures');
 }
 
-/** The seed result (spec §4.5): the format's ground truth. Lacks the final newline. */
+/** The seed result (docs/protocol.md#bit-exact-agreement-with-the-seed): the format's ground truth. Lacks the final newline. */
 export function seedFile(): string {
   return path.join(fixturesDir(), 'reference', 'seed-result-capacity-v4-reasoning.json');
 }

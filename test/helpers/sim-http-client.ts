@@ -15,7 +15,7 @@ export interface StreamResult {
   status: number;
   headers: Headers;
   events: SseEvent[];
-  /** First event with a non-empty `content` delta (anvil spec §3.2), ms. */
+  /** First event with a non-empty `content` delta (docs/protocol.md#chunk-handling), ms. */
   ttftMs: number | null;
   /** First event with non-empty reasoning or content, ms. */
   firstOutputMs: number | null;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 
 let sim: SimHandle;
 before(async () => {
@@ -196,13 +196,14 @@ test('--dry-run --json prints the plan and touches nothing', async () => {
     prompt_cap_tokens: number;
   };
   assert.equal(plan.prompt_cap_tokens, 40000 - 256 - 1024);
-  // Seed 1's first ten buckets (spec §2.4), clamped to the cap.
+  // Seed 1's first ten buckets (docs/protocol.md#context-plan), clamped to the cap.
   assert.deepEqual(plan.context_plan, [16000, 38720, 38720, 32768, 32768, 32768, 38720, 38720, 16000, 16000]);
   assert.deepEqual(readdirSync(cwd), []);
 });
 
 test('--dry-run says how the client would stream: threads, connection warm-up and helper threads', async () => {
-  const plain = await runCli([
+  // Its own process: the program lowers its helper threads when it starts (the subject here).
+  const plain = await spawnCli([
     'run',
     '--dry-run',
     '--json',

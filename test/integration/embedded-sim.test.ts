@@ -90,7 +90,7 @@ test('closing twice is harmless: every close resolves, the port is closed afterw
   }
 });
 
-test('a signal while the simulator thread starts stops it: the start rejects with InterruptedError (issue 16 §4)', async () => {
+test('a signal while the simulator thread starts stops it: the start rejects with InterruptedError', async () => {
   const controller = new AbortController();
   const starting = startEmbeddedSimulator(null, controller.signal);
   controller.abort();

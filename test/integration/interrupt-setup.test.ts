@@ -1,5 +1,5 @@
 /**
- * SIGINT/SIGTERM before the run proper starts (issue 16 §4), on real processes and sockets:
+ * SIGINT/SIGTERM before the run proper starts, on real processes and sockets:
  * while `run` waits on a server that never answers (the `/models` probe, tokenize detection, a
  * calibration probe, connection warm-up) or sizes prompts, a signal ends it on its own with exit
  * 130, one line on stderr, no stack trace and no file (nothing was measured). What happens once

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAndSignal, runCli } from '../helpers/cli.js';
+import { runAndSignal, runCli, spawnAndSignal } from '../helpers/cli.js';
 import { simProcessesForFile } from '../helpers/sim-process.js';
 
 const sims = simProcessesForFile({
@@ -310,7 +310,7 @@ test('a second SIGINT (or --on-interrupt cancel) cancels in-flight requests, rec
 test('SIGKILL leaves a journal from which rebuild recreates a valid result', async () => {
   const output = join(dir, 'killed.json');
   const journal = join(dir, 'killed.journal.jsonl');
-  const run = await runAndSignal(
+  const run = await spawnAndSignal(
     [
       'run',
       '--base-url',

@@ -156,7 +156,7 @@ test('with a reasoning phase: capacity-v4-reasoning, TTFO before TTFT by R decod
       within(row['e2e_ms'] as number, prefillMs + N * D, 'E2E');
       const gap = (row['ttft_ms'] as number) - (row['time_to_first_output_ms'] as number);
       if (Math.abs(gap - R * D) > 30) throw new TimingMiss(`TTFT − TTFO = ${gap} ms, model says ${R * D} ms`);
-      // v4: generation starts at first output, visible generation at first content (spec §4.4).
+      // v4: generation starts at first output, visible generation at first content (docs/protocol.md#protocol-label).
       const generation = (row['e2e_ms'] as number) - (row['time_to_first_output_ms'] as number);
       assert.ok(Math.abs((row['generation_ms'] as number) - generation) < 1e-6, 'generation = E2E − TTFO');
     }

@@ -48,7 +48,7 @@ function shardRecords(file: string): Record_[] {
     .map((line) => (JSON.parse(line) as { result: Record_ }).result);
 }
 
-/** Nearest-rank percentile (anvil spec §4.3), by hand. */
+/** Nearest-rank percentile (docs/protocol.md#percentiles), by hand. */
 function byHand(values: number[], q: number): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);

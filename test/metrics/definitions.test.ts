@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { renderMetricsMarkdown, ROW_FIELDS, RUN_METRICS } from '../../src/metrics/definitions.js';
+import { ROW_FIELDS, RUN_METRICS } from '../../src/metrics/definitions.js';
+import { renderMetricsMarkdown } from '../../scripts/docs/metrics.js';
 import { rowInput } from '../../src/metrics/rows.js';
 import { summarize } from '../../src/metrics/summarize.js';
 import type { Metrics, TimingRow } from '../../src/metrics/types.js';
@@ -149,7 +150,7 @@ describe('metrics table: run-level figures by hand', () => {
     });
   }
 
-  it('usage absent everywhere: counts fall back to content chunks (spec §5.4)', () => {
+  it('usage absent everywhere: counts fall back to content chunks (docs/protocol.md#the-metrics-key-set)', () => {
     const m = summarize(
       [ok({ usage: null, contentChunks: 5 }), ok({ requestIndex: 1, usage: null, contentChunks: 3 })],
       2,

@@ -43,7 +43,7 @@ function decimalMean(values: readonly number[]): number {
   return Number(text);
 }
 
-describe('exactMean (Python statistics.mean, spec §4.3)', () => {
+describe('exactMean (Python statistics.mean, docs/protocol.md#run-level-metrics)', () => {
   it('known case where naive sum/len differs: [0.1, 0.2, 0.3]', () => {
     // naive: ((0.1 + 0.2) + 0.3) / 3 = 0.6000000000000001 / 3 = 0.20000000000000004
     assert.equal((0.1 + 0.2 + 0.3) / 3, 0.20000000000000004);

@@ -222,7 +222,7 @@ describe('extended metrics: open loop with warm-up, a failure, missing chunk tim
   const x = computeExtendedMetrics(OPEN, OPEN_SHAPE);
 
   it('counts', () => {
-    // timed: A, B, D (E's E2E < TTFT fails spec §4.1); chunk times: A, D; usage: A, B, E
+    // timed: A, B, D (E's E2E < TTFT fails docs/protocol.md#per-request-row); chunk times: A, D; usage: A, B, E
     assert.deepEqual(x.requests, {
       measured: 5,
       warmup_excluded: 1,

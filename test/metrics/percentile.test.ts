@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { nearestRankIndex, percentile, percentileSorted } from '../../src/metrics/percentile.js';
 
-describe('nearest-rank percentile (spec §4.2)', () => {
+describe('nearest-rank percentile (docs/protocol.md#percentiles)', () => {
   it('reproduces the spec worked ranks for k = 32', () => {
     // p50: ceil(50·32/100) = 16 → 16th smallest → index 15
     assert.equal(nearestRankIndex(50, 32), 15);

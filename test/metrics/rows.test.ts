@@ -14,7 +14,7 @@ import {
 import { contextDistribution, protocolLabel, summarize } from '../../src/metrics/summarize.js';
 import { failed, ok } from '../helpers/request-results.js';
 
-describe('row drop rules (spec §4.1)', () => {
+describe('row drop rules (docs/protocol.md#per-request-row)', () => {
   const cases: [string, Parameters<typeof ok>[0]][] = [
     ['TTFT missing', { ttftS: null }],
     ['E2E missing', { e2eS: null }],
@@ -47,7 +47,7 @@ describe('row drop rules (spec §4.1)', () => {
 });
 
 describe('row values and operation order', () => {
-  it('subtracts seconds before scaling (bit-level, spec §4.5 row 2 of the seed)', () => {
+  it('subtracts seconds before scaling (bit-level, row 2 of the seed, docs/protocol.md#bit-exact-agreement-with-the-seed)', () => {
     // The seed's request 2, reconstructed in seconds.
     const row = buildRow(
       ok({
@@ -82,7 +82,7 @@ describe('row values and operation order', () => {
   });
 });
 
-describe('output-token accounting (spec §3.3)', () => {
+describe('output-token accounting (docs/protocol.md#output-token-accounting)', () => {
   it('usage count when it is a non-negative integer, else content chunks', () => {
     assert.deepEqual(outputAccounting(ok({ usage: { completion_tokens: 7 } })), { outToks: 7, source: 'usage' });
     assert.deepEqual(outputAccounting(ok({ usage: { completion_tokens: 0 } })), { outToks: 0, source: 'usage' });
@@ -106,7 +106,7 @@ describe('output-token accounting (spec §3.3)', () => {
   });
 });
 
-describe('failure records (spec §3.4, §5.5)', () => {
+describe('failure records (docs/protocol.md#success-and-failure, docs/protocol.md#failures)', () => {
   it('copies type and message, bounds to 2048 code points with a truncation flag', () => {
     const f = buildFailure(failed({ requestIndex: 4, startOffsetMs: 3.5 }));
     assert.deepEqual(f, {
@@ -155,7 +155,7 @@ describe('failure records (spec §3.4, §5.5)', () => {
   });
 });
 
-describe('protocol label and context distribution (spec §4.4, §2.4)', () => {
+describe('protocol label and context distribution (docs/protocol.md#protocol-label, docs/protocol.md#context-plan)', () => {
   it('labels v4 only when a successful request streamed reasoning', () => {
     assert.equal(protocolLabel(0), 'capacity-v3');
     assert.equal(protocolLabel(1), 'capacity-v4-reasoning');

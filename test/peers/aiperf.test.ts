@@ -31,7 +31,7 @@ type Metric = Record<string, unknown>;
 const text = (name: string): string => readFileSync(join(DIR, name), 'utf8');
 const json = (name: string): Raw => JSON.parse(text(name)) as Raw;
 
-/** Nearest rank (anvil spec §4.2), by hand. */
+/** Nearest rank (docs/protocol.md#percentiles), by hand. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((q / 100) * sorted.length) - 1)]!;

@@ -26,7 +26,7 @@ const VLLM_SUMMARY = join(PEERS, 'vllm', 'vllm-bench-serve-summary.json');
 const dir = mkdtempSync(join(tmpdir(), 'servebench-compare-peer-'));
 const OWN = join(dir, 'servebench.json');
 
-/** Nearest rank (anvil spec §4.2), written out here rather than imported. */
+/** Nearest rank (docs/protocol.md#percentiles), written out here rather than imported. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.max(1, Math.ceil((q / 100) * sorted.length)) - 1]!;

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { readAnyResult } from '../../src/peers/any-result.js';
+import { readInputText } from '../../src/report/open-input.js';
 import { parsePythonJson } from '../../src/peers/python-json.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { runCli } from '../helpers/cli.js';
@@ -27,7 +27,7 @@ const FILES = readdirSync(PEERS, { withFileTypes: true })
 /** Reads `text` as `name`; a failure must be one InputFileError line that names the file. */
 function readsOrRefuses(name: string, text: string): void {
   try {
-    readAnyResult(name, text);
+    readInputText(name, text, { accept: ['result', 'peer'] });
   } catch (error) {
     assert.ok(error instanceof InputFileError, `${name}: not an InputFileError: ${String(error)}`);
     assert.ok(error.message.startsWith(name), error.message);

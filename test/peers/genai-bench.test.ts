@@ -43,7 +43,7 @@ function walk(path: string): unknown {
   return path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], raw);
 }
 
-/** Nearest rank (anvil spec §4.2), by hand. */
+/** Nearest rank (docs/protocol.md#percentiles), by hand. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((q / 100) * sorted.length) - 1)]!;

@@ -48,7 +48,7 @@ function leaves(value: unknown, prefix = ''): [string, unknown][] {
   return entries.flatMap(([key, child]) => leaves(child, prefix === '' ? key : `${prefix}.${key}`));
 }
 
-/** Nearest rank (anvil spec §4.2), by hand. */
+/** Nearest rank (docs/protocol.md#percentiles), by hand. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((q / 100) * sorted.length) - 1)]!;

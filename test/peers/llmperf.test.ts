@@ -47,7 +47,7 @@ function figuresOf(run: Record<string, unknown>): { field: string; value: number
   }));
 }
 
-/** Nearest rank (anvil spec §4.2), by hand. */
+/** Nearest rank (docs/protocol.md#percentiles), by hand. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((q / 100) * sorted.length) - 1)]!;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { readAnyResult } from '../../src/peers/any-result.js';
+import { readInputText } from '../../src/report/open-input.js';
 import { parsePythonJson } from '../../src/peers/python-json.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { REPO_ROOT } from '../helpers/paths.js';
@@ -21,7 +21,7 @@ const TEXT = readFileSync(
 /** Reads `text`; a failure must be one InputFileError line that names the file. */
 function readsOrRefuses(text: string): void {
   try {
-    readAnyResult('peer.jsonl', text);
+    readInputText('peer.jsonl', text, { accept: ['result', 'peer'] });
   } catch (error) {
     assert.ok(error instanceof InputFileError, `not an InputFileError: ${String(error)}`);
     assert.ok(error.message.startsWith('peer.jsonl'), error.message);

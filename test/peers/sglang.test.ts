@@ -16,7 +16,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 const DIR = join(REPO_ROOT, 'test', 'fixtures', 'peers', 'sglang');
 const FILES = ['sglang-bench_serving-llamacpp-small-c4.jsonl', 'sglang-bench_serving-gt-server-c8.jsonl'];
 
-/** Nearest rank (anvil spec §4.2), by hand. */
+/** Nearest rank (docs/protocol.md#percentiles), by hand. */
 function nearestRank(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((q / 100) * sorted.length) - 1)]!;

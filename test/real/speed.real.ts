@@ -20,7 +20,7 @@
  *    before prefill, would fail this). TTFO − prompt_ms is the HTTP, template, tokenization and
  *    first-token overhead: measured 13–21 ms at concurrency 1 on one machine, and a median of
  *    61–64 ms on another (the same llama.cpp commit built there; the same figure from the code
- *    before and after issue 16, so it is the machine's: the first request 8 ms, the later ones
+ *    before and after the interrupt-handling changes, so it is the machine's: the first request 8 ms, the later ones
  *    57–80 ms while their TTFO stayed flat and prompt_ms fell by 40 ms, i.e. time the server spends
  *    outside prompt_ms). Allowed: ≤ 250 ms per request and a median ≤ 120 ms, room for such
  *    machines while still catching a clock started at the wrong moment (e.g. at run start:

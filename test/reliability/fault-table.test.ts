@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createDispatcher, streamChatCompletion } from '../../src/client/index.js';
 import { startSim, type SimHandle } from '../../src/sim/server.js';
-import { FAULT_CASES, caseFlags, renderReliabilityMarkdown, type FaultCase } from '../../src/sim/faults-catalog.js';
+import { FAULT_CASES, caseFlags, type FaultCase } from '../helpers/faults-catalog.js';
+import { renderReliabilityMarkdown } from '../../scripts/docs/reliability.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { leakedForms, PLANTED_KEY } from '../helpers/secrets.js';
 

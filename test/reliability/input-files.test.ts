@@ -20,7 +20,7 @@ import { loadSimConfigFile, MAX_SIM_CONFIG_BYTES } from '../../src/sim/config.js
 import { MAX_BUCKET_FILE_BYTES, parseContextBuckets } from '../../src/config/buckets-file.js';
 import { loadHfTokenizer, MAX_TOKENIZER_BYTES } from '../../src/target/tokenizer-file.js';
 import { MAX_API_KEY_FILE_BYTES, readApiKeyFile, resolveApiKey } from '../../src/config/api-key.js';
-import { MAX_JOURNAL_BYTES } from '../../src/cli/commands/rebuild.js';
+import { MAX_JOURNAL_BYTES } from '../../src/report/open-input.js';
 import { main } from '../../src/cli/main.js';
 import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';

@@ -14,7 +14,7 @@ import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { parseJournal } from '../../src/record/journal.js';
 import { startSim } from '../../src/sim/server.js';
 import { FAULTS, type FaultName } from '../../src/sim/faults.js';
-import { FAULT_CASES } from '../../src/sim/faults-catalog.js';
+import { FAULT_CASES } from '../helpers/faults-catalog.js';
 
 /** Every fault, with timings short enough for a test. */
 export const ALL_FAULTS_MIX = [

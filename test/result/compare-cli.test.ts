@@ -292,7 +292,7 @@ test('two reference files: prompt_set_id and cache_policy are "not recorded in e
   assert.doesNotMatch(text.stdout, /fields differ/);
   assert.match(
     text.stdout,
-    /\n  prompt_set_id: not recorded in either; the reference harness never records it \(anvil spec §6\.6\)\n/,
+    /\n  prompt_set_id: not recorded in either; the reference harness never records it \(docs\/protocol\.md#why-reference-results-never-compare\)\n/,
   );
   assert.match(text.stdout, /\n  cache_policy: not recorded in either; /);
   const { code, report } = await compareJson([r1!, r3!]);
@@ -310,7 +310,7 @@ test('two reference files: prompt_set_id and cache_policy are "not recorded in e
   const mixed = await runCli(['compare', '--bootstrap', '50', A, r1!]);
   assert.match(
     mixed.stdout,
-    /\n  prompt_set_id: not recorded in B; the reference harness never records it \(anvil spec §6\.6\); A: sha256:[0-9a-f]{64}\n/,
+    /\n  prompt_set_id: not recorded in B; the reference harness never records it \(docs\/protocol\.md#why-reference-results-never-compare\); A: sha256:[0-9a-f]{64}\n/,
   );
   assert.match(mixed.stdout, /\d+ of \d+ fields differ, 2 of \d+ not recorded, so not shown equal: NOT COMPARABLE/);
 });

@@ -6,7 +6,7 @@ import { bitsToDouble } from '../../src/metrics/float-bits.js';
 import { isFloatKey, pyEscapeString, pyFloatRepr, pyIntRepr, toPyJson } from '../../src/result/pyjson.js';
 import { testData } from '../helpers/fixtures.js';
 
-describe('Python float repr (spec §5.6)', () => {
+describe('Python float repr (docs/protocol.md#serialization)', () => {
   it('matches every CPython repr() vector (committed test data)', () => {
     const vectors = JSON.parse(readFileSync(testData('metrics', 'data', 'float-repr-vectors.json'), 'utf8')) as [
       string,

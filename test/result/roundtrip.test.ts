@@ -1,5 +1,5 @@
 /**
- * Byte round trips (spec §5.6): read every real result file and the seed, write it back with the
+ * Byte round trips (docs/protocol.md#serialization): read every real result file and the seed, write it back with the
  * reference's serializer rules, and compare bytes. The seed lacks the final newline the tool
  * writes — the only difference allowed.
  */

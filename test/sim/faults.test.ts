@@ -22,7 +22,7 @@ import { UsageError } from '../../src/util/errors.js';
 import { runCli } from '../helpers/cli.js';
 
 describe('fault SPEC', () => {
-  it('parses the example of the issue: rate, a mix with aliases and arguments', () => {
+  it('parses the fault-spec example: rate, a mix with aliases and arguments', () => {
     const plan = parseFaultSpec('rate=0.1:mix=429,reset_mid,stall_first:2');
     assert.equal(plan.rate, 0.1);
     assert.deepEqual(plan.mix.map(formatFault), ['http_429:1', 'reset_mid:2', 'stall_first:2']);

@@ -1,5 +1,5 @@
 /**
- * Checkpoints keep a loop of promises that resolve at once interruptible (issue 16 §4): such a
+ * Checkpoints keep a loop of promises that resolve at once interruptible, so a signal during set-up is handled: such a
  * loop alone never returns to the event loop, so no signal handler or timer would run until it
  * ended. These loops end only if the checkpoint yields; a test that hangs is the failure.
  */

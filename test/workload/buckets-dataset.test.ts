@@ -20,7 +20,7 @@ test('inline buckets parse, and the plan follows them with the seed', () => {
     { tokens: 32768, upTo: 1 },
   ]);
   assert.equal(formatContextBuckets(buckets), '4096:0.5,32768:1');
-  // Seed 0 draws 0.844, 0.758, 0.421 (spec §2.4): 32768, 32768, 4096.
+  // Seed 0 draws 0.844, 0.758, 0.421 (docs/protocol.md#context-plan): 32768, 32768, 4096.
   assert.deepEqual(
     planContexts({ requests: 3, ctxTokens: 0, seed: 0, cap: null, buckets }).sizes,
     [32768, 32768, 4096],

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PythonRandom } from '../../src/workload/mt19937.js';
 import { planContexts } from '../../src/workload/context-plan.js';
 
-// Test vectors from anvil spec §2.4 (CPython random.Random).
+// Test vectors from docs/protocol.md#context-plan (CPython random.Random).
 const VECTORS: { seed: number; first: number[]; buckets?: number[] }[] = [
   {
     seed: 0,
@@ -49,7 +49,7 @@ test('seed 0, n=60, uncapped gives the spec distribution', () => {
   assert.deepEqual(plan.distribution, { '16000': 6, '32768': 27, '65536': 20, '131072': 7 });
 });
 
-test('the cap clamps every planned size (spec §2.2 example: 32768 window, 2048 max_tokens, 1024 margin)', () => {
+test('the cap clamps every planned size (docs/protocol.md#prompt-budget example: 32768 window, 2048 max_tokens, 1024 margin)', () => {
   const plan = planContexts({ requests: 12, ctxTokens: 32768, seed: 0, cap: 32768 - 2048 - 1024 });
   assert.deepEqual(plan.distribution, { '29696': 12 });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { fill, promptTail, referencePrompt, sharedPrefix, ENVELOPE_TOO_SMALL } from '../../src/workload/prompt.js';
 
-test('a filler line with single-digit numbers is 68 characters (spec §2.5)', () => {
+test('a filler line with single-digit numbers is 68 characters (docs/protocol.md#prompt-synthesis)', () => {
   const line = 'def helper_0():\n    return compute(0)  # routine specialist context\n';
   assert.equal(line.length, 68);
   assert.equal(fill(68, 0), line);

@@ -1,7 +1,7 @@
 /**
  * What a command accepts, as data: its flags, its positional arguments and its words. One table
  * per command (options.ts for `run`, command-flags.ts for the others) drives the one argument
- * parser (args/parse.ts), every `--help` (args/help.ts) and docs/cli.md (flag-docs.ts), so what
+ * parser (args/parse.ts), every `--help` (args/help.ts) and docs/cli.md (scripts/docs/cli.ts), so what
  * the docs say a command accepts is what it accepts.
  */
 

@@ -9,12 +9,10 @@
 
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import { existsSync } from 'node:fs';
-import { MAX_RESULT_BYTES, readBoundedText } from '../../result/io.js';
 import { compareRuns, type CompareOptions } from '../../result/compare.js';
-import { readAnyResult, type AnyResult } from '../../peers/any-result.js';
+import { openInput } from '../../report/open-input.js';
 import { crossFromPeer, crossFromServebench, type CrossRun } from '../../peers/cross-run.js';
 import { compareAcrossTools } from '../../peers/compare-peer.js';
 import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
@@ -38,39 +36,21 @@ function splitSelector(arg: string, cwd: string): { file: string; pick: number |
 
 async function load(arg: string, io: CliIO, format: string | null): Promise<Loaded> {
   const { file, pick } = splitSelector(arg, io.cwd);
-  try {
-    const text = await readBoundedText(path.resolve(io.cwd, file), MAX_RESULT_BYTES, 'result files');
-    const read = readForCompare(file, text, format);
-    if (read.kind === 'servebench') {
-      if (pick !== null)
-        throw new InputFileError(file, `#${pick} picks a run of a file of several; a servebench result is one run`);
-      return { kind: 'servebench', view: runView(file, read.loaded.result) };
-    }
-    const runs = read.runs.map((run) => crossFromPeer(run, file));
-    if (pick === null) return { kind: 'peer', runs };
-    if (pick < 1 || pick > runs.length)
-      throw new InputFileError(
-        file,
-        `#${pick}: the file holds ${runs.length} run${runs.length === 1 ? '' : 's'} (#1 to #${runs.length})`,
-      );
-    return { kind: 'peer', runs: [runs[pick - 1]!] };
-  } catch (err) {
-    if (err instanceof InputFileError && err.file === path.resolve(io.cwd, file))
-      throw new InputFileError(file, err.problem);
-    throw err;
+  // A servebench result is read as itself; any other file by `--format` when given, else as detected.
+  const read = await openInput(file, { accept: ['result', 'peer'], cwd: io.cwd, format });
+  if (read.kind === 'result') {
+    if (pick !== null)
+      throw new InputFileError(file, `#${pick} picks a run of a file of several; a servebench result is one run`);
+    return { kind: 'servebench', view: runView(file, read.loaded.result) };
   }
-}
-
-/** A servebench result as itself; any other file by `--format` when given, else as detected. */
-function readForCompare(file: string, text: string, format: string | null): AnyResult {
-  if (format === null) return readAnyResult(file, text);
-  try {
-    const own = readAnyResult(file, text);
-    if (own.kind === 'servebench') return own;
-  } catch (err) {
-    if (!(err instanceof InputFileError)) throw err;
-  }
-  return readAnyResult(file, text, format);
+  const runs = read.runs.map((run) => crossFromPeer(run, file));
+  if (pick === null) return { kind: 'peer', runs };
+  if (pick < 1 || pick > runs.length)
+    throw new InputFileError(
+      file,
+      `#${pick}: the file holds ${runs.length} run${runs.length === 1 ? '' : 's'} (#1 to #${runs.length})`,
+    );
+  return { kind: 'peer', runs: [runs[pick - 1]!] };
 }
 
 /** Every file as a cross-tool run; the baseline must be one run. */
@@ -86,11 +66,7 @@ function acrossTools(loaded: readonly Loaded[], options: CompareOptions, baselin
 
 /** The `compare` subcommand (see the module comment). */
 export const compareCommand: Command = async (argv, io) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   // A bare --allow-mismatch allows every field; with FIELDS, only those.
   const allowed = values['allow-mismatch'];
   const allow = allowed === true ? 'all' : new Set(Array.isArray(allowed) ? (allowed as readonly string[]) : []);

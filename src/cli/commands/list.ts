@@ -7,9 +7,18 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
-import { DEFAULT_LIMITS, scanResults, type Inventory, type ListedRun } from '../../result/inventory.js';
+import { parseCommandArgs } from '../args/parse.js';
+import {
+  DEFAULT_LIMITS,
+  listedResult,
+  scanResults,
+  type Inventory,
+  type ListOpener,
+  type ListedRun,
+  type SkipReason,
+} from '../../result/inventory.js';
+import { runView } from '../../result/run-view.js';
+import { InputRefusedError, openInput, type RefusalReason } from '../../report/open-input.js';
 import { sortedJson } from '../../report/compare.js';
 import { UsageError } from '../../util/errors.js';
 import { listPeerRuns } from '../../peers/list-peer.js';
@@ -21,6 +30,32 @@ const SPEC = commandSpec('list');
 function fixed(v: number | null, digits: number): string {
   return v === null ? '–' : v.toFixed(digits);
 }
+
+/** How a refusal of openInput is counted among the skipped files (a `.json` file that is not JSON has its own count). */
+const SKIPPED_AS: Record<RefusalReason, SkipReason> = {
+  unreadable: 'unreadable',
+  'other-kind': 'not_result',
+  invalid: 'invalid_result',
+  'not-json': 'not_json',
+  unknown: 'not_result',
+};
+
+/** A file found by the scan: a servebench result or another tool's file, each run one line; anything else skipped. */
+const openListed: ListOpener = async (full, rel) => {
+  try {
+    const read = await openInput(full, { accept: ['result', 'peer'] });
+    return read.kind === 'result'
+      ? [listedResult(rel, runView(rel, read.loaded.result))]
+      : listPeerRuns(rel, read.runs);
+  } catch (error) {
+    if (!(error instanceof InputRefusedError)) throw error;
+    const reason = SKIPPED_AS[error.reason];
+    return {
+      reason: reason === 'not_json' && !rel.toLowerCase().endsWith('.json') ? 'not_result' : reason,
+      problem: error.problem,
+    };
+  }
+};
 
 /** A run of servebench or of the reference harness (the protocol filter applies to these only). */
 const isOwn = (r: ListedRun): boolean => r.tool === 'servebench' || r.tool === 'anvil-serving';
@@ -70,11 +105,7 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
 
 /** The `list` subcommand (see the module comment). */
 export const listCommand: Command = async (argv, io) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   const protocol = values['protocol'] as string | undefined;
   const since = values['since'] as string | undefined;
   const maxDepth = values['max-depth'] as number;
@@ -83,7 +114,7 @@ export const listCommand: Command = async (argv, io) => {
   const info = await stat(root).catch(() => null);
   if (info === null || !info.isDirectory())
     throw new UsageError(`${dir}: ${info === null ? 'no such directory' : 'is not a directory'}`);
-  const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth }, listPeerRuns);
+  const inv = await scanResults(root, { ...DEFAULT_LIMITS, maxDepth }, openListed);
   const model = (values['model'] as string | undefined)?.toLowerCase();
   const runs = inv.runs.filter(
     (r) =>

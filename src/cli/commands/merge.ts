@@ -17,6 +17,7 @@ import { formatSummary } from '../../report/console.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeHtmlReport } from './report.js';
+import { openInput } from '../../report/open-input.js';
 
 const SPEC = commandSpec('merge');
 
@@ -36,6 +37,13 @@ export const mergeCommand: Command = async (argv, io) => {
     ],
     files.map((path) => ({ flag: 'shard file', path })),
   );
+  // Each file is told a shard file by its header line before any record is read (shard/read-shard.ts streams them).
+  for (const file of parsed.positionals)
+    await openInput(file, {
+      accept: ['shard'],
+      cwd: io.cwd,
+      hints: { journal: 'a shard writes its shard file at --output when run with --shard' },
+    });
   const merged = await mergeShardFiles(files, { allowPartial: parsed.values['allow-partial'] === true });
   await writeResultFile(output, merged.result);
   const say = (text: string): void => (json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));

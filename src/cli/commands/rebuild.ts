@@ -15,44 +15,33 @@ import { commandSpec } from '../command-flags.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
-import { readInputFile } from '../../util/read-file.js';
-import { parseJournal } from '../../record/journal.js';
+import { openInput } from '../../report/open-input.js';
 import type { RequestResult } from '../../record/types.js';
 import { assembleResult, type RunHeader } from '../../assemble/assemble.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
-import { SCHEMA_ID } from '../../result/schema.js';
 import { formatSummary } from '../../report/console.js';
 import { parseSlo } from '../../metrics/slo.js';
-
-/** Largest journal read: under V8's longest string (a 1,000,000-request journal is about 400 MB). */
-export const MAX_JOURNAL_BYTES = 500 * 1024 * 1024;
 
 export const rebuildCommand: Command = async (argv, io) => {
   const parsed = parseCommandArgs(argv, commandSpec('rebuild'));
   if (parsed.positionals.length !== 1)
     throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
-  const file = resolve(io.cwd, parsed.positionals[0]!);
-  const { text } = readInputFile(file, MAX_JOURNAL_BYTES, 'journal');
-  // Before parsing or writing: the result never replaces the journal it is rebuilt from (the only copy).
+  const file = parsed.positionals[0]!;
+  const full = resolve(io.cwd, file);
+  // Before reading or writing: the result never replaces the journal it is rebuilt from (the only copy).
   const output =
     typeof parsed.values['output'] === 'string'
       ? resolve(io.cwd, parsed.values['output'])
-      : file.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
-  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], [{ flag: 'journal', path: file }]);
-  let journal;
-  try {
-    journal = parseJournal(text);
-  } catch (error) {
-    if (isResultFile(text))
-      throw new InputFileError(
-        file,
-        `is a result file, not a run journal (rebuild reads the .journal.jsonl written beside a result${journalHint(file)})`,
-      );
-    throw new InputFileError(file, (error as Error).message);
-  }
+      : full.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
+  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], [{ flag: 'journal', path: full }]);
+  const { journal } = await openInput(file, {
+    accept: ['journal'],
+    cwd: io.cwd,
+    hints: { result: `rebuild reads the .journal.jsonl written beside a result${journalHint(full)}` },
+  });
   const header = journal.run as unknown as RunHeader;
   if (typeof header.meta !== 'object' || header.meta === null)
     throw new InputFileError(file, 'line 1: header has no run metadata');
@@ -142,16 +131,6 @@ function fromEarlierHeader(header: RunHeader): RunHeader {
       retryMaxWaitS: typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0,
     },
   };
-}
-
-/** A whole `anvil-serving.benchmark/v1` document (one line or pretty-printed): given by mistake for its journal. */
-function isResultFile(text: string): boolean {
-  try {
-    const doc = JSON.parse(text) as unknown;
-    return typeof doc === 'object' && doc !== null && (doc as Record<string, unknown>)['schema'] === SCHEMA_ID;
-  } catch {
-    return false;
-  }
 }
 
 /** `: RESULT.journal.jsonl` when the journal a run writes beside this result exists, else nothing. */

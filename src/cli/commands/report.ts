@@ -8,18 +8,16 @@
 
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
-import { MAX_RESULT_BYTES, parseResultText, readBoundedText, writeFileAtomic } from '../../result/io.js';
+import { parseCommandArgs } from '../args/parse.js';
+import { writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { runView, type RunView } from '../../result/run-view.js';
 import type { ResultDocument } from '../../result/schema.js';
 import { rowsCsv } from '../../report/csv.js';
 import { renderHtmlReport } from '../../report/html/page.js';
-import { checkSweepSummary, isSweepSummary } from '../../report/sweep-read.js';
 import { formatSweep, type SweepSummary } from '../../report/sweep.js';
-import { InputFileError, UsageError } from '../../util/errors.js';
-import { readAnyResult } from '../../peers/any-result.js';
+import { UsageError } from '../../util/errors.js';
+import { openInput } from '../../report/open-input.js';
 import { formatSideBySide, sideBySideRows, type PeerInput } from '../../report/side-by-side.js';
 import { renderPeerRun } from '../../peers/render-peer.js';
 import { checkWriteTargets, type ReadInput, type WriteTarget } from '../../util/write-targets.js';
@@ -41,84 +39,48 @@ export interface ReportSources {
   inputs: string[];
 }
 
-async function readJson(file: string, shown: string): Promise<{ text: string; raw: unknown }> {
-  const text = await readBoundedText(file, MAX_RESULT_BYTES, 'result files').catch((err: unknown) => {
-    throw err instanceof InputFileError ? new InputFileError(shown, err.problem) : err;
-  });
-  try {
-    return { text, raw: JSON.parse(text) as unknown };
-  } catch (err) {
-    throw new InputFileError(
-      shown,
-      `not valid JSON: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`,
-    );
-  }
-}
-
 /** Loads results and a sweep summary (whose point files are looked up as written, then beside it). */
 export async function loadReportSources(files: readonly string[], cwd: string): Promise<ReportSources> {
   const out: ReportSources = { runs: [], parsed: [], peers: [], sweep: null, warnings: [], inputs: [] };
   for (const file of files) {
-    const full = path.resolve(cwd, file);
-    const text = await readBoundedText(full, MAX_RESULT_BYTES, 'result files').catch((err: unknown) => {
-      throw err instanceof InputFileError ? new InputFileError(file, err.problem) : err;
-    });
-    out.inputs.push(full);
-    const raw = jsonOrNull(text);
-    if (isSweepSummary(raw)) {
-      if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
-      out.sweep = checkSweepSummary(file, raw);
-      for (const point of out.sweep.points) {
-        const candidates = [
-          path.resolve(path.dirname(full), point.file),
-          path.join(path.dirname(full), path.basename(point.file)),
-        ];
-        let loaded = false;
-        for (const candidate of candidates) {
-          const got = await readJson(candidate, candidate).catch(() => null);
-          if (got === null) continue;
-          try {
-            const parsed = parseResultText(candidate, got.text).result;
-            const rel = path.relative(cwd, candidate);
-            out.runs.push(runView(rel === '' || rel.startsWith('..') ? candidate : rel, parsed));
-            out.parsed.push(parsed);
-            out.inputs.push(candidate);
-            loaded = true;
-            break;
-          } catch {
-            // try the next location
-          }
-        }
-        if (!loaded)
-          out.warnings.push(
-            `sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`,
-          );
-      }
-      continue;
-    }
-    const read = (() => {
-      try {
-        return readAnyResult(file, text);
-      } catch (err) {
-        throw err instanceof InputFileError ? new InputFileError(file, err.problem) : err;
-      }
-    })();
+    const read = await openInput(file, { accept: ['result', 'sweep', 'peer'], cwd });
+    out.inputs.push(read.path);
     if (read.kind === 'peer') {
       out.peers.push(...read.runs.map((run) => ({ file, run })));
-      continue;
+    } else if (read.kind === 'result') {
+      out.runs.push(runView(file, read.loaded.result));
+      out.parsed.push(read.loaded.result);
+    } else {
+      if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
+      out.sweep = read.summary;
+      await loadSweepPoints(read.summary, read.path, cwd, out);
     }
-    out.runs.push(runView(file, read.loaded.result));
-    out.parsed.push(read.loaded.result);
   }
   return out;
 }
 
-/** The JSON value of `text`, or null when it is not one JSON document (JSON Lines, CSV, YAML). */
-function jsonOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
+/** A sweep's point results, each looked up as written, then beside the summary; one missing is a warning. */
+async function loadSweepPoints(sweep: SweepSummary, full: string, cwd: string, out: ReportSources): Promise<void> {
+  for (const point of sweep.points) {
+    const candidates = [
+      path.resolve(path.dirname(full), point.file),
+      path.join(path.dirname(full), path.basename(point.file)),
+    ];
+    let loaded = false;
+    for (const candidate of candidates) {
+      const got = await openInput(candidate, { accept: ['result'] }).catch(() => null);
+      if (got === null) continue;
+      const rel = path.relative(cwd, candidate);
+      out.runs.push(runView(rel === '' || rel.startsWith('..') ? candidate : rel, got.loaded.result));
+      out.parsed.push(got.loaded.result);
+      out.inputs.push(candidate);
+      loaded = true;
+      break;
+    }
+    if (!loaded)
+      out.warnings.push(
+        `sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`,
+      );
   }
 }
 
@@ -139,11 +101,7 @@ export async function writeHtmlReport(
 
 /** The `report` subcommand (see the module comment). */
 export const reportCommand: Command = async (argv, io: CliIO) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   const html = values['html'] as string | undefined;
   const csv = values['csv'] as string | undefined;
   const targets: WriteTarget[] = [];

@@ -28,7 +28,6 @@ import { mergeShardFiles } from '../../shard/merge.js';
 import { RunFailedError } from '../../util/errors.js';
 import { withRunFrame, type RunFrame } from '../run-frame.js';
 import { defaultOutputPath } from './run.js';
-import { writeHtmlReport } from './report.js';
 import { LOCAL_SHARD_ENV, type LocalShardMessage } from '../local-shard-ipc.js';
 
 /** How far ahead of "all ready" the common start is put: every child must learn it and be waiting, ms. */
@@ -112,6 +111,7 @@ export async function runLocalShards(
     const spread = merged.result.servebench.shards?.alignment.start_spread_ms ?? 0;
     say(`result merged from ${count} shards (start spread ${spread.toFixed(2)} ms) written to ${path}`);
     if (cli.report !== null) {
+      const { writeHtmlReport } = await import('./report.js');
       await writeHtmlReport(resolve(io.cwd, cli.report), {
         runs: [runView(path, parseResultText(path, serializeResult(merged.result)).result)],
         sweep: null,

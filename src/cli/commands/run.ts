@@ -33,7 +33,6 @@ import { journalGapWarning } from '../../record/journal.js';
 import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
-import { writeHtmlReport } from './report.js';
 import { shardFlags } from '../shard-flags.js';
 import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
 
@@ -173,6 +172,8 @@ export const runCommand: Command = async (argv, io) => {
     if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
     if (reportPath !== null) {
+      // Loaded only for --report: the report's readers (peer formats) are not the run's.
+      const { writeHtmlReport } = await import('./report.js');
       await writeHtmlReport(reportPath, {
         runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)],
         sweep: null,

@@ -5,12 +5,10 @@
  * or 2 (via UsageError / InputFileError) for bad usage or an unreadable file.
  */
 
-import path from 'node:path';
-import { MAX_RESULT_BYTES, readBoundedText } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
-import { peerJson, readAnyResult } from '../../peers/any-result.js';
-import { renderPeerRun } from '../../peers/render-peer.js';
-import { InputFileError, UsageError } from '../../util/errors.js';
+import { openInput } from '../../report/open-input.js';
+import { peerJson, renderPeerRun } from '../../peers/render-peer.js';
+import { UsageError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
 import { parseCommandArgs } from '../args/parse.js';
@@ -25,22 +23,14 @@ export const showCommand: Command = async (argv, io) => {
   const format = typeof parsed.values['format'] === 'string' ? parsed.values['format'] : null;
   const json = parsed.values['json'] === true;
   const all = parsed.values['all'] === true;
-  try {
-    const text = await readBoundedText(path.resolve(io.cwd, file), MAX_RESULT_BYTES, 'result files');
-    const read = readAnyResult(file, text, format);
-    if (read.kind === 'servebench') {
-      if (json || all) throw new UsageError('--json and --all apply to other tools’ files (docs/interop.md)');
-      io.stdout(renderShow(read.loaded.result, file));
-    } else if (json) {
-      io.stdout(`${peerJson(read.runs.length === 1 ? read.runs[0] : read.runs)}\n`);
-    } else {
-      io.stdout(read.runs.map((run) => renderPeerRun(run, file, all)).join('\n'));
-    }
-  } catch (err) {
-    // Name the file as typed, not as resolved.
-    if (err instanceof InputFileError && err.file === path.resolve(io.cwd, file))
-      throw new InputFileError(file, err.problem);
-    throw err;
+  const read = await openInput(file, { accept: ['result', 'peer'], cwd: io.cwd, format });
+  if (read.kind === 'result') {
+    if (json || all) throw new UsageError('--json and --all apply to other tools’ files (docs/interop.md)');
+    io.stdout(renderShow(read.loaded.result, file));
+  } else if (json) {
+    io.stdout(`${peerJson(read.runs.length === 1 ? read.runs[0] : read.runs)}\n`);
+  } else {
+    io.stdout(read.runs.map((run) => renderPeerRun(run, file, all)).join('\n'));
   }
   return EXIT.ok;
 };

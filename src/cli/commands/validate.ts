@@ -8,9 +8,8 @@
  * and the exit code is 2 at the end.
  */
 
-import path from 'node:path';
 import { isFloatKey, pyFloatRepr } from '../../result/pyjson.js';
-import { readResultFile } from '../../result/io.js';
+import { openInput } from '../../report/open-input.js';
 import { validateResult, type ValidationReport } from '../../result/validate.js';
 import { InputFileError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
@@ -59,10 +58,9 @@ function textReport(outcome: FileOutcome): string {
 
 async function validateOne(file: string, io: CliIO): Promise<FileOutcome> {
   try {
-    const loaded = await readResultFile(path.resolve(io.cwd, file));
-    return { file, report: validateResult(loaded.result) };
+    const read = await openInput(file, { accept: ['result'], cwd: io.cwd });
+    return { file, report: validateResult(read.loaded.result) };
   } catch (err) {
-    // Name the file as the user typed it, not its resolved absolute path.
     if (err instanceof InputFileError) return { file, error: err.problem };
     throw err;
   }

@@ -93,9 +93,9 @@ export interface RequestFacts {
   ok: Uint8Array;
   /** 1 for a success with usable chunk offsets. */
   chunked: Uint8Array;
-  /** 1 for a timed success (its timings pass spec §4.1). */
+  /** 1 for a timed success (its timings pass the row rule, docs/protocol.md#per-request-row). */
   timed: Uint8Array;
-  /** Output tokens O (spec §3.3) of a success. */
+  /** Output tokens O (docs/protocol.md#output-token-accounting) of a success. */
   outToks: Float64Array;
   /** Timed successes: TTFO and E2E relative to the start (s); start + TTFT (s), else NaN. */
   tfoRelS: Float64Array;

@@ -2,9 +2,9 @@
 """Regenerate the committed test vectors (CPython is the reference; the tests never run Python).
 
 Writes, next to this file:
-  float-repr-vectors.json  [[bits_hex, repr(x)], ...]       -- Python float repr, spec §5.6
+  float-repr-vectors.json  [[bits_hex, repr(x)], ...]       -- Python float repr, docs/protocol.md#serialization
   mean-vectors.json        [{"values": [bits_hex...], "mean": bits_hex, "naive_differs": bool}, ...]
-                                                             -- statistics.mean, spec §4.3
+                                                             -- statistics.mean, docs/protocol.md#run-level-metrics
 Doubles are stored as 16 hex digits of their IEEE-754 big-endian bit pattern so that no JSON
 number parsing stands between CPython and the test.
 

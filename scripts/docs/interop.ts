@@ -1,11 +1,13 @@
 /**
  * docs/interop.md, generated from the readers' field tables (`npm run docs`; test/docs-drift.test.ts
  * checks it): which files each reader reads, how the commands treat them (the cross-tool identity
- * fields from cross-run.ts), and for every format each field the reader takes as a figure, what
- * the tool means by it, the nearest servebench figure and how the two differ, with the source.
+ * fields from src/peers/cross-run.ts), and for every format each field the reader takes as a
+ * figure, what the tool means by it, the nearest servebench figure (written by the same
+ * relationCell as docs/metrics.md's peer names) and how the two differ, with the source.
  */
-import { PEER_FORMATS } from './read-peer.js';
-import { CROSS_IDENTITY_FIELDS } from './cross-run.js';
+import { PEER_FORMATS } from '../../src/peers/read-peer.js';
+import { CROSS_IDENTITY_FIELDS } from '../../src/peers/cross-run.js';
+import { relationCell } from './peer-names.js';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -85,9 +87,8 @@ export function renderInteropMarkdown(): string {
     out.push('| field | unit | what the tool computes | servebench | difference | source |');
     out.push('|---|---|---|---|---|---|');
     for (const f of format.fields) {
-      const relation = f.servebench === null ? '–' : `${f.same ? '=' : '≈'} \`${f.servebench}\``;
       out.push(
-        `| \`${f.field}\` | ${f.unit} | ${cell(f.meaning)} | ${relation} | ${cell(f.difference ?? '')} | ${cell(f.source)} |`,
+        `| \`${f.field}\` | ${f.unit} | ${cell(f.meaning)} | ${relationCell(f)} | ${cell(f.difference ?? '')} | ${cell(f.source)} |`,
       );
     }
     if (format.dynamicFields !== undefined)

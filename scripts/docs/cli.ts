@@ -1,10 +1,11 @@
 /**
  * docs/cli.md: every command's usage, what it does, its arguments, flag table and exit statuses,
- * rendered from the tables the parser and `--help` read (options.ts, command-flags.ts). `npm run
- * docs` writes it; test/docs-drift.test.ts fails when the file and the tables disagree.
+ * rendered from the tables the parser and `--help` read (src/cli/options.ts,
+ * src/cli/command-flags.ts). `npm run docs` writes it; test/docs-drift.test.ts fails when the file
+ * and the tables disagree. Only the docs need this, so it is not shipped with the package.
  */
 
-import { COMMAND_SPECS } from './command-flags.js';
+import { COMMAND_SPECS } from '../../src/cli/command-flags.js';
 import {
   formatRange,
   isListType,
@@ -12,7 +13,7 @@ import {
   type CommandSpec,
   type FlagSpec,
   type PositionalSpec,
-} from './args/spec.js';
+} from '../../src/cli/args/spec.js';
 
 /** A table cell: pipes escaped, and `<name>` placeholders in code so Markdown does not read them as HTML. */
 function cell(text: string): string {
@@ -129,7 +130,7 @@ export function renderFlagsMarkdown(): string {
     '`servebench COMMAND --help` (or `-h`) shows this section of the command.',
     '',
     'Number ranges are inclusive intervals: `[1, 60]` allows 1 and 60; `(0, 3600]` allows any number',
-    "above 0 up to 3600. `run`'s flags and defaults follow the reference harness (anvil spec §1.2)",
+    "above 0 up to 3600. `run`'s flags and defaults follow the reference harness (docs/protocol.md#run-flags-and-defaults)",
     'except where a meaning says otherwise.',
     '',
     ...COMMAND_SPECS.flatMap((spec) => [renderCommand(spec), '']),
