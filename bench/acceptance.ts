@@ -1,5 +1,5 @@
 /**
- * Issue 8's "What must be shown", measured and judged in one go: exits 1 when a figure misses its
+ * The client's acceptance figures, measured and judged in one go: exits 1 when a figure misses its
  * target, so the figures are checked by something that fails, not only printed. Not part of
  * `npm test` (two of the four figures are speeds, which a loaded CI machine would fail at random).
  * Build, then run it on an otherwise idle machine:

@@ -1,5 +1,5 @@
 /**
- * Issue 8's "What must be shown" as pass/fail checks, and the planning-cost target. Pure: the
+ * The client's acceptance figures as pass/fail checks, and the planning-cost target. Pure: the
  * measuring lives in the bench scripts (timing-error.ts, stream-memory.ts, summarize.ts,
  * plan-sizing.ts); bench/acceptance.ts runs them and judges the figures here, and the tests judge
  * hand-made figures with the same functions.

@@ -26,7 +26,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * second cannot afford. The last stretch polls with setImmediate rather than a busy loop: a busy
  * loop would stop the client reading every other stream (their chunks would be stamped late) and
  * would hold back undici's write of the request sent just before (it waits one loop turn to check
- * a reused socket). The resulting send lag is checked by test/integration/load.test.ts (2 ms
+ * a reused socket). The resulting send lag is checked by test/integration/load.slow.ts (2 ms
  * allowed at p99; the measured figure: bench/README.md, "Figures behind code comments").
  */
 export async function waitUntil(startNs: bigint, dueMs: number, signal?: AbortSignal, spinMs = 3): Promise<void> {

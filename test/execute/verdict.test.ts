@@ -1,6 +1,6 @@
 /**
  * Saturated or starved: the arithmetic of the client's self-check on made-up ticks and figures,
- * computed by hand (no clock, no scheduler). The real thing is in test/integration/starved.test.ts.
+ * computed by hand (no clock, no scheduler). The real thing is in test/integration/starved.slow.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

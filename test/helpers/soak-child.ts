@@ -1,5 +1,5 @@
 /**
- * The soak run, in its own process (started by soak.test.ts with --expose-gc, so memory readings
+ * The soak run, in its own process (started by soak.slow.ts with --expose-gc, so memory readings
  * are the runner's alone and taken after full collections): 2,000 requests at concurrency 64
  * against a simulator process injecting a random fault into 10% of them. Prints one JSON line.
  *

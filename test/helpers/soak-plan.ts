@@ -1,4 +1,4 @@
-/** The soak's parameters, shared by soak-child.ts (which runs it) and test/soak/soak.test.ts (which checks it). */
+/** The soak's parameters, shared by soak-child.ts (which runs it) and test/soak/soak.slow.ts (which checks it). */
 export const SOAK_REQUESTS = 2000;
 export const SOAK_CONCURRENCY = 64;
 /** Every fault, with delays short enough for a soak (trickle is stopped by --request-timeout). */

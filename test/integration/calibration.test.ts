@@ -1,5 +1,5 @@
 /**
- * Issue 3 against the simulator on a real socket, through the CLI: prompts land on their planned
+ * Prompt sizing against the simulator on a real socket, through the CLI: prompts land on their planned
  * context as the server counts it; mismatched tokenizers and early stops are reported.
  */
 import { test, before, after } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Issue 5: the steady-state window of a closed loop excludes its ramp and drain, and a sweep
+ * The steady-state window of a closed loop excludes its ramp and drain, and a sweep
  * finds the knee and the SLO limit that the simulator's configuration implies.
  */
 import { test, after, before } from 'node:test';

@@ -183,7 +183,7 @@ test('open loop with --workers 3: each request once, scheduled offsets kept, nev
     assert.ok(r.startOffsetMs >= r.scheduledOffsetMs!, `request ${r.requestIndex} sent before its time`);
   }
   const lags = sorted(results.map((r) => r.startOffsetMs - r.scheduledOffsetMs!));
-  // A sanity bound only (timing precision is measured in test/integration/load.test.ts).
+  // A sanity bound only (timing precision is measured in test/integration/load.slow.ts).
   assert.ok(lags[Math.floor(lags.length / 2)]! < 250, `median send lag ${lags[Math.floor(lags.length / 2)]} ms`);
   assert.equal((await runCli(['validate', output])).code, 0);
 });

@@ -10,7 +10,7 @@
  *
  * The reasoning path (reasoning_content deltas, TTFO ≠ TTFT, capacity-v4-reasoning) cannot be
  * exercised here: this model and its chat template have no reasoning channel. It is tested against
- * the simulator (test/integration/run-sim.test.ts); the last test below checks that a model without
+ * the simulator (test/integration/run-sim.slow.ts); the last test below checks that a model without
  * one is reported as such.
  */
 import { test, before, after } from 'node:test';

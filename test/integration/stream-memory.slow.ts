@@ -1,5 +1,5 @@
 /**
- * Issue 8's memory figure as a test: 1,000 concurrent streams from one client process stay under
+ * The client's memory figure (bench/README.md) as a test: 1,000 concurrent streams from one client process stay under
  * 300 MB of resident memory, measured as bench/stream-memory.ts measures it (161–166 MiB on the
  * project's 2-core VM, simulator and client pinned apart where the machine allows). A bound on
  * memory, not on time.

@@ -1,5 +1,7 @@
 /**
- * `servebench run` (a child process, as a user runs it) against the simulator on a real socket.
+ * `servebench run` (a child process, as a user runs it, so the simulator in this process never shares
+ * its event loop) against the simulator on a real socket; the slow tier (docs/testing.md#tiers),
+ * since it bounds times.
  * The simulator's queueing model predicts what a client must measure. At concurrency 1 with
  * enough slots, request i alone sees (spec of the model in src/sim/config.ts):
  *   time to first output = (K − C)/P + D              K prompt tokens, C cached, P prefill tok/s
@@ -17,7 +19,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { spawnCli as runCli } from '../helpers/cli.js';
 
 const P = 20000;
 const D = 8;

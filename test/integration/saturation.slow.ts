@@ -1,5 +1,5 @@
 /**
- * Issue 8: `client_saturated` turns true when the load is raised until the client cannot keep up.
+ * The client's own limit: `client_saturated` turns true when the load is raised until the client cannot keep up.
  * The simulator and the client run as separate processes, pinned to one core each where the
  * machine allows (bench/timing-error.ts measures). Only what no scheduling can undo is asserted:
  * at 1,024 streams of one token per 10 ms (100k chunks/s) the client's core is full on the
@@ -25,7 +25,7 @@ import assert from 'node:assert/strict';
 import { raiseUntilSaturated } from '../../bench/checks.js';
 import { measureTimingError, TIMING_DEFAULTS, type TimingOptions } from '../../bench/timing-error.js';
 
-// Issue 8's token rate per stream (one token per 10 ms), shorter requests and fewer rounds than the bench.
+// The acceptance benchmark's token rate per stream (one token per 10 ms), shorter requests and fewer rounds than the bench.
 const OPTIONS: TimingOptions = { ...TIMING_DEFAULTS, tokens: 50, rounds: 2, warmupRounds: 1 };
 const LADDER = [1024, 4096];
 
