@@ -1,12 +1,12 @@
 /**
- * The one argument parser's entry points (args/parse.ts): `parseCommand` for a command's whole
- * table, `parseFlags` for one flag table (what the library entry and the config tests use).
+ * `parseFlags`: the one argument parser (args/parse.ts) for one flag table (what `run`, the
+ * library entry and the config tests use); a command's whole table is parsed by
+ * `parseCommandArgs` in args/parse.ts.
  */
 import { parseTable, type ArgValue } from './args/parse.js';
 import type { FlagSpec } from './args/spec.js';
 import type { FlagValue } from '../config/flag-value.js';
 
-export { parseCommand } from './args/parse.js';
 export type { FlagValue };
 
 /** Parsed flags keyed by flag name, plus positional arguments. */

@@ -82,7 +82,11 @@ export interface BenchmarkOptions {
   stopSignal?: AbortSignal;
   /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
   cancelSignal?: AbortSignal;
-  /** Where to journal the run, given its run id; null for no journal. */
+  /**
+   * Where to journal the run, given its run id; null for no journal. Asked once the set-up is over
+   * and before the clock starts (the file is opened when the clock starts, so a run that never
+   * starts leaves none).
+   */
   journalPathFor?: (runId: string) => string | null;
   /**
    * Scrape the server's own metrics during the run (`--server-metrics`, `--scrape-interval`).
@@ -369,7 +373,12 @@ export async function executeJournaled(
         ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
         ...(options.cancelSignal ? { cancelSignal: options.cancelSignal } : {}),
         warn,
-        onSetupDone: () => session.setupDone(),
+        onSetupDone: () => {
+          session.setupDone();
+          // Before the clock starts: the caller's choice of path (the CLI's default output name
+          // checks the results folder) must not delay the first request on the run's clock.
+          journalPath = options.journalPathFor?.(runId) ?? null;
+        },
         onStarted: (start) => {
           runStartNs = start.runStartNs;
           header.servebench['connections'] = start.connections;
@@ -377,7 +386,6 @@ export async function executeJournaled(
           if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
           header.servebench['clock'] = start.clock;
           hooks.onStarted?.(header, start);
-          journalPath = options.journalPathFor?.(runId) ?? null;
           journal = journalPath === null ? null : new JournalWriter(journalPath);
           journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
           options.onEvent?.({

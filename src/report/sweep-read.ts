@@ -45,6 +45,9 @@ const summary = z.looseObject({
   knee_rule: z.string(),
   slo_limit_load: n,
   slo_note: z.string().nullable(),
+  // Only in a sweep a signal ended (report/sweep.ts).
+  interrupted: z.literal(true).optional(),
+  interrupted_load: z.number().optional(),
 });
 
 /** True when a parsed JSON value claims to be a sweep summary. */

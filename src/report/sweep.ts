@@ -68,6 +68,14 @@ export interface SweepSummary {
   knee_rule: string;
   slo_limit_load: number | null;
   slo_note: string | null;
+  /**
+   * Present only when a signal ended the sweep (docs/output-files.md, "Nothing measured is lost"): the
+   * points are those finished before it, plus the interrupted point's partial result (its
+   * `servebench.interrupted` is true) when it had started measuring; later points were not run.
+   */
+  interrupted?: true | undefined;
+  /** The load of the point the signal came during (or before, between points). */
+  interrupted_load?: number | undefined;
 }
 
 const KNEE_EFFICIENCY = 0.5;
@@ -81,11 +89,15 @@ function sloClauses(goodput: GoodputBlock): SweepSloClause[] {
   }));
 }
 
-/** Builds the summary from the points' results (any order; sorted by load). */
+/**
+ * Builds the summary from the points' results (any order; sorted by load); `interrupted` names
+ * the point a signal ended the sweep at.
+ */
 export function summarizeSweep(
   swept: 'concurrency' | 'rate',
   slo: string | null,
   inputs: readonly SweepPointInput[],
+  interrupted: { load: number } | null = null,
 ): SweepSummary {
   const points: SweepPoint[] = [...inputs]
     .sort((a, b) => a.load - b.load)
@@ -147,6 +159,7 @@ export function summarizeSweep(
     knee_rule: `last point before the first step whose throughput scaling efficiency falls below ${KNEE_EFFICIENCY}`,
     slo_limit_load: sloLimit,
     slo_note: sloNote,
+    ...(interrupted === null ? {} : { interrupted: true as const, interrupted_load: interrupted.load }),
   };
 }
 
@@ -184,6 +197,10 @@ export function formatSweep(summary: SweepSummary): string {
   if (summary.slo)
     lines.push(
       `  highest load meeting ${summary.slo}: ${summary.slo_limit_load ?? 'none'}${summary.slo_note ? ` (${summary.slo_note})` : ''}`,
+    );
+  if (summary.interrupted === true)
+    lines.push(
+      `  interrupted at ${summary.swept} ${summary.interrupted_load ?? '?'}: a partial point is marked in its result file; later points were not run`,
     );
   return lines.join('\n');
 }

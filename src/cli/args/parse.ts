@@ -42,6 +42,23 @@ export function parseCommand(argv: readonly string[], spec: CommandSpec): Parsed
   return parsed;
 }
 
+/**
+ * {@link parseCommand} as a command calls it. `servebench NAME --help` is answered by cli/main.ts
+ * before the command is loaded, so a command never prints help itself; called directly with
+ * `--help` (a test, a library caller) it is refused in one line rather than run as if the flag
+ * were not there.
+ */
+export function parseCommandArgs(argv: readonly string[], spec: CommandSpec): ParsedArgs {
+  const parsed = parseCommand(argv, spec);
+  if (parsed.help) throw helpNotHere(spec.name);
+  return parsed;
+}
+
+/** The refusal of `--help` given to a command's handler instead of to `servebench`. */
+export function helpNotHere(name: string): UsageError {
+  return new UsageError(`--help is answered by servebench itself: run \`servebench ${name} --help\``);
+}
+
 /** How parseTable treats what its table does not say. */
 export interface TableOptions {
   readonly wording?: Wording;

@@ -9,8 +9,7 @@
 
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import { existsSync } from 'node:fs';
 import { compareRuns, type CompareOptions } from '../../result/compare.js';
 import { openInput } from '../../report/open-input.js';
@@ -67,11 +66,7 @@ function acrossTools(loaded: readonly Loaded[], options: CompareOptions, baselin
 
 /** The `compare` subcommand (see the module comment). */
 export const compareCommand: Command = async (argv, io) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   // A bare --allow-mismatch allows every field; with FIELDS, only those.
   const allowed = values['allow-mismatch'];
   const allow = allowed === true ? 'all' : new Set(Array.isArray(allowed) ? (allowed as readonly string[]) : []);

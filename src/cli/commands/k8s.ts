@@ -8,8 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import { RUN_FLAGS } from '../options.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../../util/exit-codes.js';
@@ -33,11 +32,7 @@ const SHARED = new Set(['base-url', 'quiet', 'help']);
 const RUN_NAMES = new Set(RUN_FLAGS.map((flag) => flag.name));
 
 export const k8sCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const v = parsed.values;
   const str = (name: string): string | null => (typeof v[name] === 'string' ? v[name] : null);
   for (const [flag, what] of [

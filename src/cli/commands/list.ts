@@ -7,8 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import {
   DEFAULT_LIMITS,
   listedResult,
@@ -106,11 +105,7 @@ function textInventory(inv: Inventory, runs: readonly ListedRun[]): string {
 
 /** The `list` subcommand (see the module comment). */
 export const listCommand: Command = async (argv, io) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   const protocol = values['protocol'] as string | undefined;
   const since = values['since'] as string | undefined;
   const maxDepth = values['max-depth'] as number;

@@ -6,8 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { mergeShardFiles } from '../../shard/merge.js';
@@ -23,11 +22,7 @@ import { openInput } from '../../report/open-input.js';
 const SPEC = commandSpec('merge');
 
 export const mergeCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   if (typeof parsed.values['output'] !== 'string')
     throw new UsageError('--output FILE is required: where to write the merged result');
   const files = parsed.positionals.map((file) => resolve(io.cwd, file));

@@ -7,29 +7,23 @@
  */
 import { resolve } from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig } from '../../config/run-config.js';
 import { runInputs } from '../../config/run-files.js';
-import { resolveApiKey } from '../../config/api-key.js';
 import { planBenchmark } from '../../pipeline/benchmark.js';
 import { serializePlan, type RunPlan } from '../../plan/run-plan.js';
 import { writeFileAtomic } from '../../result/io.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets, type WriteTarget } from '../../util/write-targets.js';
-import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+import { withRunFrame } from '../run-frame.js';
 
 const SPEC = commandSpec('plan');
 
 export const planCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   if (typeof parsed.values['output'] !== 'string')
     throw new UsageError('--output FILE is required: where to write the plan');
   const output = resolve(io.cwd, parsed.values['output']);
@@ -56,28 +50,22 @@ export async function planFromRunFlags(
   options: { say: (text: string) => void; output: WriteTarget | null },
 ): Promise<RunPlan> {
   const config = resolveRunConfig(values, io.env, io.cwd, given);
-  const simConfig = readRunSimConfig(config);
   const quiet = values['quiet'] === true;
   const contextBuckets = typeof values['context-buckets'] === 'string' ? values['context-buckets'] : null;
   // The plan never replaces one of its own inputs.
   if (options.output !== null) checkWriteTargets([options.output], runInputs(config, io.cwd, contextBuckets));
-  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
-  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig) : null;
-  try {
+  // A signal while probing or sizing ends the planning at once (InterruptedError, exit 130) and
+  // nothing is written: the frame's set-up rule, as for run (docs/output-files.md).
+  return withRunFrame(config, io, 'plan', async (frame) => {
+    const { target, sim } = await frame.startTarget();
     if (sim !== null && !quiet)
       options.say(`no --base-url: planning against the built-in simulator at ${sim.baseUrl} (model ${sim.model})\n`);
-    return await planBenchmark(
-      config,
-      { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
-      {
-        onEvent: (event) => {
-          if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
-          else if (event.kind === 'phase' && !quiet) options.say(`${event.text}\n`);
-        },
+    return await planBenchmark(config, target, {
+      stopSignal: frame.stopSignal,
+      onEvent: (event) => {
+        if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
+        else if (event.kind === 'phase' && !quiet) options.say(`${event.text}\n`);
       },
-    );
-  } finally {
-    await sim?.close();
-  }
+    });
+  });
 }

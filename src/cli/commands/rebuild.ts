@@ -10,9 +10,8 @@ import type { ClientBlock, WorkersBlock } from '../../result/servebench-schema.j
 import { serverMetricsBlockSchema, type ServerMetricsBlock } from '../../result/server-metrics-schema.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseCommand } from '../parse.js';
-import { REBUILD_FLAGS, commandSpec } from '../command-flags.js';
-import { formatFlagHelp } from '../options.js';
+import { parseCommandArgs } from '../args/parse.js';
+import { commandSpec } from '../command-flags.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
@@ -26,16 +25,10 @@ import { utcSeconds } from '../../result/build.js';
 import { formatSummary } from '../../report/console.js';
 import { parseSlo } from '../../metrics/slo.js';
 
-const USAGE = `usage: ${commandSpec('rebuild').usage}`;
-
 export const rebuildCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, commandSpec('rebuild'));
-  if (parsed.values['help'] === true || parsed.positionals.length !== 1) {
-    if (parsed.values['help'] !== true)
-      throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
-    io.stdout(`${USAGE}\n\n${formatFlagHelp(REBUILD_FLAGS)}\n`);
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, commandSpec('rebuild'));
+  if (parsed.positionals.length !== 1)
+    throw new UsageError(`expected exactly one journal file: ${commandSpec('rebuild').usage}`);
   const file = parsed.positionals[0]!;
   const full = resolve(io.cwd, file);
   // Before reading or writing: the result never replaces the journal it is rebuilt from (the only copy).

@@ -8,8 +8,7 @@
 
 import path from 'node:path';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import { writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
 import { runView, type RunView } from '../../result/run-view.js';
@@ -102,11 +101,7 @@ export async function writeHtmlReport(
 
 /** The `report` subcommand (see the module comment). */
 export const reportCommand: Command = async (argv, io: CliIO) => {
-  const { values, positionals, help } = parseCommand(argv, SPEC);
-  if (help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const { values, positionals } = parseCommandArgs(argv, SPEC);
   const html = values['html'] as string | undefined;
   const csv = values['csv'] as string | undefined;
   const targets: WriteTarget[] = [];

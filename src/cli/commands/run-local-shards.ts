@@ -17,7 +17,6 @@ import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { RunConfig } from '../../config/run-config.js';
 import { checkRunFiles } from '../../config/run-files.js';
-import { resolveApiKey } from '../../config/api-key.js';
 import { planBenchmark } from '../../pipeline/benchmark.js';
 import { checkShardable } from '../../plan/shard.js';
 import { serializePlan, type RunPlan } from '../../plan/run-plan.js';
@@ -27,7 +26,7 @@ import { runView } from '../../result/run-view.js';
 import { formatSummary } from '../../report/console.js';
 import { mergeShardFiles } from '../../shard/merge.js';
 import { RunFailedError } from '../../util/errors.js';
-import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+import { withRunFrame, type RunFrame } from '../run-frame.js';
 import { defaultOutputPath } from './run.js';
 import { LOCAL_SHARD_ENV, type LocalShardMessage } from '../local-shard-ipc.js';
 
@@ -70,23 +69,29 @@ export async function runLocalShards(
   io: CliIO,
 ): Promise<number> {
   checkRunFiles(config, io.cwd, cli.report, null, planFile === null ? [] : [{ flag: '--plan', path: planFile }]);
-  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
-  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
-  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(readRunSimConfig(config)) : null;
-  const dir = mkdtempSync(join(tmpdir(), 'servebench-shards-'));
-  let keep = false;
-  try {
+  return withRunFrame(config, io, 'run', async (frame) => {
+    const { target, sim } = await frame.startTarget();
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const baseUrl = sim?.baseUrl ?? (config.target.baseUrl as string);
-    const target = { baseUrl, apiKey, embeddedSimulator: sim !== null };
-    const plan = savedPlan ?? (await planBenchmark(config, target, {}));
+    const dir = mkdtempSync(join(tmpdir(), 'servebench-shards-'));
+    let keep = false;
+    frame.defer(() => {
+      if (!keep) rmSync(dir, { recursive: true, force: true });
+    });
+    const plan = savedPlan ?? (await planBenchmark(config, target, { stopSignal: frame.stopSignal }));
     checkShardable(plan, { index: 0, count });
     const planPath = join(dir, 'plan.json');
     await writeFileAtomic(planPath, serializePlan(plan));
     say(`running the plan of ${plan.requests.count} requests as ${count} shard processes (files in ${dir})`);
-    const args = { baseUrl, apiKeyEnv: config.target.apiKeyEnv, apiKeyFile: config.target.apiKeyFile };
-    const codes = await startTogether(count, (i) => childArgs(planPath, i, count, dir, args), sim !== null, io, cli);
+    const args = { baseUrl: target.baseUrl, apiKeyEnv: config.target.apiKeyEnv, apiKeyFile: config.target.apiKeyFile };
+    const codes = await startTogether(
+      count,
+      (i) => childArgs(planPath, i, count, dir, args),
+      sim !== null,
+      io,
+      cli,
+      frame,
+    );
     const failedShards = codes.flatMap((code, i) => (code === EXIT.ok || code === EXIT.failed ? [] : [i]));
     if (failedShards.length > 0) {
       keep = true;
@@ -115,16 +120,13 @@ export async function runLocalShards(
     }
     if (merged.result.servebench.interrupted) return EXIT.interrupted;
     return Number(merged.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
-  } finally {
-    await sim?.close();
-    if (!keep) rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
  * Starts the children; when every one has said it is ready, sends them all the same start
  * instant. A child that exits before it is ready ends the others (they would wait forever).
- * A SIGINT or SIGTERM here is passed on to every child (each then ends as a run does).
+ * A SIGINT or SIGTERM meanwhile is passed on to every child (each then ends as a run does).
  */
 async function startTogether(
   count: number,
@@ -132,6 +134,7 @@ async function startTogether(
   embeddedSimulator: boolean,
   io: CliIO,
   cli: { json: boolean },
+  frame: RunFrame,
 ): Promise<number[]> {
   const env = {
     ...io.env,
@@ -141,7 +144,9 @@ async function startTogether(
   const children: ChildProcess[] = [];
   const ready = new Set<number>();
   let started = false;
-  const unsubscribe = io.onSignal((signal) => {
+  // The children run the requests and each applies the run's interrupt rules: this process only
+  // passes the signals on (docs/output-files.md, "Nothing measured is lost").
+  frame.running((signal) => {
     for (const child of children) if (child.exitCode === null) child.kill(signal);
   });
   try {
@@ -171,6 +176,6 @@ async function startTogether(
     });
     return await Promise.all(exits);
   } finally {
-    unsubscribe();
+    frame.finishing();
   }
 }

@@ -11,8 +11,8 @@ import { resolve } from 'node:path';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO } from '../io.js';
 import type { RunConfig } from '../../config/run-config.js';
+import type { ShardFlags } from '../shard-flags.js';
 import { checkRunFiles } from '../../config/run-files.js';
-import { resolveApiKey } from '../../config/api-key.js';
 import { parseShardSpec, type ShardSpec } from '../../plan/shard.js';
 import type { RunPlan } from '../../plan/run-plan.js';
 import { runShardBenchmark, type ShardStartGate } from '../../pipeline/shard-run.js';
@@ -21,66 +21,12 @@ import { connectRendezvous, localStartGate, type RendezvousConnection } from '..
 import { parseRendezvousUrl } from '../../shard/rendezvous-url.js';
 import { parseStartAt, startAtIsPast, startAtPastError } from '../../shard/start-at.js';
 import { localWallMs } from '../../shard/wait-until.js';
-import { UsageError } from '../../util/errors.js';
-import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
-import { interruptHandling } from '../interrupts.js';
-import type { FlagValue } from '../../config/flag-value.js';
+import { withRunFrame } from '../run-frame.js';
 import { LOCAL_SHARD_ENV, startFromParent } from '../local-shard-ipc.js';
 import { finishLiveMetrics, startLiveMetrics, type LiveMetricsFlags } from '../live-metrics.js';
-import type { LiveExporter } from '../../live/exporter.js';
 
 /** How late after the common start a shard's clock may start before it is refused, ms. */
 const LATE_START_TOLERANCE_MS = 1000;
-
-/** The shard-run flags as the run command parsed them. */
-export interface ShardFlags {
-  shard: string;
-  rendezvous: string | null;
-  rendezvousTimeoutS: number;
-  startAt: string | null;
-  maxClockUncertaintyMs: number;
-}
-
-/** Reads the shard flags; refuses the combinations a shard cannot honour, in one line. */
-export function shardFlags(values: Record<string, FlagValue>, given: ReadonlySet<string>): ShardFlags | null {
-  const text = (name: string): string | null => (typeof values[name] === 'string' ? values[name] : null);
-  const shard = text('shard');
-  // A shard sees only its share of the load but the server's counters count all of it: auto is
-  // simply off in a sharded run, and a URL asked for is refused rather than recorded wrongly.
-  const metrics = text('server-metrics');
-  if ((shard !== null || given.has('shards')) && given.has('server-metrics') && metrics !== 'auto' && metrics !== 'off')
-    throw new UsageError(
-      `--server-metrics URL does not apply with --${shard !== null ? 'shard' : 'shards'}: each shard would count the whole server's traffic as its own (scrape the server beside the run instead)`,
-    );
-  if (given.has('shards'))
-    for (const name of ['journal', 'dry-run', 'rendezvous', 'start-at', 'max-clock-uncertainty', 'rendezvous-timeout'])
-      if (given.has(name))
-        throw new UsageError(
-          `--${name} does not apply with --shards: the shards meet through this process and journal in its temporary folder`,
-        );
-  if (shard === null) {
-    for (const name of ['rendezvous', 'rendezvous-timeout', 'start-at', 'max-clock-uncertainty'])
-      if (given.has(name)) throw new UsageError(`--${name} applies only with --shard I/N`);
-    return null;
-  }
-  if (given.has('shards')) throw new UsageError('--shard and --shards cannot be given together');
-  for (const name of ['report', 'json', 'dry-run'])
-    if (given.has(name))
-      throw new UsageError(
-        `--${name} does not apply with --shard: a shard writes a shard file, merge writes the result`,
-      );
-  if (text('rendezvous') !== null && text('start-at') !== null)
-    throw new UsageError('--rendezvous and --start-at cannot be given together: the rendezvous chooses the start');
-  if (text('output') === null)
-    throw new UsageError('--shard needs --output FILE: where to write the shard file for servebench merge');
-  return {
-    shard,
-    rendezvous: text('rendezvous'),
-    rendezvousTimeoutS: Number(values['rendezvous-timeout']),
-    startAt: text('start-at'),
-    maxClockUncertaintyMs: Number(values['max-clock-uncertainty']),
-  };
-}
 
 /** Runs one shard. `savedPlan` is the `--plan` file's plan, or null to plan from `config`. */
 export async function runShardCommand(
@@ -107,26 +53,25 @@ export async function runShardCommand(
     contextBuckets,
     planFile === null ? [] : [{ flag: '--plan', path: planFile }],
   );
-  const simConfig = readRunSimConfig(config);
-  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
-  for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   const label = `shard ${spec.index}/${spec.count}`;
   const say = (text: string): void => io.stdout(`${label}: ${text}\n`);
-  const interrupts = interruptHandling(config, io);
-  let connection: RendezvousConnection | null = null;
-  let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
-  let live: LiveExporter | null = null;
-  try {
+  return withRunFrame(config, io, 'run', async (frame) => {
     // Each shard serves its own figures on its own port, labelled with its shard (docs/monitoring.md).
-    if (liveFlags !== null)
-      live = await startLiveMetrics(liveFlags, say, { servebench_shard: `${spec.index}/${spec.count}` });
+    const live =
+      liveFlags === null
+        ? null
+        : await startLiveMetrics(liveFlags, say, { servebench_shard: `${spec.index}/${spec.count}` });
+    if (live !== null) frame.defer(() => live.close());
     // Redis first: unreachable, the shard stops here with nothing sent.
-    if (address !== null)
-      connection = await connectRendezvous(address, {
-        timeoutS: Math.min(flags.rendezvousTimeoutS, 10),
-        signal: interrupts.stop.signal,
-      });
-    sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
+    const connection: RendezvousConnection | null =
+      address === null
+        ? null
+        : await connectRendezvous(address, {
+            timeoutS: Math.min(flags.rendezvousTimeoutS, 10),
+            signal: frame.stopSignal,
+          });
+    if (connection !== null) frame.defer(() => connection.close());
+    const { target: own, sim } = await frame.startTarget();
     if (sim !== null && !quiet) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl}`);
     const openGate = async (hash: string, signal: AbortSignal | undefined): Promise<ShardStartGate> => {
       if (connection !== null) {
@@ -146,17 +91,16 @@ export async function runShardCommand(
       }
       return { mode: startAtMs === null ? 'immediate' : 'start-at', ...localStartGate(startAtMs) };
     };
+    // A shard process started by `run --shards N` for the simulator its parent started.
     const target = {
-      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
-      apiKey,
-      // A shard process started by `run --shards N` for the simulator its parent started.
-      embeddedSimulator: sim !== null || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
+      ...own,
+      embeddedSimulator: own.embeddedSimulator || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
     };
     const liveEvents = live?.observer(target.baseUrl);
     const onEvent = (event: BenchmarkEvent): void => {
       liveEvents?.(event);
       if (event.kind === 'start') {
-        interrupts.phase = 'running';
+        frame.running();
         if (!quiet) say(`started: ${event.requests} requests of the plan's ${event.plan.requests.count}`);
       } else if (event.kind === 'phase') {
         if (!quiet) say(event.text);
@@ -169,8 +113,8 @@ export async function runShardCommand(
       target,
       {
         onEvent,
-        stopSignal: interrupts.stop.signal,
-        cancelSignal: interrupts.cancel.signal,
+        stopSignal: frame.stopSignal,
+        cancelSignal: frame.cancelSignal,
         journalPathFor: () => files.journal,
       },
       {
@@ -180,7 +124,7 @@ export async function runShardCommand(
         lateToleranceMs: LATE_START_TOLERANCE_MS,
       },
     );
-    interrupts.phase = 'finishing';
+    frame.finishing();
     const clock = outcome.clock;
     const skew =
       outcome.startSkewMs === null ? '' : `, started ${outcome.startSkewMs.toFixed(2)} ms after the common start`;
@@ -191,14 +135,8 @@ export async function runShardCommand(
     say(
       `${outcome.records} requests measured${skew} (${offset}); shard file written to ${outcome.shardFile}${outcome.journalPath !== null ? ` (journal ${outcome.journalPath})` : ''}`,
     );
-    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, interrupts.stop.signal, say);
+    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, frame.stopSignal, say);
     if (outcome.interrupted) return EXIT.interrupted;
     return outcome.failed > 0 ? EXIT.failed : EXIT.ok;
-  } finally {
-    interrupts.phase = 'finishing';
-    await live?.close();
-    await sim?.close(interrupts.stop.signal);
-    await connection?.close();
-    interrupts.dispose();
-  }
+  });
 }

@@ -9,12 +9,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags } from '../parse.js';
-import { RUN_FLAGS, formatFlagHelp } from '../options.js';
+import { RUN_FLAGS } from '../options.js';
+import { helpNotHere } from '../args/parse.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
-import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
 import type { RunPlan } from '../../plan/run-plan.js';
 import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
@@ -22,7 +22,8 @@ import { readPlanFile } from '../plan-file.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
 import { elapsedMs } from '../../execute/clock.js';
-import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+import { readRunSimConfig } from '../embedded-sim.js';
+import { withRunFrame } from '../run-frame.js';
 import { formatSummary } from '../../report/console.js';
 import { serverMetricsLines } from '../../report/server-summary.js';
 import { Progress } from '../../report/progress.js';
@@ -32,30 +33,17 @@ import { journalGapWarning } from '../../record/journal.js';
 import { runView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
-import { runShardCommand, shardFlags } from './run-shard.js';
-import { interruptHandling } from '../interrupts.js';
-import { runLocalShards } from './run-local-shards.js';
+import { shardFlags } from '../shard-flags.js';
 import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
-import type { LiveExporter } from '../../live/exporter.js';
-
-const HELP = `usage: servebench run [flags]
-
-Benchmarks an OpenAI-compatible /chat/completions endpoint with streamed requests and writes an
-anvil-serving.benchmark/v1 result. Without --base-url it starts the built-in simulator.
-
-${formatFlagHelp(RUN_FLAGS)}
-`;
 
 export const runCommand: Command = async (argv, io) => {
   const parsed = parseFlags(argv, RUN_FLAGS);
-  if (parsed.values['help'] === true) {
-    io.stdout(HELP);
-    return EXIT.ok;
-  }
+  if (parsed.values['help'] === true) throw helpNotHere('run');
   const planFile = typeof parsed.values['plan'] === 'string' ? resolve(io.cwd, parsed.values['plan']) : null;
   if (planFile !== null) refuseFlagsThePlanFixes(parsed.given);
   const config = resolveRunConfig(parsed.values, io.env, io.cwd, parsed.given);
-  const simConfig = readRunSimConfig(config);
+  // Checked first, before any other file (the run frame reads it again when it starts).
+  readRunSimConfig(config);
   // How this command prints: no part of the run's configuration.
   const cli = {
     dryRun: parsed.values['dry-run'] === true,
@@ -67,14 +55,24 @@ export const runCommand: Command = async (argv, io) => {
     typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   const liveFlags = liveMetricsFlags(parsed.values, parsed.given);
   const shard = shardFlags(parsed.values, parsed.given);
+  // The shard runners (and Redis's client with them) load only for a sharded run.
   if (shard !== null)
-    return runShardCommand(shard, config, savedPlan, planFile, contextBucketsFlag, cli.quiet, io, liveFlags);
+    return (await import('./run-shard.js')).runShardCommand(
+      shard,
+      config,
+      savedPlan,
+      planFile,
+      contextBucketsFlag,
+      cli.quiet,
+      io,
+      liveFlags,
+    );
   if (typeof parsed.values['shards'] === 'number') {
     if (liveFlags !== null)
       throw new UsageError(
         '--metrics-port does not apply with --shards: N processes cannot share one port (run each shard with --shard I/N and its own --metrics-port; docs/monitoring.md)',
       );
-    return runLocalShards(
+    return (await import('./run-local-shards.js')).runLocalShards(
       parsed.values['shards'],
       config,
       savedPlan,
@@ -102,33 +100,22 @@ export const runCommand: Command = async (argv, io) => {
     contextBuckets,
     planFile === null ? [] : [{ flag: '--plan', path: planFile }],
   );
-  const { key: apiKey, warnings: keyWarnings } = resolveApiKey(config.target, io.env);
-  for (const warning of keyWarnings) io.stderr(`warning: ${warning}\n`);
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
-  // Installed before the first network request (and the simulator's start), so a signal is never
-  // left waiting for a probe, the sizing loop or a thread to start.
-  const interrupts = interruptHandling(config, io);
-  let sim: Awaited<ReturnType<typeof startEmbeddedSimulator>> | null = null;
-  let live: LiveExporter | null = null;
   let outputPath: string | null = config.output.result;
-  try {
+  return withRunFrame(config, io, 'run', async (frame) => {
     // First: a port in use refuses the run before the simulator starts or anything is sent.
-    if (liveFlags !== null) live = await startLiveMetrics(liveFlags, say);
-    sim = config.target.baseUrl === null ? await startEmbeddedSimulator(simConfig, interrupts.stop.signal) : null;
+    const live = liveFlags === null ? null : await startLiveMetrics(liveFlags, say);
+    if (live !== null) frame.defer(() => live.close());
+    const { target, sim } = await frame.startTarget();
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    const target = {
-      baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string),
-      apiKey,
-      embeddedSimulator: sim !== null,
-    };
     let progress: Progress | null = null;
     const liveEvents = live?.observer(target.baseUrl);
     const onEvent = (event: BenchmarkEvent): void => {
       liveEvents?.(event);
       if (event.kind === 'start') {
-        interrupts.phase = 'running';
+        frame.running();
         say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
         if (!cli.quiet && !cli.json) {
           progress = new Progress({
@@ -159,8 +146,8 @@ export const runCommand: Command = async (argv, io) => {
       onEvent,
       // With --plan too: where the server's metrics are is the target's, not the plan's.
       serverMetrics: { choice: config.target.serverMetrics, intervalS: config.target.scrapeIntervalS },
-      stopSignal: interrupts.stop.signal,
-      cancelSignal: interrupts.cancel.signal,
+      stopSignal: frame.stopSignal,
+      cancelSignal: frame.cancelSignal,
       journalPathFor: (runId: string) => {
         outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
         return files.journal ?? journalBeside(outputPath);
@@ -170,7 +157,7 @@ export const runCommand: Command = async (argv, io) => {
       savedPlan === null
         ? await runBenchmark(config, target, options)
         : await runPlannedBenchmark(savedPlan, target, options);
-    interrupts.phase = 'finishing';
+    frame.finishing();
     (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
@@ -193,7 +180,7 @@ export const runCommand: Command = async (argv, io) => {
       });
       say(`report written to ${reportPath}`);
     }
-    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, interrupts.stop.signal, say);
+    if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, frame.stopSignal, say);
     if (outcome.interrupted) return EXIT.interrupted;
     const unmeasured = nothingMeasured(outcome.plan, outcome.results, outcome.interrupted);
     if (unmeasured !== null) {
@@ -201,13 +188,7 @@ export const runCommand: Command = async (argv, io) => {
       return EXIT.failed;
     }
     return Number(outcome.result['failed']) > 0 ? EXIT.failed : EXIT.ok;
-  } finally {
-    interrupts.phase = 'finishing';
-    // An interrupted run (or a signal while closing) stops the simulator's thread at once.
-    await live?.close();
-    await sim?.close(interrupts.stop.signal);
-    interrupts.dispose();
-  }
+  });
 };
 
 /** `--plan` fixes everything but the target, the key and the run's own files: any other flag typed is refused, all named at once. */

@@ -11,19 +11,14 @@ import { peerJson, renderPeerRun } from '../../peers/render-peer.js';
 import { UsageError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import type { Command } from '../io.js';
 
 const SPEC = commandSpec('show');
 
 /** The `show` subcommand (see the module comment). */
 export const showCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const file = parsed.positionals[0]!;
   const format = typeof parsed.values['format'] === 'string' ? parsed.values['format'] : null;
   const json = parsed.values['json'] === true;

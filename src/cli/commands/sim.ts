@@ -12,8 +12,7 @@ import { startSim } from '../../sim/server.js';
 import { UsageError } from '../../util/errors.js';
 import type { CliIO, Command, InterruptSignal } from '../io.js';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand, type ParsedArgs } from '../args/parse.js';
+import { parseCommandArgs, type ParsedArgs } from '../args/parse.js';
 
 const SPEC = commandSpec('sim');
 
@@ -44,11 +43,7 @@ function untilSignal(io: CliIO): { signal: Promise<InterruptSignal>; dispose: ()
 
 /** The `sim` subcommand (see the module comment). */
 export const simCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return 0;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const config = await resolveConfig(parsed);
   const stop = untilSignal(io); // armed before listening so an early signal is not lost
   let sim;

@@ -9,20 +9,19 @@ import { mkdirSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { RUN_FLAGS } from '../options.js';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand, type ParsedArgs } from '../args/parse.js';
+import { parseCommandArgs, type ParsedArgs } from '../args/parse.js';
 import { inheritedFlags, type FlagSpec } from '../args/spec.js';
 import type { FlagValue } from '../../config/flag-value.js';
 import { EXIT } from '../../util/exit-codes.js';
-import type { CliIO, Command } from '../io.js';
+import type { Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
-import { resolveApiKey } from '../../config/api-key.js';
 import { runBenchmark } from '../../pipeline/benchmark.js';
-import { readRunSimConfig, startEmbeddedSimulator } from '../embedded-sim.js';
+import { readRunSimConfig } from '../embedded-sim.js';
+import { withRunFrame, type RunFrame } from '../run-frame.js';
 import { writeFileAtomic, writeResultFile } from '../../result/io.js';
 import { loadReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
-import { UsageError } from '../../util/errors.js';
+import { InterruptedError, UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
 import { freshJournalBeside, runInputs } from '../../config/run-files.js';
 import { journalGapWarning } from '../../record/journal.js';
@@ -61,11 +60,7 @@ function pointFlags(
 }
 
 export const sweepCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const lists = { concurrency: parsed.values['concurrency'], rate: parsed.values['rate'] };
   if ((lists.concurrency === undefined) === (lists.rate === undefined))
     throw new UsageError('give exactly one of --concurrency LIST or --rate LIST');
@@ -91,28 +86,55 @@ export const sweepCommand: Command = async (argv, io) => {
   const journals = checkSweepFiles(dir, files, reportPath, runInputs(configs[0]!, io.cwd, contextBuckets));
   const points: SweepPointInput[] = [];
   let anyFailed = false;
-  for (const [i, config] of configs.entries()) {
-    const load = loads[i]!;
-    const file = files[i]!;
-    io.stdout(`${utcSeconds(io.now())} point ${i + 1}/${loads.length}: ${swept} ${load}\n`);
-    const outcome = await runPoint(config, io, journals[i]!);
-    await writeResultFile(file, outcome.result);
-    for (const warning of outcome.warnings) io.stderr(`warning (${swept} ${load}): ${warning}\n`);
-    const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
-    if (journalGap !== null) io.stderr(`warning (${swept} ${load}): ${journalGap}\n`);
-    anyFailed ||= Number(outcome.result['failed']) > 0;
-    points.push({ load, file, result: outcome.result });
-  }
-  const summary = summarizeSweep(swept, configs[0]?.slo?.text ?? null, points);
-  await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  io.stdout(`${formatSweep(summary)}\nsweep written to ${join(dir, 'sweep.json')}\n`);
-  if (reportPath !== null) {
-    const sources = await loadReportSources([join(dir, 'sweep.json')], io.cwd);
-    for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
-    await writeHtmlReport(reportPath, sources);
-    io.stdout(`report written to ${reportPath}\n`);
-  }
-  return anyFailed ? EXIT.failed : EXIT.ok;
+  // One frame for the whole sweep: one key, one signal handler; each point its own simulator.
+  return withRunFrame(configs[0]!, io, 'sweep', async (frame) => {
+    // The point a signal came during (its partial result is among `points` when it had started).
+    let interruptedLoad: number | null = null;
+    for (const [i, config] of configs.entries()) {
+      const load = loads[i]!;
+      const file = files[i]!;
+      io.stdout(`${utcSeconds(io.now())} point ${i + 1}/${loads.length}: ${swept} ${load}\n`);
+      const outcome = await runPoint(config, frame, journals[i]!, points.length > 0);
+      if (outcome === null) {
+        // Interrupted before this point measured anything: no result for it, and no later point.
+        interruptedLoad = load;
+        break;
+      }
+      await writeResultFile(file, outcome.result);
+      for (const warning of outcome.warnings) io.stderr(`warning (${swept} ${load}): ${warning}\n`);
+      const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
+      if (journalGap !== null) io.stderr(`warning (${swept} ${load}): ${journalGap}\n`);
+      anyFailed ||= Number(outcome.result['failed']) > 0;
+      points.push({ load, file, result: outcome.result });
+      if (outcome.interrupted) {
+        io.stderr(`servebench sweep: the ${swept} ${load} point's partial result is written to ${file}\n`);
+        interruptedLoad = load;
+        break;
+      }
+      // Between points a signal ends the sweep as in a point's set-up: the next point is not started.
+      if (frame.interrupted && i + 1 < configs.length) {
+        interruptedLoad = loads[i + 1] ?? load;
+        break;
+      }
+    }
+    frame.finishing();
+    const summary = summarizeSweep(
+      swept,
+      configs[0]?.slo?.text ?? null,
+      points,
+      interruptedLoad === null ? null : { load: interruptedLoad },
+    );
+    await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    io.stdout(`${formatSweep(summary)}\nsweep written to ${join(dir, 'sweep.json')}\n`);
+    if (reportPath !== null) {
+      const sources = await loadReportSources([join(dir, 'sweep.json')], io.cwd);
+      for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
+      await writeHtmlReport(reportPath, sources);
+      io.stdout(`report written to ${reportPath}\n`);
+    }
+    if (interruptedLoad !== null) return EXIT.interrupted;
+    return anyFailed ? EXIT.failed : EXIT.ok;
+  });
 };
 
 /**
@@ -165,21 +187,36 @@ function checkSweepFiles(
   }
 }
 
+/**
+ * Runs one point against a fresh target (the built-in simulator's closed when the point ends).
+ * Returns null when a signal ended the point's set-up, nothing measured, and an earlier point
+ * was: the sweep then writes what it has (docs/output-files.md, "Nothing measured is lost"). With no
+ * earlier point the InterruptedError goes on to the CLI, as run's does: nothing to write.
+ */
 async function runPoint(
   config: RunConfig,
-  io: CliIO,
+  frame: RunFrame,
   journal: string,
-): Promise<Awaited<ReturnType<typeof runBenchmark>>> {
-  const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
-  for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  const sim = config.target.baseUrl === null ? await startEmbeddedSimulator(readRunSimConfig(config)) : null;
+  anyEarlier: boolean,
+): Promise<Awaited<ReturnType<typeof runBenchmark>> | null> {
+  frame.settingUp();
   try {
-    return await runBenchmark(
-      config,
-      { baseUrl: sim?.baseUrl ?? (config.target.baseUrl as string), apiKey, embeddedSimulator: sim !== null },
-      { journalPathFor: () => journal },
-    );
-  } finally {
-    await sim?.close();
+    const { target, close } = await frame.startTarget();
+    try {
+      return await runBenchmark(config, target, {
+        onEvent: (event) => {
+          if (event.kind === 'start') frame.running();
+        },
+        stopSignal: frame.stopSignal,
+        cancelSignal: frame.cancelSignal,
+        journalPathFor: () => journal,
+      });
+    } finally {
+      frame.finishing();
+      await close();
+    }
+  } catch (error) {
+    if (error instanceof InterruptedError && anyEarlier) return null;
+    throw error;
   }
 }

@@ -14,8 +14,7 @@ import { validateResult, type ValidationReport } from '../../result/validate.js'
 import { InputFileError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
-import { commandHelp } from '../args/help.js';
-import { parseCommand } from '../args/parse.js';
+import { parseCommandArgs } from '../args/parse.js';
 import type { CliIO, Command } from '../io.js';
 
 const SPEC = commandSpec('validate');
@@ -69,11 +68,7 @@ async function validateOne(file: string, io: CliIO): Promise<FileOutcome> {
 
 /** The `validate` subcommand (see the module comment). */
 export const validateCommand: Command = async (argv, io) => {
-  const parsed = parseCommand(argv, SPEC);
-  if (parsed.help) {
-    io.stdout(commandHelp(SPEC));
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs(argv, SPEC);
   const flags = { json: parsed.values['json'] === true, files: parsed.positionals };
   const outcomes: FileOutcome[] = [];
   for (const file of flags.files) {
