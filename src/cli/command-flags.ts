@@ -201,7 +201,7 @@ const REPORT_FLAGS: readonly FlagSpec[] = [
   HELP,
 ];
 
-export const REBUILD_FLAGS: readonly FlagSpec[] = [
+const REBUILD_FLAGS: readonly FlagSpec[] = [
   {
     name: 'output',
     type: 'string',
@@ -346,7 +346,7 @@ never replaces one of the run's input files. 'servebench run --plan FILE' execut
       noun: 'plan',
       exceptWhy: 'it writes a plan and runs nothing',
     },
-    exit: '0 plan written · 2 bad usage, a bad input file, or a plan that cannot measure anything, before any generation request',
+    exit: '0 plan written · 2 bad usage, a bad input file, or a plan that cannot measure anything, before any generation request · 130 interrupted (nothing written)',
   },
   {
     name: 'sweep',
@@ -365,7 +365,7 @@ simulator, so no point inherits another's prefix cache or queue. Give exactly on
       noun: 'a sweep',
       exceptWhy: 'each point is a run of its own, writing its own file under --output-dir',
     },
-    exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run',
+    exit: '0 every request of every point completed · 1 some failed (every file still written) · 2 bad usage, before any request · 3 as run · 130 interrupted (the points so far, the interrupted point partial, and sweep.json labelled interrupted)',
   },
   {
     name: 'compare',

@@ -19,7 +19,6 @@ function runDefault(name: string): string | number | boolean {
 }
 
 export type { FlagSpec } from './args/spec.js';
-export { formatFlagHelp } from './args/help.js';
 
 const THINKING_MODES = ['default', 'enabled', 'disabled', 'unsupported'] as const;
 const ARRIVAL_PROCESSES = ['constant', 'poisson', 'gamma'] as const;

@@ -12,7 +12,7 @@ import { finiteOrNull } from '../util/numbers.js';
 import type { PeerRow, PeerRun } from './peer-run.js';
 import { nearestOtherFigure } from './servebench-figures.js';
 
-export { CROSS_IDENTITY_FIELDS, CROSS_IDENTITY_FIELD_NAMES, TOKEN_MEAN_TOLERANCE_PCT } from './cross-identity.js';
+export { CROSS_IDENTITY_FIELDS, TOKEN_MEAN_TOLERANCE_PCT } from './cross-identity.js';
 
 /** One summary figure of a run, under servebench's name, in servebench's unit. */
 export interface CrossFigure {

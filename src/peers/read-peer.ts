@@ -29,7 +29,6 @@ export const PEER_FORMATS: readonly PeerFormat[] = [
   INFERENCE_PERF_FORMAT,
 ];
 
-
 /** Unit factors to servebench's units (ms for times, per second for rates). */
 const TO_SERVEBENCH: Record<string, number> = { ms: 1, s: 1000, 'tok/s': 1, 'req/s': 1, 'req/min': 1 / 60 };
 

@@ -9,7 +9,7 @@ function flagValueText(flag: FlagSpec): string {
 }
 
 /** The flag rows of a help text, aligned. */
-export function formatFlagHelp(flags: readonly FlagSpec[]): string {
+function formatFlagHelp(flags: readonly FlagSpec[]): string {
   const rows = flags.map((flag) => {
     const left = `--${flag.name}${flagValueText(flag)}${flag.short === undefined ? '' : `, -${flag.short}`}`;
     const shown =
