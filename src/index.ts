@@ -15,6 +15,8 @@ export {
   type BenchmarkOutcome,
   type BenchmarkTarget,
 } from './pipeline/benchmark.js';
+export { JournalOutput, type JournalPath } from './pipeline/journal-output.js';
+export type { RunOutput, RunStart, RunEnding, RunEndAddition } from './pipeline/run-output.js';
 export { parsePlan, serializePlan, RUN_PLAN_SCHEMA, type RunPlan } from './plan/run-plan.js';
 export { assembleResult, type RunHeader, type RunEnd } from './assemble/assemble.js';
 export { executePlan, type ExecuteOptions, type Execution, type ExecutionTarget } from './execute/execute-plan.js';

@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BenchmarkEvent } from '../pipeline/benchmark.js';
+import type { RunOutput } from '../pipeline/run-output.js';
 import { UsageError } from '../util/errors.js';
 import { LiveMetrics } from './live-metrics.js';
 
@@ -36,8 +36,8 @@ export type FinishReason = 'scraped' | 'linger-elapsed' | 'interrupted';
 export interface LiveExporter {
   /** http://HOST:PORT/metrics, with the port chosen when 0 was asked. */
   readonly url: string;
-  /** The handler of a run's events against `baseUrl`. */
-  observer(baseUrl: string): (event: BenchmarkEvent) => void;
+  /** The run's output that feeds the figures, against `baseUrl` (the target's). */
+  output(baseUrl: string): RunOutput;
   /**
    * The run has ended (its last request too): resolves once a scrape that began after this call
    * has been answered (`scraped`), after `lingerS` (`linger-elapsed`; at once for 0), or when
@@ -80,7 +80,7 @@ export async function startLiveExporter(options: LiveExporterOptions): Promise<L
   };
   return {
     url: `http://${host}:${port}/metrics`,
-    observer: (baseUrl) => metrics.observer(baseUrl),
+    output: (baseUrl) => metrics.output(baseUrl),
     async finish(lingerS, signal) {
       ended = true;
       const reason = await new Promise<FinishReason>((resolve) => {

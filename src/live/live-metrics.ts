@@ -1,7 +1,7 @@
 /**
  * servebench's own figures while a run lasts, in a prom-client Registry of its own (never the
- * global one: a program that embeds servebench keeps its registry to itself), fed by the run's
- * BenchmarkEvents. The work per event is per request (a few counter increments and histogram
+ * global one: a program that embeds servebench keeps its registry to itself), fed as one of the
+ * run's outputs (pipeline/run-output.ts). The work per event is per request (a few counter increments and histogram
  * observations); the per-chunk figure is filled in bulk when a request ends (chunk-gaps.ts), so
  * nothing here runs per chunk on the main thread while it stamps other streams.
  *
@@ -12,7 +12,7 @@
  * docs/monitoring.md lists every name.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { BenchmarkEvent } from '../pipeline/benchmark.js';
+import type { RunOutput } from '../pipeline/run-output.js';
 import type { RequestResult } from '../record/types.js';
 import {
   OPERATION_DURATION_BUCKETS,
@@ -133,17 +133,20 @@ export class LiveMetrics {
     this.saturation = registerSaturation(this.registry);
   }
 
-  /** The handler of a run's events against `baseUrl` (the target's base URL, for server_address and server_port). */
-  observer(baseUrl: string): (event: BenchmarkEvent) => void {
-    return (event) => {
-      if (event.kind === 'sent') {
+  /** The run's live figures as one of its outputs (pipeline/run-output.ts), against `baseUrl` (the target's base URL, for server_address and server_port). */
+  output(baseUrl: string): RunOutput {
+    return {
+      start: (_header, run) => {
+        this.bind(genAiLabels(baseUrl, run.plan.identity.model));
+        this.planned.set(run.requests);
+      },
+      sent: () => {
         this.started.inc();
         this.inFlight.inc();
-      } else if (event.kind === 'request') this.ended(event.result);
-      else if (event.kind === 'start') {
-        this.bind(genAiLabels(baseUrl, event.model));
-        this.planned.set(event.requests);
-      }
+      },
+      record: (result) => this.ended(result),
+      // Serving the final values after the run is the exporter's (exporter.ts `finish`).
+      finish: async () => undefined,
     };
   }
 

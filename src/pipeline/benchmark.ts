@@ -5,7 +5,8 @@
  *   → assemble (src/assemble: the result document).
  * `runBenchmark` does all four from a configuration; `planBenchmark` stops after the plan (what
  * `servebench plan` writes) and `runPlannedBenchmark` starts from a saved one. None exits or
- * prints: progress goes to the `onEvent` hook, errors are typed.
+ * prints: the run goes to the outputs the caller gives (pipeline/run-output.ts), notes to the
+ * `onEvent` hook, errors are typed.
  */
 import type { CapacityResult } from '../result/result-schema.js';
 import type { ClientBlock, WorkersBlock } from '../result/servebench-schema.js';
@@ -15,7 +16,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { createDispatcher } from '../client/transport.js';
 import { subscribeAbort } from '../client/abort.js';
 import type { RequestResult } from '../record/types.js';
-import { JOURNAL_SCHEMA, JournalWriter, type JournalLine, type JournalStatus } from '../record/journal.js';
+import type { JournalStatus } from '../record/journal.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import type { PromptSizer } from '../workload/workload.js';
 import { InputFileError, InterruptedError, RunFailedError, UsageError } from '../util/errors.js';
@@ -36,32 +37,18 @@ import {
   type ExecutionStartGate,
 } from '../execute/execute-plan.js';
 import { shardPart, type ShardSpec } from '../plan/shard.js';
-import { assembleResult, type RunHeader } from '../assemble/assemble.js';
+import { assembleResult, type RunEnd, type RunHeader } from '../assemble/assemble.js';
 import { runHeader } from '../assemble/header.js';
 import { summarizeSendWaits } from '../assemble/send-waits.js';
 import { checkPlanFitsTarget } from './plan-target.js';
 import { beginServerScrape, type ServerMetricsSetting } from './server-scrape.js';
-import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
+import type { RunEndAddition, RunEnding, RunOutput } from './run-output.js';
 
-/** Progress notifications for a console or a log. */
-export type BenchmarkEvent =
-  | { kind: 'phase'; text: string }
-  | { kind: 'warning'; text: string }
-  | {
-      kind: 'start';
-      model: string;
-      requests: number;
-      concurrency: number | null;
-      rate: number | null;
-      window: number | null;
-      cap: number | null;
-      runStartNs: bigint;
-      durationS: number | null;
-      /** The plan being executed. */
-      plan: RunPlan;
-    }
-  | { kind: 'sent'; index: number }
-  | { kind: 'request'; result: RequestResult; done: number; total: number };
+/**
+ * Notes for a console or a log: the set-up's phases and warnings, the run's warnings. The run
+ * itself (its start, each request, its end) goes to the outputs (pipeline/run-output.ts).
+ */
+export type BenchmarkEvent = { kind: 'phase'; text: string } | { kind: 'warning'; text: string };
 
 /** Where to send requests. The API key is held only here and in the request header. */
 export interface BenchmarkTarget {
@@ -83,11 +70,11 @@ export interface BenchmarkOptions {
   /** Aborting cancels in-flight requests (recorded as `CancelledError`). */
   cancelSignal?: AbortSignal;
   /**
-   * Where to journal the run, given its run id; null for no journal. Asked once the set-up is over
-   * and before the clock starts (the file is opened when the clock starts, so a run that never
-   * starts leaves none).
+   * Where the run goes besides its result (pipeline/run-output.ts): a journal (JournalOutput), a
+   * console's progress, live metrics, … each started, fed and finished in the order given.
+   * None: the result alone.
    */
-  journalPathFor?: (runId: string) => string | null;
+  outputs?: readonly RunOutput[];
   /**
    * Scrape the server's own metrics during the run (`--server-metrics`, `--scrape-interval`).
    * `runBenchmark` takes its configuration's when this is absent; `runPlannedBenchmark` scrapes
@@ -266,27 +253,18 @@ export async function runPlannedBenchmark(
 export interface ExecutionHooks {
   shard?: ShardSpec;
   startGate?: ExecutionStartGate;
-  /** The clock has started: the run header is complete. */
-  onStarted?: (header: RunHeader, start: ExecutionStart) => void;
-  /** Each finished request, after its journal line. */
-  onRecord?: (result: RequestResult) => void;
 }
 
-/** An execution with its journal written, ready to be assembled (or written as a shard). */
-export interface JournaledExecution {
+/** An execution with its outputs finished, ready to be assembled (or written as a shard). */
+export interface FinishedExecution {
+  /** The run header, made once when the clock started. */
   header: RunHeader;
   execution: Execution;
-  finishedAt: string;
-  /** `servebench.client` with the send waits. */
-  client: ClientBlock;
-  workersInfo: WorkersBlock | undefined;
-  journalPath: string | null;
-  journalStatus: JournalStatus | null;
-  /** `servebench.server_metrics`, when the server's metrics were scraped. */
-  serverMetrics: ServerMetricsBlock | undefined;
+  /** The end facts, with what the outputs added (the journal's status, the server's metrics). */
+  end: RunEnd;
 }
 
-/** The execute and assemble stages, with the journal written between them. */
+/** The execute and assemble stages, the outputs fed between them. */
 async function executeAndAssemble(
   plan: RunPlan,
   lazySizer: PromptSizer | null,
@@ -294,39 +272,75 @@ async function executeAndAssemble(
   session: Session,
   options: BenchmarkOptions,
 ): Promise<BenchmarkOutcome> {
-  const run = await executeJournaled(plan, lazySizer, target, session, options, {});
-  const { execution, client, workersInfo, journalStatus } = run;
-  const { result, warnings } = assembleResult(run.header, execution.results, {
-    wallSeconds: execution.wallSeconds,
-    finishedAt: run.finishedAt,
-    interrupted: execution.interrupted,
-    client,
-    promptSetId: execution.promptSetId,
-    ...(workersInfo ? { workers: workersInfo } : {}),
-    ...(journalStatus !== null ? { journal: journalStatus } : {}),
-    ...(run.serverMetrics !== undefined ? { serverMetrics: run.serverMetrics } : {}),
-  });
+  const { header, execution, end } = await executeWithOutputs(plan, lazySizer, target, session, options, {});
+  const { result, warnings } = assembleResult(header, execution.results, end);
   return {
     result,
     results: execution.results,
     interrupted: execution.interrupted,
     warnings,
-    journalPath: run.journalPath,
-    journal: journalStatus,
+    journalPath: end.journal?.path ?? null,
+    journal: end.journal ?? null,
     plan,
   };
 }
 
-/** The execute stage with the run's journal written as records come. */
-export async function executeJournaled(
+/**
+ * The header once the clock has started: the one made before it with the start's facts
+ * (connections, priorities, the clock) added. A new object: the header handed to the outputs is
+ * never changed afterwards.
+ */
+function startedHeader(before: RunHeader, start: ExecutionStart): RunHeader {
+  return {
+    ...before,
+    servebench: {
+      ...before.servebench,
+      connections: start.connections,
+      ...(start.clientPriority !== null ? { client_priority: start.clientPriority } : {}),
+      ...(start.helperThreads !== null ? { helper_threads: start.helperThreads } : {}),
+      clock: start.clock,
+    },
+  };
+}
+
+/**
+ * Finishes every output in order, each seeing what the ones before it added to the end facts
+ * (the scrape's block goes in the journal's end line). With `ending` null (the run failed) every
+ * output is finished whatever the others do, and none's failure is thrown: the run's is.
+ */
+async function finishOutputs(outputs: readonly RunOutput[], ending: RunEnding | null): Promise<RunEndAddition> {
+  let added: RunEndAddition = {};
+  for (const [i, output] of outputs.entries()) {
+    if (ending === null) {
+      added = { ...added, ...((await output.finish(null).catch(() => undefined)) ?? {}) };
+      continue;
+    }
+    try {
+      added = {
+        ...added,
+        ...((await output.finish({ end: { ...ending.end, ...added }, records: ending.records })) ?? {}),
+      };
+    } catch (error) {
+      // One that cannot end fails the run; the others still close (a shard's temporary file removed).
+      await finishOutputs(outputs.slice(i + 1), null);
+      throw error;
+    }
+  }
+  return added;
+}
+
+/** The execute stage, with the run's outputs (options.outputs) fed as it goes. */
+export async function executeWithOutputs(
   plan: RunPlan,
   lazySizer: PromptSizer | null,
   target: BenchmarkTarget,
   session: Session,
   options: BenchmarkOptions,
   hooks: ExecutionHooks,
-): Promise<JournaledExecution> {
-  const header = runHeader(plan, {
+): Promise<FinishedExecution> {
+  // The start time (and the run id made from it) is when execution begins, after planning; the
+  // clock's own facts are added to a new header when it starts (startedHeader).
+  const before = runHeader(plan, {
     baseUrl: target.baseUrl,
     startedAt: new Date(),
     embeddedSimulator: target.embeddedSimulator,
@@ -334,33 +348,20 @@ export async function executeJournaled(
     nodeVersion: process.version,
     host: hostname(),
   });
-  const runId = header.meta.runId;
-  let journal: JournalWriter | null = null;
-  let journalPath: string | null = null;
-  // A journal that cannot be written is said once, when it happens; the run goes on. A line that
-  // comes after the journal was closed (a client failure ends the run while other streams still
-  // finish) is no write failure: those requests are simply not in it, and the failure says so.
-  const journalLine = (line: JournalLine): void => {
-    if (journal === null) return;
-    const wasWriting = journal.error === null;
-    if (!journal.append(line) && wasWriting && journal.error !== null)
-      options.onEvent?.({
-        kind: 'warning',
-        text: `the journal ${journal.path} could not be written (${journal.error}); the run goes on without it`,
-      });
-  };
-  let done = 0;
   // A shard sends its part of the plan only.
   const total = hooks.shard !== undefined ? shardPart(plan, hooks.shard).indexes.length : plan.requests.count;
   const warn = (text: string): void => options.onEvent?.({ kind: 'warning', text });
   // After planning (its calibration and sizing traffic comes before the baseline) and before the
   // first request: the baseline scrape is over when executePlan starts. A shard never scrapes.
+  // The scrape comes first among the outputs: its block is in the journal's end line.
   const scrape =
     options.serverMetrics !== undefined && hooks.shard === undefined
       ? await beginServerScrape(options.serverMetrics, target.baseUrl, target.apiKey, warn, session.setup)
       : null;
-  let runStartNs: bigint | null = null;
-  let execution;
+  const outputs: readonly RunOutput[] = [...(scrape !== null ? [scrape] : []), ...(options.outputs ?? [])];
+  let header: RunHeader | null = null;
+  let finished = 0;
+  let execution: Execution;
   try {
     execution = await executePlan(
       plan,
@@ -375,86 +376,46 @@ export async function executeJournaled(
         warn,
         onSetupDone: () => {
           session.setupDone();
-          // Before the clock starts: the caller's choice of path (the CLI's default output name
-          // checks the results folder) must not delay the first request on the run's clock.
-          journalPath = options.journalPathFor?.(runId) ?? null;
+          for (const output of outputs) output.named?.(before.meta.runId);
         },
         onStarted: (start) => {
-          runStartNs = start.runStartNs;
-          header.servebench['connections'] = start.connections;
-          if (start.clientPriority !== null) header.servebench['client_priority'] = start.clientPriority;
-          if (start.helperThreads !== null) header.servebench['helper_threads'] = start.helperThreads;
-          header.servebench['clock'] = start.clock;
-          hooks.onStarted?.(header, start);
-          journal = journalPath === null ? null : new JournalWriter(journalPath);
-          journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
-          options.onEvent?.({
-            kind: 'start',
-            model: plan.identity.model,
-            requests: total,
-            concurrency: plan.load.kind === 'closed' ? plan.load.concurrency : plan.load.max_concurrency,
-            rate: plan.shape.target_rate,
-            window: plan.identity.window_tokens,
-            cap: plan.identity.prompt_cap_tokens,
-            runStartNs: start.runStartNs,
-            durationS: plan.load.duration_s,
-            plan,
-          });
+          const started = startedHeader(before, start);
+          header = started;
+          const run = { plan, requests: total, runStartNs: start.runStartNs, wallStartMs: start.wallStartMs };
+          for (const output of outputs) output.start(started, run);
         },
-        onSent: (index) => options.onEvent?.({ kind: 'sent', index }),
+        onSent: (index) => {
+          for (const output of outputs) output.sent?.(index);
+        },
         onResult: (result) => {
-          journalLine({ type: 'request', result });
-          hooks.onRecord?.(result);
-          options.onEvent?.({ kind: 'request', result, done: ++done, total });
+          finished++;
+          for (const output of outputs) output.record(result);
         },
       },
     );
   } catch (error) {
-    await scrape?.abandon();
+    const { journal } = await finishOutputs(outputs, null);
     if (!(error instanceof LoopFailure)) throw error;
-    const writer = journal as JournalWriter | null;
-    writer?.close();
     const cause = error.cause;
     // Typed errors keep their meaning (and exit code); anything else is the client failing.
     if (cause instanceof UsageError || cause instanceof InputFileError || cause instanceof TokenizerCalibrationError)
       throw cause;
     // Everything that finished is already journaled line by line: say where, not just what broke.
-    throw new RunFailedError(error.message, journalPath, writer?.requestsJournaled ?? done);
+    throw new RunFailedError(error.message, journal?.path ?? null, journal?.requests_written ?? finished);
   }
-  const finishedAt = utcSeconds(execution.finishedAt);
-  // The run ends where its wall time ends: the last response's end, on the run's clock.
-  const startNs = runStartNs as bigint | null;
-  let serverMetrics: ServerMetricsBlock | undefined;
-  if (scrape !== null && startNs !== null)
-    serverMetrics = await scrape.finish(
-      startNs,
-      startNs + BigInt(Math.round(execution.wallSeconds * 1e9)),
-      execution.results,
-    );
-  else await scrape?.abandon();
+  const started = header as RunHeader | null;
+  if (started === null) throw new Error('the run ended without starting its clock');
   // execute/ cannot import result/: its self-check is the `servebench.client` block, typed here.
   const client = { ...execution.client, ...summarizeSendWaits(execution.results) } as ClientBlock;
-  const workersInfo = execution.workers as WorkersBlock | undefined;
-  const writer = journal as JournalWriter | null;
-  // The end line records the journal's status as it will be once that line is written, so a
-  // rebuild reproduces the result byte for byte (unless the final flush then fails).
-  const before = writer?.status();
-  const expected =
-    before === undefined
-      ? null
-      : { ...before, complete: before.error === null && before.header_written, end_written: true };
-  journalLine({
-    type: 'end',
-    wall_s: execution.wallSeconds,
-    finished_at: finishedAt,
+  const workers = execution.workers as WorkersBlock | undefined;
+  const end: RunEnd = {
+    wallSeconds: execution.wallSeconds,
+    finishedAt: utcSeconds(execution.finishedAt),
     interrupted: execution.interrupted,
     client,
-    ...(workersInfo ? { workers: workersInfo } : {}),
-    prompt_set_id: execution.promptSetId,
-    ...(expected !== null ? { journal: expected } : {}),
-    ...(serverMetrics !== undefined ? { server_metrics: serverMetrics } : {}),
-  });
-  writer?.close();
-  const journalStatus = writer?.status() ?? null;
-  return { header, execution, finishedAt, client, workersInfo, journalPath, journalStatus, serverMetrics };
+    promptSetId: execution.promptSetId,
+    ...(workers !== undefined ? { workers } : {}),
+  };
+  const added = await finishOutputs(outputs, { end, records: execution.results });
+  return { header: started, execution, end: { ...end, ...added } };
 }

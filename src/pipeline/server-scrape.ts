@@ -1,32 +1,22 @@
 /**
  * The run's scrape of the server's own metrics (src/scrape/), from the pipeline's side: which
- * endpoint, whether `auto` found one, and the block derived at the end. Whatever the endpoint
+ * endpoint, whether `auto` found one, and the block derived at the end — a run output
+ * (pipeline/run-output.ts) whose finish adds `serverMetrics` to the end facts, before the journal
+ * writes its end line. Whatever the endpoint
  * does, the run goes on as if it were not there: every failure is a note in the block (or, for
  * `auto` finding nothing, one warning line and no block), never an exception or an exit code.
  */
-import type { RequestResult } from '../record/types.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import type { ServerMetricsChoice } from '../config/server-metrics.js';
 import { scrapeEndpoint } from '../scrape/endpoint.js';
 import { startServerScrape, type ServerScrape } from '../scrape/scraper.js';
 import { deriveServerMetrics } from '../scrape/derive.js';
+import type { RunEndAddition, RunEnding, RunOutput, RunStart } from './run-output.js';
 
 /** `--server-metrics` and `--scrape-interval`, as the pipeline takes them. */
 export interface ServerMetricsSetting {
   choice: ServerMetricsChoice;
   intervalS: number;
-}
-
-/** The scrape of one run, started and ready for the first request. */
-export interface RunScrape {
-  /** After the last response: the final scrape and the block (undefined when even deriving it failed, said by `warn`). */
-  finish(
-    runStartNs: bigint,
-    runEndNs: bigint,
-    records: readonly RequestResult[],
-  ): Promise<ServerMetricsBlock | undefined>;
-  /** The run failed: stop scraping, keep nothing. */
-  abandon(): Promise<void>;
 }
 
 /**
@@ -39,7 +29,7 @@ export async function beginServerScrape(
   apiKey: string | null,
   warn: (text: string) => void,
   setupSignal: AbortSignal,
-): Promise<RunScrape | null> {
+): Promise<RunOutput | null> {
   const { choice } = setting;
   if (choice.kind === 'off') return null;
   const endpoint = scrapeEndpoint(choice, baseUrl, apiKey);
@@ -63,18 +53,40 @@ export async function beginServerScrape(
     );
     return null;
   }
-  return {
-    async finish(runStartNs, runEndNs, records) {
-      const log = await scrape.stop();
-      try {
-        return deriveServerMetrics(log, runStartNs, runEndNs, records);
-      } catch (error) {
-        warn(
-          `server metrics left out: they could not be derived (${error instanceof Error ? error.message : 'error'})`,
-        );
-        return undefined;
-      }
-    },
-    abandon: () => scrape.cancel(),
-  };
+  return new ScrapeOutput(scrape, warn);
+}
+
+/** The scrape over the run: nothing to do per request; the final scrape and the block at the end. */
+class ScrapeOutput implements RunOutput {
+  private runStartNs: bigint | null = null;
+
+  constructor(
+    private readonly scrape: ServerScrape,
+    private readonly warn: (text: string) => void,
+  ) {}
+
+  start(_header: unknown, run: RunStart): void {
+    this.runStartNs = run.runStartNs;
+  }
+
+  record(): void {}
+
+  async finish(ending: RunEnding | null): Promise<RunEndAddition | void> {
+    const startNs = this.runStartNs;
+    // The run failed, or never started its clock: stop scraping, keep nothing.
+    if (ending === null || startNs === null) return this.scrape.cancel();
+    const log = await this.scrape.stop();
+    // The run ends where its wall time ends: the last response's end, on the run's clock.
+    const endNs = startNs + BigInt(Math.round(ending.end.wallSeconds * 1e9));
+    let serverMetrics: ServerMetricsBlock;
+    try {
+      serverMetrics = deriveServerMetrics(log, startNs, endNs, ending.records);
+    } catch (error) {
+      this.warn(
+        `server metrics left out: they could not be derived (${error instanceof Error ? error.message : 'error'})`,
+      );
+      return;
+    }
+    return { serverMetrics };
+  }
 }

@@ -2,7 +2,7 @@
  * One shard of a plan (`servebench run --shard I/N`): the same target → plan → execute stages as
  * a run, then, instead of assembling a result, the shard file (shard/shard-file.ts) that
  * `servebench merge` assembles with the other shards' (docs/sharding.md). The shard journals as
- * a run does. Its clock starts at the common start instant: the start gate (a Redis rendezvous,
+ * a run does; the shard file is one more of its outputs (pipeline/run-output.ts). Its clock starts at the common start instant: the start gate (a Redis rendezvous,
  * `--start-at`, or none) is passed once set-up is done, just before the clock starts.
  */
 import { createHash } from 'node:crypto';
@@ -15,7 +15,7 @@ import { InterruptedError, UsageError } from '../util/errors.js';
 import { ShardFileWriter, type ClockAlignment, type ShardHeader } from '../shard/shard-file.js';
 import { checkPlanFitsTarget } from './plan-target.js';
 import {
-  executeJournaled,
+  executeWithOutputs,
   planWith,
   withSession,
   type BenchmarkOptions,
@@ -23,6 +23,9 @@ import {
   type Session,
 } from './benchmark.js';
 import type { JournalStatus } from '../record/journal.js';
+import type { RequestResult } from '../record/types.js';
+import type { RunHeader } from '../assemble/assemble.js';
+import type { RunEnding, RunOutput, RunStart } from './run-output.js';
 import { waitUntilWallMs } from '../shard/wait-until.js';
 import type { StartGate } from '../shard/rendezvous.js';
 
@@ -94,82 +97,42 @@ async function executeShard(
   settings: ShardRunSettings,
 ): Promise<ShardOutcome> {
   const hash = planHash(plan);
-  const part = shardPart(plan, settings.spec);
   let gate: ShardStartGate | null = null;
   let lateMs: number | null = null;
-  let writer: ShardFileWriter | null = null;
-  let skew: number | null = null;
-  const host = hostname();
+  // Last among the outputs: the journal's end line is written before the shard file is renamed into place.
+  const shardFile = new ShardFileOutput(plan, hash, settings, () => {
+    if (gate === null) throw new Error('the start gate was not opened');
+    return { gate, lateMs };
+  });
   try {
-    const run = await executeJournaled(plan, null, target, session, options, {
-      shard: settings.spec,
-      startGate: {
-        ready: async (signal) => {
-          gate = await settings.openGate(hash, signal);
-          // Close to the instant, interruptibly: the last stretch is waited for after the start-up work.
-          if (gate.startReferenceMs !== null)
-            await waitUntilWallMs(gate.startReferenceMs - gate.clock.offset_ms - START_UP_MS, signal);
-        },
-        instant: async () => {
-          const opened = gate;
-          if (opened === null || opened.startReferenceMs === null) return;
-          const woke = await opened.waitForStart();
-          lateMs = woke.lateMs;
-          if (woke.lateMs > settings.lateToleranceMs)
-            throw new UsageError(
-              `shard ${settings.spec.index} of ${settings.spec.count} was ready ${woke.lateMs.toFixed(0)} ms after the common start (more than ${settings.lateToleranceMs} ms): refused, nothing was sent (start the shards later, or give the slow one more time)`,
-            );
+    const { execution, end } = await executeWithOutputs(
+      plan,
+      null,
+      target,
+      session,
+      { ...options, outputs: [...(options.outputs ?? []), shardFile] },
+      {
+        shard: settings.spec,
+        startGate: {
+          ready: async (signal) => {
+            gate = await settings.openGate(hash, signal);
+            // Close to the instant, interruptibly: the last stretch is waited for after the start-up work.
+            if (gate.startReferenceMs !== null)
+              await waitUntilWallMs(gate.startReferenceMs - gate.clock.offset_ms - START_UP_MS, signal);
+          },
+          instant: async () => {
+            const opened = gate;
+            if (opened === null || opened.startReferenceMs === null) return;
+            const woke = await opened.waitForStart();
+            lateMs = woke.lateMs;
+            if (woke.lateMs > settings.lateToleranceMs)
+              throw new UsageError(
+                `shard ${settings.spec.index} of ${settings.spec.count} was ready ${woke.lateMs.toFixed(0)} ms after the common start (more than ${settings.lateToleranceMs} ms): refused, nothing was sent (start the shards later, or give the slow one more time)`,
+              );
+          },
         },
       },
-      onStarted: (header, start) => {
-        const opened = gate;
-        if (opened === null) throw new Error('the start gate was not opened');
-        const reference = start.wallStartMs + opened.clock.offset_ms;
-        skew = opened.startReferenceMs === null ? null : reference - opened.startReferenceMs;
-        writer = new ShardFileWriter(settings.output, {
-          plan: {
-            hash,
-            prompt_set_id: plan.identity.prompt_set_id,
-            requests: plan.requests.count,
-            warmup: plan.warmup,
-          },
-          shard: {
-            index: settings.spec.index,
-            count: settings.spec.count,
-            host,
-            pid: process.pid,
-            part_requests: part.indexes.length,
-            slots: part.slots === null ? null : part.slots.length,
-            rule:
-              plan.load.kind === 'open'
-                ? { kind: 'arrivals-mod-n' }
-                : { kind: 'closed-slots', concurrency: plan.load.concurrency },
-          },
-          clock: opened.clock,
-          start: {
-            mode: opened.mode,
-            planned_reference_ms: opened.startReferenceMs,
-            run_start_local_ms: start.wallStartMs,
-            run_start_reference_ms: reference,
-            late_ms: lateMs,
-            join: opened.join,
-          },
-          run: header,
-        });
-      },
-      onRecord: (result) => writer?.append(result),
-    });
-    const file = writer as ShardFileWriter | null;
-    if (file === null) throw new Error('the shard file was not opened');
-    const { execution } = run;
-    file.finish({
-      wall_s: execution.wallSeconds,
-      finished_at: run.finishedAt,
-      interrupted: execution.interrupted,
-      client: run.client,
-      workers: (run.workersInfo as Record<string, unknown> | undefined) ?? null,
-      prompt_set_id: execution.promptSetId,
-    });
+    );
     const opened = gate as ShardStartGate | null;
     return {
       shardFile: settings.output,
@@ -178,15 +141,91 @@ async function executeShard(
       interrupted: execution.interrupted,
       plan,
       planHash: hash,
-      startSkewMs: skew,
+      startSkewMs: shardFile.skewMs,
       clock: opened!.clock,
-      journalPath: run.journalPath,
-      journal: run.journalStatus,
+      journalPath: end.journal?.path ?? null,
+      journal: end.journal ?? null,
     };
-  } catch (error) {
-    (writer as ShardFileWriter | null)?.abandon();
-    throw error;
   } finally {
     await (gate as ShardStartGate | null)?.close();
+  }
+}
+
+/**
+ * The shard file (shard/shard-file.ts) as a run output: opened when the clock starts, with where
+ * the clock met the others' (the start gate), each record appended, renamed into place at the
+ * end; a run that fails leaves no shard file.
+ */
+class ShardFileOutput implements RunOutput {
+  private writer: ShardFileWriter | null = null;
+  /** How long after the common instant this shard's clock started, ms (null without one). */
+  skewMs: number | null = null;
+  // Worked out before the clock starts: `start` runs on it.
+  private readonly part: ReturnType<typeof shardPart>;
+  private readonly host = hostname();
+
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly hash: string,
+    private readonly settings: ShardRunSettings,
+    private readonly opened: () => { gate: ShardStartGate; lateMs: number | null },
+  ) {
+    this.part = shardPart(plan, settings.spec);
+  }
+
+  start(header: RunHeader, run: RunStart): void {
+    const { gate, lateMs } = this.opened();
+    const { plan, settings, part } = this;
+    const reference = run.wallStartMs + gate.clock.offset_ms;
+    this.skewMs = gate.startReferenceMs === null ? null : reference - gate.startReferenceMs;
+    this.writer = new ShardFileWriter(settings.output, {
+      plan: {
+        hash: this.hash,
+        prompt_set_id: plan.identity.prompt_set_id,
+        requests: plan.requests.count,
+        warmup: plan.warmup,
+      },
+      shard: {
+        index: settings.spec.index,
+        count: settings.spec.count,
+        host: this.host,
+        pid: process.pid,
+        part_requests: part.indexes.length,
+        slots: part.slots === null ? null : part.slots.length,
+        rule:
+          plan.load.kind === 'open'
+            ? { kind: 'arrivals-mod-n' }
+            : { kind: 'closed-slots', concurrency: plan.load.concurrency },
+      },
+      clock: gate.clock,
+      start: {
+        mode: gate.mode,
+        planned_reference_ms: gate.startReferenceMs,
+        run_start_local_ms: run.wallStartMs,
+        run_start_reference_ms: reference,
+        late_ms: lateMs,
+        join: gate.join,
+      },
+      run: header,
+    });
+  }
+
+  record(result: RequestResult): void {
+    this.writer?.append(result);
+  }
+
+  async finish(ending: RunEnding | null): Promise<void> {
+    const writer = this.writer;
+    if (ending === null) return writer?.abandon();
+    if (writer === null) throw new Error('the shard file was not opened');
+    const { end } = ending;
+    writer.finish({
+      wall_s: end.wallSeconds,
+      finished_at: end.finishedAt,
+      interrupted: end.interrupted,
+      client: end.client as Record<string, unknown>,
+      workers: (end.workers as Record<string, unknown> | undefined) ?? null,
+      prompt_set_id: end.promptSetId as string,
+    });
   }
 }

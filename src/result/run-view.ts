@@ -5,7 +5,8 @@
  */
 
 import path from 'node:path';
-import type { Era, ResultDocument } from './schema.js';
+import { detectEra, type CurrentResult, type Era, type ResultDocument } from './schema.js';
+import type { CapacityResult } from './result-schema.js';
 import { finiteOrNull } from '../util/numbers.js';
 
 /** A JSON object as read (never mutated). */
@@ -56,6 +57,16 @@ export function get(value: unknown, ...keys: string[]): unknown {
 function dateFromRunId(runId: string): string | null {
   const m = /(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(runId);
   return m === null ? null : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`;
+}
+
+/**
+ * The view of a result servebench has just assembled, in memory (a run's or a sweep's own
+ * `--report`): the same view reading its file back would give, without the round trip.
+ */
+export function resultView(file: string, result: CapacityResult): RunView {
+  if (detectEra(result) !== 'current')
+    throw new Error(`resultView: not a current result (${result.measurement_protocol})`);
+  return runView(file, { era: 'current', doc: result as unknown as CurrentResult });
 }
 
 /** Builds the view of a parsed result. */

@@ -11,6 +11,7 @@ import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
+import { JournalOutput } from '../../src/pipeline/journal-output.js';
 import { parseJournal } from '../../src/record/journal.js';
 import { writeResultFile } from '../../src/result/io.js';
 import { startSimProcess } from './sim-process.js';
@@ -68,24 +69,32 @@ async function main(): Promise<void> {
     const parsed = parseFlags(argv, RUN_FLAGS);
     const config = resolveRunConfig(parsed.values, {}, dir, parsed.given);
     const journalPath = join(dir, 'soak.journal.jsonl');
+    let done = 0;
     const outcome = await runBenchmark(
       config,
       { baseUrl: sim.url, apiKey: null, embeddedSimulator: false },
       {
-        journalPathFor: () => journalPath,
-        onEvent: (event) => {
-          if (event.kind !== 'request' || !SAMPLE_AT.includes(event.done)) return;
-          gc();
-          gc();
-          const m = process.memoryUsage();
-          samples.push({
-            done: event.done,
-            heapUsedBytes: m.heapUsed,
-            rssBytes: m.rss,
-            externalBytes: m.external,
-            arrayBuffersBytes: m.arrayBuffers,
-          });
-        },
+        outputs: [
+          new JournalOutput(journalPath),
+          {
+            start: () => undefined,
+            record: () => {
+              done++;
+              if (!SAMPLE_AT.includes(done)) return;
+              gc();
+              gc();
+              const m = process.memoryUsage();
+              samples.push({
+                done,
+                heapUsedBytes: m.heapUsed,
+                rssBytes: m.rss,
+                externalBytes: m.external,
+                arrayBuffersBytes: m.arrayBuffers,
+              });
+            },
+            finish: async () => undefined,
+          },
+        ],
       },
     );
     const durationS = Number(process.hrtime.bigint() - started) / 1e9;

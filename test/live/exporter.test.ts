@@ -7,29 +7,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { startLiveExporter, type LiveExporter } from '../../src/live/exporter.js';
-import type { BenchmarkEvent } from '../../src/pipeline/benchmark.js';
+import type { RunOutput } from '../../src/pipeline/run-output.js';
+import type { RunHeader } from '../../src/assemble/assemble.js';
 import type { RunPlan } from '../../src/plan/run-plan.js';
-import type { RequestResult } from '../../src/record/types.js';
 import { UsageError } from '../../src/util/errors.js';
 import { failed, ok } from '../helpers/request-results.js';
 import { samples, valueOf } from '../helpers/exposition-samples.js';
 
 const BASE_URL = 'http://10.1.2.3:8000/v1';
 
-function startEvent(model: string, requests: number): BenchmarkEvent {
-  return {
-    kind: 'start',
-    model,
-    requests,
-    concurrency: 2,
-    rate: null,
-    window: 4096,
-    cap: 3000,
-    runStartNs: process.hrtime.bigint(),
-    durationS: null,
-    // The exporter reads the model and the request count only.
-    plan: {} as RunPlan,
-  };
+/** Starts the exporter's run output as the pipeline does when the clock starts. */
+function started(exporter: LiveExporter, baseUrl: string, model: string, requests: number): RunOutput {
+  const output = exporter.output(baseUrl);
+  // The exporter reads the model and the request count only.
+  const plan = { identity: { model } } as RunPlan;
+  output.start({} as RunHeader, { plan, requests, runStartNs: process.hrtime.bigint(), wallStartMs: Date.now() });
+  return output;
 }
 
 async function scrape(exporter: LiveExporter): Promise<string> {
@@ -53,34 +46,28 @@ async function withExporter(
 
 test('the run events become counters, histograms and gauges with the GenAI labels', async () => {
   await withExporter(async (exporter) => {
-    const feed = exporter.observer(BASE_URL);
-    feed(startEvent('qwen3-8b', 5));
-    for (let index = 0; index < 5; index++) feed({ kind: 'sent', index });
-    const done = (result: RequestResult): BenchmarkEvent => ({ kind: 'request', done: 1, total: 5, result });
-    feed(
-      done(
-        ok({
-          requestIndex: 0,
-          e2eS: 1.5,
-          timeToFirstOutputS: 0.25,
-          chunkOffsetsS: [0.25, 0.2578125, 0.28125, 0.28125],
-        }),
-      ),
+    const output = started(exporter, BASE_URL, 'qwen3-8b', 5);
+    for (let index = 0; index < 5; index++) output.sent?.(index);
+    output.record(
+      ok({
+        requestIndex: 0,
+        e2eS: 1.5,
+        timeToFirstOutputS: 0.25,
+        chunkOffsetsS: [0.25, 0.2578125, 0.28125, 0.28125],
+      }),
     );
-    feed(
-      done(
-        ok({
-          requestIndex: 1,
-          e2eS: 0.5,
-          timeToFirstOutputS: 0.125,
-          chunkOffsetsS: [0.125, 0.5],
-          usage: { prompt_tokens: 300, completion_tokens: 40 },
-        }),
-      ),
+    output.record(
+      ok({
+        requestIndex: 1,
+        e2eS: 0.5,
+        timeToFirstOutputS: 0.125,
+        chunkOffsetsS: [0.125, 0.5],
+        usage: { prompt_tokens: 300, completion_tokens: 40 },
+      }),
     );
     const timeout = { type: 'TimeoutError', message: 'no byte', httpStatus: null, bodyExcerpt: null, atS: 2 };
-    feed(done(failed({ requestIndex: 2, error: timeout })));
-    feed(done(ok({ requestIndex: 3, warmup: true, e2eS: 9 })));
+    output.record(failed({ requestIndex: 2, error: timeout }));
+    output.record(ok({ requestIndex: 3, warmup: true, e2eS: 9 }));
     const text = await scrape(exporter);
     const gen = {
       gen_ai_operation_name: 'chat',
@@ -137,18 +124,12 @@ test('the run events become counters, histograms and gauges with the GenAI label
 
 test('an open loop observes each measured request’s lag behind its schedule', async () => {
   await withExporter(async (exporter) => {
-    const feed = exporter.observer(BASE_URL);
-    feed(startEvent('m', 2));
+    const output = started(exporter, BASE_URL, 'm', 2);
     for (const [index, lateMs] of [
       [0, 3],
       [1, 250],
     ] as const)
-      feed({
-        kind: 'request',
-        done: index + 1,
-        total: 2,
-        result: ok({ requestIndex: index, scheduledOffsetMs: 1000 * index, startOffsetMs: 1000 * index + lateMs }),
-      });
+      output.record(ok({ requestIndex: index, scheduledOffsetMs: 1000 * index, startOffsetMs: 1000 * index + lateMs }));
     const text = await scrape(exporter);
     assert.equal(valueOf(text, 'servebench_schedule_lag_seconds_count'), 2);
     assert.equal(valueOf(text, 'servebench_schedule_lag_seconds_sum'), 0.253);
@@ -161,10 +142,9 @@ test("a shard's constant label is on every series, and a model name is escaped",
   const model = 'a "quoted"\\model';
   await withExporter(
     async (exporter) => {
-      const feed = exporter.observer('https://example.com/v1');
-      feed(startEvent(model, 1));
-      feed({ kind: 'sent', index: 0 });
-      feed({ kind: 'request', done: 1, total: 1, result: ok({ chunkOffsetsS: [0.1, 0.2] }) });
+      const output = started(exporter, 'https://example.com/v1', model, 1);
+      output.sent?.(0);
+      output.record(ok({ chunkOffsetsS: [0.1, 0.2] }));
       const text = await scrape(exporter);
       const all = samples(text);
       assert.ok(all.length > 20);
@@ -216,10 +196,9 @@ test('an address of no interface here is one UsageError naming --metrics-host', 
 test('after the run, the first scrape that begins after it ends closes the exporter', async () => {
   const exporter = await startLiveExporter({ host: '127.0.0.1', port: 0 });
   try {
-    const feed = exporter.observer(BASE_URL);
-    feed(startEvent('m', 1));
-    feed({ kind: 'sent', index: 0 });
-    feed({ kind: 'request', done: 1, total: 1, result: ok() });
+    const output = started(exporter, BASE_URL, 'm', 1);
+    output.sent?.(0);
+    output.record(ok());
     // A scrape during the run does not count.
     await scrape(exporter);
     const finished = exporter.finish(3600);

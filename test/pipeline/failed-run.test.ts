@@ -12,6 +12,7 @@ import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
+import { JournalOutput } from '../../src/pipeline/journal-output.js';
 import { startSim } from '../../src/sim/server.js';
 
 /** This process's open files under /proc that name a thread's schedstat or stat. */
@@ -60,11 +61,17 @@ test(
           config,
           { baseUrl: sim.url, apiKey: null, embeddedSimulator: false },
           {
-            journalPathFor: () => join(dir, 'run.journal.jsonl'),
-            // A caller whose handler breaks on the first finished request fails the run part-way.
-            onEvent: (event) => {
-              if (event.kind === 'request') throw new Error('the caller broke');
-            },
+            // A caller whose output breaks on the first finished request fails the run part-way.
+            outputs: [
+              new JournalOutput(join(dir, 'run.journal.jsonl')),
+              {
+                start: () => undefined,
+                record: () => {
+                  throw new Error('the caller broke');
+                },
+                finish: async () => undefined,
+              },
+            ],
           },
         );
       } catch {

@@ -11,6 +11,7 @@ import { parseFlags } from '../../src/cli/parse.js';
 import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
+import { JournalOutput } from '../../src/pipeline/journal-output.js';
 import { parseJournal } from '../../src/record/journal.js';
 import { startSim } from '../../src/sim/server.js';
 import { FAULTS, type FaultName } from '../../src/sim/faults.js';
@@ -88,7 +89,7 @@ test('every fault at once: no unhandled rejection or exception, completed + fail
     const outcome = await runBenchmark(
       config,
       { baseUrl: sim.url, apiKey: 'sk-nocrash-0123456789abcdef', embeddedSimulator: false },
-      { journalPathFor: () => journalPath },
+      { outputs: [new JournalOutput(journalPath)] },
     );
     // Give any stray promise a chance to reject before checking.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -11,7 +11,8 @@ import { commandSpec } from '../command-flags.js';
 import { parseCommandArgs } from '../args/parse.js';
 import { writeFileAtomic } from '../../result/io.js';
 import { renderShow } from '../../result/show.js';
-import { runView, type RunView } from '../../result/run-view.js';
+import { resultView, runView, type RunView } from '../../result/run-view.js';
+import type { CapacityResult } from '../../result/result-schema.js';
 import type { ResultDocument } from '../../result/schema.js';
 import { rowsCsv } from '../../report/csv.js';
 import { renderHtmlReport } from '../../report/html/page.js';
@@ -70,8 +71,7 @@ async function loadSweepPoints(sweep: SweepSummary, full: string, cwd: string, o
     for (const candidate of candidates) {
       const got = await openInput(candidate, { accept: ['result'] }).catch(() => null);
       if (got === null) continue;
-      const rel = path.relative(cwd, candidate);
-      out.runs.push(runView(rel === '' || rel.startsWith('..') ? candidate : rel, got.loaded.result));
+      out.runs.push(runView(shownPath(candidate, cwd), got.loaded.result));
       out.parsed.push(got.loaded.result);
       out.inputs.push(candidate);
       loaded = true;
@@ -82,6 +82,28 @@ async function loadSweepPoints(sweep: SweepSummary, full: string, cwd: string, o
         `sweep point ${point.load}: result ${point.file} not found or unreadable; drawn from the summary only`,
       );
   }
+}
+
+/** A sweep point's file as a report names it: relative to the working directory when it is below it. */
+function shownPath(file: string, cwd: string): string {
+  const rel = path.relative(cwd, file);
+  return rel === '' || rel.startsWith('..') ? file : rel;
+}
+
+/**
+ * The report's sources for a sweep just run, from memory: its summary and each point's result as
+ * assembled, named as {@link loadReportSources} names them when it reads the files back.
+ */
+export function sweepReportSources(
+  sweep: SweepSummary,
+  points: readonly { file: string; result: CapacityResult }[],
+  cwd: string,
+): Pick<ReportSources, 'runs' | 'sweep'> {
+  const runs = sweep.points.flatMap((point) => {
+    const made = points.find((each) => each.file === point.file);
+    return made === undefined ? [] : [resultView(shownPath(made.file, cwd), made.result)];
+  });
+  return { runs, sweep };
 }
 
 /** Writes the HTML report of loaded sources to `out` (atomically). */

@@ -16,12 +16,13 @@ import { checkRunFiles } from '../../config/run-files.js';
 import { parseShardSpec, type ShardSpec } from '../../plan/shard.js';
 import type { RunPlan } from '../../plan/run-plan.js';
 import { runShardBenchmark, type ShardStartGate } from '../../pipeline/shard-run.js';
-import type { BenchmarkEvent } from '../../pipeline/benchmark.js';
+import { JournalOutput } from '../../pipeline/journal-output.js';
 import { connectRendezvous, localStartGate, type RendezvousConnection } from '../../shard/rendezvous.js';
 import { parseRendezvousUrl } from '../../shard/rendezvous-url.js';
 import { parseStartAt, startAtIsPast, startAtPastError } from '../../shard/start-at.js';
 import { localWallMs } from '../../shard/wait-until.js';
 import { withRunFrame } from '../run-frame.js';
+import { shardConsole } from '../run-console.js';
 import { LOCAL_SHARD_ENV, startFromParent } from '../local-shard-ipc.js';
 import { finishLiveMetrics, startLiveMetrics, type LiveMetricsFlags } from '../live-metrics.js';
 
@@ -96,26 +97,23 @@ export async function runShardCommand(
       ...own,
       embeddedSimulator: own.embeddedSimulator || io.env['SERVEBENCH_SHARD_OF_EMBEDDED_SIMULATOR'] === '1',
     };
-    const liveEvents = live?.observer(target.baseUrl);
-    const onEvent = (event: BenchmarkEvent): void => {
-      liveEvents?.(event);
-      if (event.kind === 'start') {
-        frame.running();
-        if (!quiet) say(`started: ${event.requests} requests of the plan's ${event.plan.requests.count}`);
-      } else if (event.kind === 'phase') {
-        if (!quiet) say(event.text);
-      } else if (event.kind === 'warning') io.stderr(`warning: ${label}: ${event.text}\n`);
-      else if (event.kind === 'request' && !event.result.ok && event.result.error !== null)
-        io.stderr(`  ${label} req ${event.result.requestIndex} error: ${event.result.error.type}\n`);
-    };
+    const warn = (text: string): void => io.stderr(`warning: ${label}: ${text}\n`);
     const outcome = await runShardBenchmark(
       savedPlan !== null ? { plan: savedPlan } : { config },
       target,
       {
-        onEvent,
+        onEvent: (event) => {
+          if (event.kind === 'warning') warn(event.text);
+          else if (!quiet) say(event.text);
+        },
+        // The shard file is the shard's own output, added by the pipeline (pipeline/shard-run.ts).
+        outputs: [
+          ...(files.journal !== null ? [new JournalOutput(files.journal, warn)] : []),
+          shardConsole(frame, io, label, quiet),
+          ...(live !== null ? [live.output(target.baseUrl)] : []),
+        ],
         stopSignal: frame.stopSignal,
         cancelSignal: frame.cancelSignal,
-        journalPathFor: () => files.journal,
       },
       {
         spec,

@@ -13,24 +13,23 @@ import { RUN_FLAGS } from '../options.js';
 import { helpNotHere } from '../args/parse.js';
 import { EXIT } from '../../util/exit-codes.js';
 import type { CliIO, Command } from '../io.js';
-import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
+import { resolveRunConfig } from '../../config/run-config.js';
 import { checkRunFiles, defaultResultsDir, journalBeside } from '../../config/run-files.js';
 import { runBenchmark, runPlannedBenchmark, type BenchmarkEvent } from '../../pipeline/benchmark.js';
-import type { RunPlan } from '../../plan/run-plan.js';
 import { WITH_PLAN_RUN_FLAGS } from '../command-flags.js';
 import { readPlanFile } from '../plan-file.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
-import { elapsedMs } from '../../execute/clock.js';
 import { readRunSimConfig } from '../embedded-sim.js';
 import { withRunFrame } from '../run-frame.js';
+import { runConsole } from '../run-console.js';
+import { JournalOutput } from '../../pipeline/journal-output.js';
 import { formatSummary } from '../../report/console.js';
 import { serverMetricsLines } from '../../report/server-summary.js';
-import { Progress } from '../../report/progress.js';
-import { parseResultText, writeResultFile } from '../../result/io.js';
+import { writeResultFile } from '../../result/io.js';
 import { serializeResult } from '../../result/pyjson.js';
 import { journalGapWarning } from '../../record/journal.js';
-import { runView } from '../../result/run-view.js';
+import { resultView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { shardFlags } from '../shard-flags.js';
@@ -110,55 +109,37 @@ export const runCommand: Command = async (argv, io) => {
     if (live !== null) frame.defer(() => live.close());
     const { target, sim } = await frame.startTarget();
     if (sim !== null) say(`no --base-url: benchmarking the built-in simulator at ${sim.baseUrl} (model ${sim.model})`);
-    let progress: Progress | null = null;
-    const liveEvents = live?.observer(target.baseUrl);
-    const onEvent = (event: BenchmarkEvent): void => {
-      liveEvents?.(event);
-      if (event.kind === 'start') {
-        frame.running();
-        say(savedPlan === null ? startLine(event, config) : plannedStartLine(event, savedPlan));
-        if (!cli.quiet && !cli.json) {
-          progress = new Progress({
-            write: io.stdout,
-            isTTY: io.isTTY,
-            total: event.requests,
-            durationS: event.durationS,
-            nowMs: () => elapsedMs(event.runStartNs),
-          });
-          progress.start();
-        }
-      } else if (event.kind === 'phase') {
-        if (!cli.quiet) say(event.text);
-      } else if (event.kind === 'warning') {
-        io.stderr(`warning: ${event.text}\n`);
-      } else if (event.kind === 'sent') {
-        progress?.onSent();
-      } else {
-        const { result } = event;
-        if (!result.ok && result.error !== null)
-          io.stderr(
-            `${io.isTTY ? '\r\u001b[2K' : ''}  req ${result.requestIndex} error: ${result.error.type}: ${result.error.message.slice(0, 300)}\n`,
-          );
-        progress?.onResult(result);
-      }
-    };
+    const journal = new JournalOutput(
+      // Decided once set-up is over, before the clock starts: the default result name is the run id's.
+      (runId) => {
+        outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
+        return files.journal ?? journalBeside(outputPath);
+      },
+      (text) => io.stderr(`warning: ${text}\n`),
+    );
+    const lines = runConsole({
+      io,
+      frame,
+      say,
+      progress: !cli.quiet && !cli.json,
+      source: savedPlan === null ? { config } : { plan: savedPlan },
+    });
     const options = {
-      onEvent,
+      onEvent: (event: BenchmarkEvent): void => {
+        if (event.kind === 'warning') io.stderr(`warning: ${event.text}\n`);
+        else if (!cli.quiet) say(event.text);
+      },
+      outputs: [journal, lines, ...(live !== null ? [live.output(target.baseUrl)] : [])],
       // With --plan too: where the server's metrics are is the target's, not the plan's.
       serverMetrics: { choice: config.target.serverMetrics, intervalS: config.target.scrapeIntervalS },
       stopSignal: frame.stopSignal,
       cancelSignal: frame.cancelSignal,
-      journalPathFor: (runId: string) => {
-        outputPath ??= defaultOutputPath(io, runId, [files.journal, reportPath]);
-        return files.journal ?? journalBeside(outputPath);
-      },
     };
     const outcome =
       savedPlan === null
         ? await runBenchmark(config, target, options)
         : await runPlannedBenchmark(savedPlan, target, options);
     frame.finishing();
-    (progress as Progress | null)?.finish();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
     await writeResultFile(path, outcome.result);
     if (cli.json) io.stdout(serializeResult(outcome.result));
@@ -174,10 +155,8 @@ export const runCommand: Command = async (argv, io) => {
     if (reportPath !== null) {
       // Loaded only for --report: the report's readers (peer formats) are not the run's.
       const { writeHtmlReport } = await import('./report.js');
-      await writeHtmlReport(reportPath, {
-        runs: [runView(path, parseResultText(path, serializeResult(outcome.result)).result)],
-        sweep: null,
-      });
+      // The result as assembled: the report reads back nothing just written.
+      await writeHtmlReport(reportPath, { runs: [resultView(path, outcome.result)], sweep: null });
       say(`report written to ${reportPath}`);
     }
     if (live !== null && liveFlags !== null) await finishLiveMetrics(live, liveFlags, frame.stopSignal, say);
@@ -199,59 +178,6 @@ function refuseFlagsThePlanFixes(given: ReadonlySet<string>): void {
   throw new UsageError(
     `--plan fixes the model, the workload, the load and the client bounds: ${fixed.map((f) => `--${f}`).join(', ')} cannot be given with it (make a new plan with servebench plan instead)`,
   );
-}
-
-/** The start line of a saved plan: the same facts as {@link startLine}, read from the plan. */
-function plannedStartLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, plan: RunPlan): string {
-  const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
-  const thinking = plan.body.thinking;
-  const mode = thinking.mode !== 'default' ? ` thinking=${thinking.mode}` : '';
-  const effort = thinking.reasoningEffort !== null ? ` reasoning_effort=${thinking.reasoningEffort}` : '';
-  const context =
-    plan.prompts.kind === 'dataset'
-      ? 'dataset'
-      : plan.meta.context_tokens !== null
-        ? `ctx=${plan.meta.context_tokens}`
-        : `ctx=sampled(seed ${plan.meta.context_seed})`;
-  const summary = plan.load_summary;
-  const cap = (n: number | null): string => (n ? ` max_concurrency=${n}` : '');
-  const load =
-    plan.load.kind === 'closed'
-      ? `concurrency=${plan.load.concurrency} ${plan.meta.serve_flags.shared_prefix_burst ? 'BURST(shared-prefix)' : 'closed-loop'}`
-      : summary['mode'] === 'open'
-        ? `rate=${String(summary['rate'])}/s ${String(summary['arrival'])}${cap(plan.load.max_concurrency)}`
-        : `trace${cap(plan.load.max_concurrency)}`;
-  const n =
-    plan.requests.time_bounded && event.durationS !== null ? `duration=${event.durationS}s` : `n=${event.requests}`;
-  const workers = plan.client.workers > 1 ? ` workers=${plan.client.workers}` : '';
-  return `BENCH plan model=${event.model} ${n} ${load} ${context} max_tokens=${plan.meta.max_tokens} max_model_len=${window}${mode}${effort}${workers}`;
-}
-
-function startLine(event: Extract<BenchmarkEvent, { kind: 'start' }>, config: RunConfig): string {
-  const window = event.window === null ? 'unknown' : `${event.window}(ctx<=${event.cap ?? '?'})`;
-  const thinking = config.workload.thinking.mode !== 'default' ? ` thinking=${config.workload.thinking.mode}` : '';
-  const effort =
-    config.workload.thinking.reasoningEffort !== null
-      ? ` reasoning_effort=${config.workload.thinking.reasoningEffort}`
-      : '';
-  const context =
-    config.workload.dataset !== null
-      ? 'dataset'
-      : config.workload.ctxTokens > 0
-        ? `ctx=${config.workload.ctxTokens}`
-        : `ctx=sampled(seed ${config.workload.seed})`;
-  const load =
-    config.load.kind === 'closed'
-      ? `concurrency=${config.load.concurrency} ${config.load.burst > 0 ? 'BURST(shared-prefix)' : 'closed-loop'}`
-      : config.load.kind === 'open'
-        ? `rate=${config.load.rate}/s ${config.load.arrival}${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`
-        : `trace${config.load.maxConcurrency ? ` max_concurrency=${config.load.maxConcurrency}` : ''}`;
-  const n =
-    config.load.kind !== 'trace' && config.load.durationS !== null && !config.load.requestsGiven
-      ? `duration=${config.load.durationS}s`
-      : `n=${event.requests}`;
-  const workers = config.client.workers > 1 ? ` workers=${config.client.workers}` : '';
-  return `BENCH model=${event.model} ${n} ${load} ${context} max_tokens=${config.workload.maxTokens} max_model_len=${window}${thinking}${effort}${workers}`;
 }
 
 /**

@@ -16,10 +16,12 @@ import { EXIT } from '../../util/exit-codes.js';
 import type { Command } from '../io.js';
 import { resolveRunConfig, type RunConfig } from '../../config/run-config.js';
 import { runBenchmark } from '../../pipeline/benchmark.js';
+import { JournalOutput } from '../../pipeline/journal-output.js';
+import type { RunOutput } from '../../pipeline/run-output.js';
 import { readRunSimConfig } from '../embedded-sim.js';
 import { withRunFrame, type RunFrame } from '../run-frame.js';
 import { writeFileAtomic, writeResultFile } from '../../result/io.js';
-import { loadReportSources, writeHtmlReport } from './report.js';
+import { sweepReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
 import { InterruptedError, UsageError } from '../../util/errors.js';
 import { utcSeconds, referenceRunId } from '../../result/build.js';
@@ -127,9 +129,8 @@ export const sweepCommand: Command = async (argv, io) => {
     await writeFileAtomic(join(dir, 'sweep.json'), `${JSON.stringify(summary, null, 2)}\n`);
     io.stdout(`${formatSweep(summary)}\nsweep written to ${join(dir, 'sweep.json')}\n`);
     if (reportPath !== null) {
-      const sources = await loadReportSources([join(dir, 'sweep.json')], io.cwd);
-      for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
-      await writeHtmlReport(reportPath, sources);
+      // The points' results as assembled: the report reads back none of the files just written.
+      await writeHtmlReport(reportPath, sweepReportSources(summary, points, io.cwd));
       io.stdout(`report written to ${reportPath}\n`);
     }
     if (interruptedLoad !== null) return EXIT.interrupted;
@@ -204,12 +205,9 @@ async function runPoint(
     const { target, close } = await frame.startTarget();
     try {
       return await runBenchmark(config, target, {
-        onEvent: (event) => {
-          if (event.kind === 'start') frame.running();
-        },
+        outputs: [new JournalOutput(journal), runningOutput(frame)],
         stopSignal: frame.stopSignal,
         cancelSignal: frame.cancelSignal,
-        journalPathFor: () => journal,
       });
     } finally {
       frame.finishing();
@@ -219,4 +217,9 @@ async function runPoint(
     if (error instanceof InterruptedError && anyEarlier) return null;
     throw error;
   }
+}
+
+/** A point's only console output: once its clock has started, a signal stops scheduling (cli/run-frame.ts). */
+function runningOutput(frame: RunFrame): RunOutput {
+  return { start: () => frame.running(), record: () => undefined, finish: async () => undefined };
 }

@@ -1,0 +1,83 @@
+/**
+ * The run journal as a run output (record/journal.ts writes the lines): the header line when the
+ * clock starts, one line per finished request, the end line last. The file is created only when
+ * the clock has started, so a set-up that is interrupted, or a shard refused at the common
+ * instant, leaves none (docs/output-files.md, "Nothing measured is lost").
+ */
+import { JOURNAL_SCHEMA, JournalWriter, type JournalLine } from '../record/journal.js';
+import type { RunEndAddition, RunEnding, RunOutput } from './run-output.js';
+import type { RunHeader } from '../assemble/assemble.js';
+import type { RequestResult } from '../record/types.js';
+
+/** A fixed path, or the path for the run's id (decided once set-up is over, before the clock starts). */
+export type JournalPath = string | ((runId: string) => string);
+
+export class JournalOutput implements RunOutput {
+  private path: string | null;
+  private writer: JournalWriter | null = null;
+
+  /** `warn` says once, when it happens, that the journal could not be written; the run goes on. */
+  constructor(
+    private readonly where: JournalPath,
+    private readonly warn: (text: string) => void = () => undefined,
+  ) {
+    this.path = typeof where === 'string' ? where : null;
+  }
+
+  named(runId: string): void {
+    // Before the clock starts: the caller's choice of path (the CLI's default output name checks
+    // the results folder) must not delay the first request on the run's clock.
+    if (typeof this.where !== 'string') this.path = this.where(runId);
+  }
+
+  start(header: RunHeader): void {
+    if (this.path === null) throw new Error('the journal was started before the run was named');
+    this.writer = new JournalWriter(this.path);
+    this.line({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+  }
+
+  record(result: RequestResult): void {
+    this.line({ type: 'request', result });
+  }
+
+  async finish(ending: RunEnding | null): Promise<RunEndAddition | void> {
+    const writer = this.writer;
+    if (writer === null) return;
+    if (ending !== null) {
+      const { end } = ending;
+      // The end line records the journal's status as it will be once that line is written, so a
+      // rebuild reproduces the result byte for byte (unless the final flush then fails).
+      const before = writer.status();
+      const expected = { ...before, complete: before.error === null && before.header_written, end_written: true };
+      this.line({
+        type: 'end',
+        wall_s: end.wallSeconds,
+        finished_at: end.finishedAt,
+        interrupted: end.interrupted,
+        ...(end.client !== undefined ? { client: end.client as unknown as Record<string, unknown> } : {}),
+        ...(end.workers !== undefined ? { workers: end.workers as unknown as Record<string, unknown> } : {}),
+        ...(end.promptSetId !== undefined ? { prompt_set_id: end.promptSetId } : {}),
+        journal: expected,
+        ...(end.serverMetrics !== undefined
+          ? { server_metrics: end.serverMetrics as unknown as Record<string, unknown> }
+          : {}),
+      });
+    }
+    writer.close();
+    return { journal: writer.status() };
+  }
+
+  // A line that comes after the journal was closed (a client failure ends the run while other
+  // streams still finish) is no write failure: those requests are simply not in it, and the
+  // failure says so.
+  private line(line: JournalLine): void {
+    const writer = this.writer;
+    if (writer === null) return;
+    const wasWriting = writer.error === null;
+    if (writer.append(line) || !wasWriting) return;
+    // Read afresh: the append above may have set it.
+    const { error } = writer.status();
+    if (error !== null)
+      this.warn(`the journal ${writer.path} could not be written (${error}); the run goes on without it`);
+  }
+}
