@@ -37,7 +37,7 @@ export interface RunFrame {
    */
   startTarget(): Promise<FrameTarget>;
   /**
-   * The run proper has started (call on the pipeline's `start` event): a signal now stops
+   * The run proper has started (call from an output's `start`, pipeline/run-output.ts): a signal now stops
    * scheduling and cancels by --on-interrupt, or goes to `instead` (a parent of shard processes).
    */
   running(instead?: (signal: InterruptSignal) => void): void;
