@@ -37,8 +37,9 @@ export interface RunFrame {
    */
   startTarget(): Promise<FrameTarget>;
   /**
-   * The run proper has started (call from an output's `start`, pipeline/run-output.ts): a signal now stops
-   * scheduling and cancels by --on-interrupt, or goes to `instead` (a parent of shard processes).
+   * The run proper has started (call from an output's `start`, pipeline/run-output.ts): a signal
+   * now stops scheduling and cancels by --on-interrupt, or goes to `instead` (a parent of shard
+   * processes).
    */
   running(instead?: (signal: InterruptSignal) => void): void;
   /** Set-up again (a sweep's next point): a signal ends it at once. */

@@ -62,8 +62,8 @@ export interface BenchmarkOptions {
   onEvent?: (event: BenchmarkEvent) => void;
   /**
    * Aborting stops scheduling: no new request starts (in-flight ones drain). Before the run
-   * proper starts (the outputs' `start`), it ends the set-up at once instead — the `/models` probe,
-   * calibration, prompt sizing, connection warm-up — and the run rejects with an
+   * proper starts (the outputs' `start`), it ends the set-up at once instead — the `/models`
+   * probe, calibration, prompt sizing, connection warm-up — and the run rejects with an
    * `InterruptedError`: nothing was measured.
    */
   stopSignal?: AbortSignal;
