@@ -1,6 +1,26 @@
 /** Run-relative monotonic time, precise waits, and the process priority they benefit from. */
 import { getPriority, setPriority } from 'node:os';
 
+/**
+ * How the request loops read the run's time and wait: the schedule (open-loop arrivals, the closed
+ * loop's ramp and `--duration` deadline, a conversation's think times) and nothing else. Each loop
+ * takes one as an optional parameter, real time by default, so a test can drive a loop on virtual
+ * time and check its schedule exactly without sleeping (docs/testing.md#tiers). The requests' own
+ * stamps are not taken through it: client/ stamps bytes on the real monotonic clock, whatever
+ * clock schedules the sends (docs/architecture.md, "Measuring without disturbing the measurement").
+ * For the same reason executePlan and the request sender (send.ts, workers/) stay on real time:
+ * they stamp real requests, and a schedule on another clock would put a request's scheduled
+ * offset and its stamps on two timelines.
+ */
+export interface RunClock {
+  /** Milliseconds since `startNs`. */
+  elapsedMs(startNs: bigint): number;
+  /** Resolves after `ms` (or at once when aborted). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves once `dueMs` after `startNs` is reached (or at once when aborted). */
+  waitUntil(startNs: bigint, dueMs: number, signal?: AbortSignal): Promise<void>;
+}
+
 /** Milliseconds since `startNs` on the monotonic clock. */
 export function elapsedMs(startNs: bigint): number {
   return Number(process.hrtime.bigint() - startNs) / 1e6;
@@ -36,6 +56,9 @@ export async function waitUntil(startNs: bigint, dueMs: number, signal?: AbortSi
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
+
+/** The real clock: process.hrtime, timers and the two-phase wait above. The loops' default. */
+export const REAL_CLOCK: RunClock = { elapsedMs, sleep, waitUntil };
 
 /**
  * An open loop must send at planned instants; when other processes compete for the cores, the

@@ -5,7 +5,7 @@
  * after it. The executor never throws for a request failure (failures are data).
  */
 import type { RequestResult } from '../record/types.js';
-import { elapsedMs, sleep } from './clock.js';
+import { REAL_CLOCK, type RunClock } from './clock.js';
 import { TurnQueue } from '../util/turns.js';
 
 /** Runs one request; `scheduledOffsetMs` is null in a closed loop (a request is due when a worker is free). */
@@ -29,12 +29,15 @@ export interface ClosedLoopOptions {
   onResult?: (result: RequestResult) => void;
   /** When aborted, no new request starts. */
   stopScheduling?: AbortSignal;
+  /** The ramp's joins and the `durationS` deadline are read on it; real time by default (clock.ts). */
+  clock?: RunClock;
 }
 
 /** Runs the loop to the end (or until scheduling stops) and returns the results sorted by index. */
 export async function runClosedLoop(options: ClosedLoopOptions): Promise<RequestResult[]> {
   const results: RequestResult[] = [];
   const stop = options.stopScheduling;
+  const clock = options.clock ?? REAL_CLOCK;
   const deadlineMs = options.durationS == null ? Infinity : options.durationS * 1000;
   const count = options.indexes?.length ?? options.requests;
   const indexAt = (k: number): number => options.indexes?.[k] ?? k;
@@ -43,10 +46,11 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
   // its own (util/turns.ts): at 256 streams, completions handled back to back held first tokens
   // that arrived meanwhile for milliseconds before they were stamped (bench/README.md, "Figures behind code comments").
   const turns = new TurnQueue();
-  const canStart = (): boolean => next < count && stop?.aborted !== true && elapsedMs(options.runStartNs) < deadlineMs;
+  const canStart = (): boolean =>
+    next < count && stop?.aborted !== true && clock.elapsedMs(options.runStartNs) < deadlineMs;
   const worker = async (slot: number): Promise<void> => {
     const joinMs = options.rampS ? (options.rampS * 1000 * slot) / options.concurrency : 0;
-    if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
+    if (joinMs > 0) await clock.sleep(joinMs - clock.elapsedMs(options.runStartNs), stop);
     while (canStart()) {
       const index = indexAt(next++);
       const result = await options.execute(index, null);

@@ -16,7 +16,7 @@
 import type { ReplyToolCall, RequestResult, StepKind } from '../record/types.js';
 import type { ChatMessage } from '../workload/dataset.js';
 import { TurnQueue } from '../util/turns.js';
-import { elapsedMs, sleep, waitUntil } from './clock.js';
+import { REAL_CLOCK, type RunClock } from './clock.js';
 import { PREPARE_LEAD_MS } from './open-loop.js';
 import { preparedError, type Prepared } from './send.js';
 
@@ -50,6 +50,8 @@ export interface ConversationLoopOptions {
   stepKind?: (index: number) => 'user' | 'tool';
   /** Agent sessions: seconds from the previous reply's end to turn `index`'s send; null: `thinkTimeS`. */
   stepDelayS?: (index: number) => number | null;
+  /** Arrivals, think times, the ramp and the deadline are read on it; real time by default (clock.ts). */
+  clock?: RunClock;
 }
 
 /** What a conversation keeps of a reply until the next turn is built: its text and tool calls. */
@@ -115,12 +117,13 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
   const results: RequestResult[] = [];
   const stop = options.stopScheduling;
   const load = options.load;
+  const clock = options.clock ?? REAL_CLOCK;
   const deadlineMs = load.kind === 'closed' && load.durationS !== null ? load.durationS * 1000 : Infinity;
   const open = load.kind === 'open';
   // Each finished turn is recorded in a turn of the event loop of its own (util/turns.ts).
   const turns = new TurnQueue();
   const stopped = (): boolean => stop?.aborted === true;
-  const canSend = (): boolean => !stopped() && elapsedMs(options.runStartNs) < deadlineMs;
+  const canSend = (): boolean => !stopped() && clock.elapsedMs(options.runStartNs) < deadlineMs;
 
   const runConversation = async (c: number, arrivalMs: number | null): Promise<void> => {
     const conversation = options.conversations[c]!;
@@ -144,7 +147,7 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
         prepared = preparedError(error);
       }
       if (dueMs !== null) {
-        await waitUntil(options.runStartNs, dueMs, stop);
+        await clock.waitUntil(options.runStartNs, dueMs, stop);
         if (!canSend()) return;
       }
       const result = await options.send(index, prepared, open ? dueMs : null);
@@ -175,7 +178,7 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
     let next = 0;
     const worker = async (slot: number): Promise<void> => {
       const joinMs = load.rampS > 0 ? (load.rampS * 1000 * slot) / load.concurrency : 0;
-      if (joinMs > 0) await sleep(joinMs - elapsedMs(options.runStartNs), stop);
+      if (joinMs > 0) await clock.sleep(joinMs - clock.elapsedMs(options.runStartNs), stop);
       while (next < count && canSend()) await runConversation(next++, null);
     };
     const workers = Array.from({ length: Math.min(load.concurrency, count) }, (_, slot) => worker(slot));
@@ -187,7 +190,7 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
     for (let c = 0; c < count; c++) {
       if (stopped()) break;
       const arrival = load.arrivalsMs[c] ?? 0;
-      await sleep(arrival - PREPARE_LEAD_MS - elapsedMs(options.runStartNs), stop);
+      await clock.sleep(arrival - PREPARE_LEAD_MS - clock.elapsedMs(options.runStartNs), stop);
       if (active.size >= cap) await new Promise<void>((resolve) => waiting.push(resolve));
       if (stopped()) break;
       const task: Promise<void> = runConversation(c, arrival).finally(() => {

@@ -7,20 +7,11 @@
  * rather than hidden — the "coordinated omission" that closed loops suffer from.
  */
 import type { RequestResult } from '../record/types.js';
-import { elapsedMs, sleep, waitUntil } from './clock.js';
+import { REAL_CLOCK, type RunClock } from './clock.js';
 import { TurnQueue } from '../util/turns.js';
 
 /** How much earlier than its due time a request's body is prepared, ms. */
 export const PREPARE_LEAD_MS = 15;
-
-/** How the loop reads the time and waits: real time (clock.ts) unless a test drives it on a clock of its own. */
-export interface OpenLoopClock {
-  elapsedMs: (startNs: bigint) => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  waitUntil: (startNs: bigint, dueMs: number, signal?: AbortSignal) => Promise<void>;
-}
-
-const REAL_TIME: OpenLoopClock = { elapsedMs, sleep, waitUntil };
 
 export interface OpenLoopOptions<P> {
   /** Scheduled offsets from run start, ms, ascending; index i is request i. */
@@ -42,8 +33,8 @@ export interface OpenLoopOptions<P> {
    * scheduling no longer holds it back.
    */
   sendWaitsForDue?: boolean;
-  /** Real time by default. */
-  clock?: OpenLoopClock;
+  /** When arrivals are due and the waits for them; real time by default (clock.ts). */
+  clock?: RunClock;
 }
 
 /** Fires every planned request at its offset; returns all results sorted by index. */
@@ -55,7 +46,7 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
   const cap = options.maxConcurrency ?? Infinity;
   const release = (): void => waiting.shift()?.();
   const turns = new TurnQueue();
-  const clock = options.clock ?? REAL_TIME;
+  const clock = options.clock ?? REAL_CLOCK;
   const count = options.indexes?.length ?? options.offsetsMs.length;
   for (let k = 0; k < count; k++) {
     if (stop?.aborted) break;

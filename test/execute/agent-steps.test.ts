@@ -3,7 +3,8 @@
  * driven with a fake prepare and send: a tool step answers the previous reply's calls with its
  * text cut by code points into one result per call, or goes as a user message when the reply
  * called no tool; a user step keeps the reply's text only; each result says what it was sent as
- * and never keeps the reply; a step's own delay replaces the think time.
+ * and never keeps the reply; a step's own delay replaces the think time. The loop waits on a
+ * virtual clock (test/helpers/virtual-time.ts): a step's delay is checked exactly, without sleeping.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,11 +14,11 @@ import {
   type ConversationLoad,
   type ConversationLoopOptions,
 } from '../../src/execute/conversation-loop.js';
-import { elapsedMs } from '../../src/execute/clock.js';
 import type { Prepared } from '../../src/execute/send.js';
 import type { ReplyToolCall, RequestResult } from '../../src/record/types.js';
 import type { ChatMessage } from '../../src/workload/dataset.js';
 import { ok } from '../helpers/request-results.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 /** What the fake server answers to request `index`. */
 interface Answer {
@@ -35,6 +36,8 @@ interface FakeRun {
   sends: { index: number; dueMs: number | null; atMs: number }[];
   reported: RequestResult[];
   options: ConversationLoopOptions;
+  /** Runs the loop with `options` on the fake's virtual clock. */
+  run: () => Promise<RequestResult[]>;
 }
 
 const closed: ConversationLoad = { kind: 'closed', concurrency: 1, rampS: 0, durationS: null };
@@ -48,21 +51,23 @@ function fake(
   const prepared = new Map<number, ChatMessage[]>();
   const sends: FakeRun['sends'] = [];
   const reported: RequestResult[] = [];
-  const runStartNs = extra.runStartNs ?? process.hrtime.bigint();
+  const time = new VirtualTime();
   const options: ConversationLoopOptions = {
     conversations: conversationSlots(turns),
     load: closed,
     thinkTimeS: 0,
-    runStartNs,
+    runStartNs: time.runStartNs,
+    clock: time,
     turnMessages: (index) => Promise.resolve(own(index)),
     prepare: (index, messages): Prepared => {
       prepared.set(index, structuredClone(messages));
       return { body: JSON.stringify(messages) };
     },
     send: async (index, _prepared, dueMs) => {
-      const atMs = elapsedMs(runStartNs);
+      const atMs = time.nowMs();
       sends.push({ index, dueMs, atMs });
       await new Promise<void>((resolve) => setImmediate(resolve));
+      time.touch(); // progress off the virtual clock: the driver must not jump time meanwhile
       const answer = answers(index, atMs);
       return ok({
         requestIndex: index,
@@ -75,7 +80,7 @@ function fake(
     onResult: (result) => reported.push(result),
     ...extra,
   };
-  return { prepared, sends, reported, options };
+  return { prepared, sends, reported, options, run: () => time.drive(runConversationLoop(options)) };
 }
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -109,7 +114,7 @@ function session(): FakeRun {
 
 test('a tool step after a reply with two calls sends the calls and one result per call, halves by code points', async () => {
   const f = session();
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   assert.deepEqual(f.prepared.get(0), [
     { role: 'system', content: 'sys' },
     { role: 'user', content: 'the task' },
@@ -134,7 +139,7 @@ test('a tool step after a reply with two calls sends the calls and one result pe
 
 test('a tool step after a reply without calls goes as the turn’s own user message (tool_result_as_user)', async () => {
   const f = session();
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   assert.deepEqual(f.prepared.get(2)!.slice(5), [
     { role: 'assistant', content: 'R1' },
     { role: 'user', content: 'lonely result' },
@@ -145,7 +150,7 @@ test('a tool step after a reply without calls goes as the turn’s own user mess
 
 test('a user step after a reply with calls keeps the reply’s text only; the history keeps every step as sent', async () => {
   const f = session();
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   assert.deepEqual(f.prepared.get(3), [
     { role: 'system', content: 'sys' },
     { role: 'user', content: 'the task' },
@@ -179,7 +184,7 @@ test('three calls: the text in three pieces of ⌊n/3⌋-ish code points, in cal
     (index) => (index === 0 ? { text: '', calls } : { text: 'done' }),
     { stepKind: (index) => (index === 0 ? 'user' : 'tool') },
   );
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   assert.deepEqual(f.prepared.get(1)!.slice(1), [
     { role: 'assistant', content: '', toolCalls: calls },
     { role: 'tool', content: 'a😀', toolCallId: 'x' },
@@ -191,7 +196,7 @@ test('three calls: the text in three pieces of ⌊n/3⌋-ish code points, in cal
 
 test('no result keeps the reply’s text or tool calls, reported or returned', async () => {
   const f = session();
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   assert.equal(results.length, 4);
   assert.equal(f.reported.length, 4);
   for (const r of [...results, ...f.reported]) {
@@ -201,8 +206,6 @@ test('no result keeps the reply’s text or tool calls, reported or returned', a
 });
 
 test('open loop: a step’s delay after the previous reply’s end replaces the think time; null leaves it', async () => {
-  // The run "started" a minute ago: every due offset below is already past, so nothing waits.
-  const runStartNs = process.hrtime.bigint() - 60_000_000_000n;
   const open: ConversationLoad = { kind: 'open', arrivalsMs: [0], maxConcurrency: null };
   const answers = (index: number): Answer => ({ text: `r${index}`, startOffsetMs: 1000 + 10 * index, e2eS: 0.25 });
   const endOf = (index: number): number => 1000 + 10 * index + 250;
@@ -210,16 +213,22 @@ test('open loop: a step’s delay after the previous reply’s end replaces the 
   const delays = [null, 0.15, null, 0];
   const f = fake([4], (index) => [user(`u${index}`)], answers, {
     load: open,
-    runStartNs,
     thinkTimeS: 0,
     stepDelayS: (index) => delays[index] ?? null,
   });
-  await runConversationLoop(f.options);
+  await f.run();
   assert.deepEqual(
     f.sends.map((s) => s.index),
     [0, 1, 2, 3],
   );
   const due = f.sends.map((s) => s.dueMs);
+  // The fake's replies claim to end at fixed offsets: turn 1 waits for its due instant (1400 ms);
+  // turns 2 and 3 are due before it (1260, 1270 ms), so they go at once.
+  assert.deepEqual(
+    f.sends.map((s) => s.atMs),
+    [0, 1400, 1400, 1400],
+    'a step waits for its due instant, never longer',
+  );
   assert.equal(due[0], 0, 'the first turn is due at the arrival');
   assert.ok(due[1]! - endOf(0) >= 150, `turn 1 due ${due[1]} ms, ${due[1]! - endOf(0)} ms after the reply's end`);
   assert.ok(Math.abs(due[1]! - (endOf(0) + 150)) < 1e-9, String(due[1]));
@@ -228,11 +237,10 @@ test('open loop: a step’s delay after the previous reply’s end replaces the 
 
   const g = fake([4], (index) => [user(`u${index}`)], answers, {
     load: open,
-    runStartNs,
     thinkTimeS: 0.04,
     stepDelayS: (index) => delays[index] ?? null,
   });
-  await runConversationLoop(g.options);
+  await g.run();
   const dueG = g.sends.map((s) => s.dueMs);
   assert.ok(Math.abs(dueG[1]! - (endOf(0) + 150)) < 1e-9, 'the step’s delay, not the think time');
   assert.ok(Math.abs(dueG[2]! - (endOf(1) + 40)) < 1e-9, `null delay: the think time (${dueG[2]})`);
@@ -248,11 +256,11 @@ test('closed loop: a turn with a delay is not sent before the previous reply’s
       stepDelayS: (index) => (index === 1 ? 0.15 : null),
     },
   );
-  await runConversationLoop(f.options);
+  await f.run();
   const [a, b] = f.sends;
   assert.equal(a!.dueMs, null, 'a closed loop passes no schedule');
   assert.equal(b!.dueMs, null);
-  assert.ok(b!.atMs >= a!.atMs + 150, `sent ${b!.atMs - a!.atMs} ms after the first reply ended`);
+  assert.equal(b!.atMs, a!.atMs + 150, `sent ${b!.atMs - a!.atMs} ms after the first reply ended`);
 });
 
 test('a plain conversation (no stepKind): no step kind on the results, the reply’s calls not sent back', async () => {
@@ -261,7 +269,7 @@ test('a plain conversation (no stepKind): no step kind on the results, the reply
     (index) => [user(`u${index}`)],
     (index) => ({ text: `r${index}`, calls: [call(`c${index}`, 'f', '{}')] }),
   );
-  const results = await runConversationLoop(f.options);
+  const results = await f.run();
   for (const r of results) {
     assert.equal('stepKind' in r, false);
     assert.equal('toolResults' in r, false);

@@ -2,22 +2,30 @@
  * The conversation loop with a fake sender that answers on later event-loop turns: turns in
  * order, each sent after its history with the replies the "server" gave, at most `concurrency`
  * conversations at once, a failed turn ending its conversation, and the reply text taken off the
- * records before they are reported.
+ * records before they are reported. The loop waits on a virtual clock (test/helpers/virtual-time.ts),
+ * so an open loop's arrivals are checked to the millisecond without sleeping.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conversationSlots, runConversationLoop, type ConversationLoad } from '../../src/execute/conversation-loop.js';
+import {
+  conversationSlots,
+  runConversationLoop,
+  type ConversationLoad,
+  type ConversationLoopOptions,
+} from '../../src/execute/conversation-loop.js';
 import type { Prepared } from '../../src/execute/send.js';
 import type { RequestResult } from '../../src/record/types.js';
 import type { ChatMessage } from '../../src/workload/dataset.js';
 import { failed, ok } from '../helpers/request-results.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 const TURNS = [3, 2, 3, 1];
 const slots = conversationSlots(TURNS);
 
 /** A fake run: request `index` answers `reply <index>` after a few event-loop turns; `failing` fail. */
 function fake(failing: ReadonlySet<number> = new Set()) {
-  const sent: { index: number; messages: ChatMessage[]; dueMs: number | null }[] = [];
+  const time = new VirtualTime();
+  const sent: { index: number; messages: ChatMessage[]; dueMs: number | null; atMs: number }[] = [];
   const reported: RequestResult[] = [];
   let active = 0;
   let maxActive = 0;
@@ -27,19 +35,25 @@ function fake(failing: ReadonlySet<number> = new Set()) {
     sent,
     reported,
     maxActive: () => maxActive,
-    options: (load: ConversationLoad, stopScheduling?: AbortSignal) => ({
+    /** Runs the loop on the fake's virtual clock. */
+    run: (options: ConversationLoopOptions) => time.drive(runConversationLoop(options)),
+    options: (load: ConversationLoad, stopScheduling?: AbortSignal): ConversationLoopOptions => ({
       conversations: slots,
       load,
       thinkTimeS: 0,
-      runStartNs: process.hrtime.bigint(),
+      runStartNs: time.runStartNs,
+      clock: time,
       turnMessages: (index: number) => Promise.resolve([{ role: 'user', content: `user ${index}` }]),
       prepare: (_index: number, messages: ChatMessage[]): Prepared => ({ body: JSON.stringify(messages) }),
       send: async (index: number, prepared: Prepared, dueMs: number | null): Promise<RequestResult> => {
         const messages = JSON.parse((prepared as { body: string }).body) as ChatMessage[];
-        sent.push({ index, messages, dueMs });
+        sent.push({ index, messages, dueMs, atMs: time.nowMs() });
         const c = conversationOf(index);
         if (index === slots[c]!.first) maxActive = Math.max(maxActive, ++active);
-        for (let turn = 0; turn <= index % 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+        for (let turn = 0; turn <= index % 3; turn++) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          time.touch(); // progress off the virtual clock: the driver must not jump time meanwhile
+        }
         const last = index === slots[c]!.first + slots[c]!.turns - 1;
         if (last || failing.has(index)) active--;
         return failing.has(index)
@@ -54,7 +68,7 @@ function fake(failing: ReadonlySet<number> = new Set()) {
 
 test('closed loop: each turn carries the history with the replies; at most `concurrency` conversations at once', async () => {
   const f = fake();
-  const results = await runConversationLoop(f.options({ kind: 'closed', concurrency: 2, rampS: 0, durationS: null }));
+  const results = await f.run(f.options({ kind: 'closed', concurrency: 2, rampS: 0, durationS: null }));
   assert.equal(results.length, 9);
   assert.equal(f.maxActive(), 2);
   const turn2 = f.sent.find((s) => s.index === 2)!;
@@ -85,7 +99,7 @@ test('closed loop: each turn carries the history with the replies; at most `conc
 
 test('a failed turn ends its conversation; the others go on', async () => {
   const f = fake(new Set([1]));
-  const results = await runConversationLoop(f.options({ kind: 'closed', concurrency: 1, rampS: 0, durationS: null }));
+  const results = await f.run(f.options({ kind: 'closed', concurrency: 1, rampS: 0, durationS: null }));
   assert.deepEqual(
     results.map((r) => r.requestIndex),
     [0, 1, 3, 4, 5, 6, 7, 8],
@@ -95,8 +109,13 @@ test('a failed turn ends its conversation; the others go on', async () => {
 test('open loop: a conversation’s first turn is due at its arrival, a later one when the previous reply ended', async () => {
   const f = fake();
   const arrivalsMs = [0, 5, 10, 15];
-  await runConversationLoop(f.options({ kind: 'open', arrivalsMs, maxConcurrency: null }));
+  await f.run(f.options({ kind: 'open', arrivalsMs, maxConcurrency: null }));
   for (const [c, s] of slots.entries()) assert.equal(f.sent.find((x) => x.index === s.first)?.dueMs, arrivalsMs[c]);
+  // And sent then: the first turns leave at their arrivals exactly.
+  assert.deepEqual(
+    slots.map((s) => f.sent.find((x) => x.index === s.first)?.atMs),
+    arrivalsMs,
+  );
   // The fake's replies end at 0 ms (start 0, e2e 0): a later turn is due then, plus no think time.
   assert.equal(f.sent.find((x) => x.index === 1)?.dueMs, 0);
 });
@@ -105,7 +124,7 @@ test('stopping scheduling sends no further turn', async () => {
   const f = fake();
   const stop = new AbortController();
   const options = f.options({ kind: 'closed', concurrency: 1, rampS: 0, durationS: null }, stop.signal);
-  const results = await runConversationLoop({
+  const results = await f.run({
     ...options,
     onResult: (result) => {
       if (result.requestIndex === 1) stop.abort();

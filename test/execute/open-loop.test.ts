@@ -5,96 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PREPARE_LEAD_MS, runOpenLoop, type OpenLoopClock } from '../../src/execute/open-loop.js';
+import { PREPARE_LEAD_MS, runOpenLoop } from '../../src/execute/open-loop.js';
 import type { RequestResult } from '../../src/record/types.js';
-import { VirtualClock } from '../../src/sim/clock.js';
 import { ok } from '../helpers/request-results.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 /** Where the run starts on the virtual clock (not 0, so the loop must measure from runStartNs). */
 const RUN_START_NS = 1_000_000_000;
-
-/** An OpenLoopClock on a VirtualClock, with a driver that advances it timer by timer. */
-class VirtualTime implements OpenLoopClock {
-  private readonly clock = new VirtualClock();
-  private readonly deadlines = new Map<number, number>(); // timer id → deadline (ns), live timers only
-  private nextId = 0;
-  /** Bumped by everything the loop does through this clock or the fake server, to see when it is idle. */
-  activity = 0;
-
-  constructor(startNs: number) {
-    this.clock.advanceTo(startNs);
-  }
-
-  /** Milliseconds since the run start. */
-  nowMs(): number {
-    return (this.clock.nowNs() - RUN_START_NS) / 1e6;
-  }
-
-  /** Calls `fn` at run-relative `atMs`; returns a cancel. */
-  at(atMs: number, fn: () => void): () => void {
-    const id = this.nextId++;
-    const deadline = RUN_START_NS + atMs * 1e6;
-    this.deadlines.set(id, Math.max(deadline, this.clock.nowNs()));
-    const cancel = this.clock.at(deadline, () => {
-      this.deadlines.delete(id);
-      this.activity++;
-      fn();
-    });
-    return () => {
-      this.deadlines.delete(id);
-      cancel();
-    };
-  }
-
-  elapsedMs = (startNs: bigint): number => (this.clock.nowNs() - Number(startNs)) / 1e6;
-
-  sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
-    this.activity++;
-    if (ms <= 0 || signal?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        cancel();
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const cancel = this.at(this.nowMs() + ms, done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
-  };
-
-  waitUntil = (startNs: bigint, dueMs: number, signal?: AbortSignal): Promise<void> =>
-    this.sleep(dueMs - this.elapsedMs(startNs), signal);
-
-  /** Resolves `ms` of virtual time from now. */
-  delay(ms: number): Promise<void> {
-    this.activity++;
-    return new Promise((resolve) => this.at(this.nowMs() + ms, resolve));
-  }
-
-  /**
-   * Runs `work` to completion: lets it go as far as it can at the current instant (event-loop
-   * turns until nothing happens for a few of them: the loop records results one per turn), then
-   * jumps to the next timer. Throws if the work waits with no timer left to fire.
-   */
-  async drive<T>(work: Promise<T>): Promise<T> {
-    let settled = false;
-    work.then(
-      () => (settled = true),
-      () => (settled = true),
-    );
-    for (;;) {
-      let quiet = 0;
-      while (quiet < 5) {
-        const before = this.activity;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        quiet = this.activity === before ? quiet + 1 : 0;
-      }
-      if (settled) return work;
-      if (this.deadlines.size === 0) throw new Error(`the open loop waits at ${this.nowMs()} ms with no timer left`);
-      this.clock.advanceTo(Math.min(...this.deadlines.values()));
-    }
-  }
-}
 
 interface Call {
   index: number;
@@ -119,7 +36,7 @@ function harness(time: VirtualTime, serviceMs: number) {
     reported,
     maxInFlight: () => maxInFlight,
     prepare: async (index: number): Promise<string> => {
-      time.activity++;
+      time.touch();
       prepares.push({ index, atMs: time.nowMs() });
       return `body ${index}`;
     },
@@ -132,7 +49,7 @@ function harness(time: VirtualTime, serviceMs: number) {
       return ok({ requestIndex: index, startOffsetMs: atMs, scheduledOffsetMs });
     },
     onResult: (result: RequestResult): void => {
-      time.activity++;
+      time.touch();
       reported.push(result.requestIndex);
     },
   };

@@ -1,5 +1,6 @@
 /**
- * SIGINT/SIGTERM before the run proper starts, on real processes and sockets:
+ * SIGINT/SIGTERM before the run proper starts, on real sockets (the command in process, the
+ * signal delivered through its I/O as the process's handler would):
  * while `run` waits on a server that never answers (the `/models` probe, tokenize detection, a
  * calibration probe, connection warm-up) or sizes prompts, a signal ends it on its own with exit
  * 130, one line on stderr, no stack trace and no file (nothing was measured). What happens once
@@ -8,11 +9,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_PATH } from '../helpers/cli.js';
+import { main } from '../../src/cli/main.js';
+import type { InterruptSignal } from '../../src/cli/io.js';
+import { testIO } from '../helpers/cli.js';
 import { startSilentServer } from '../helpers/silent-server.js';
 
 /** Longest wait for a run to exit after the signal before the test gives up on it (and kills it). */
@@ -20,7 +22,8 @@ const EXIT_TIMEOUT_MS = 30_000;
 
 interface Ended {
   code: number | null;
-  signal: NodeJS.Signals | null;
+  /** True when the command had not returned {@link EXIT_TIMEOUT_MS} after the signal. */
+  stillRunning: boolean;
   stdout: string;
   stderr: string;
   /** Files the run left in its (fresh, empty) working directory. */
@@ -33,53 +36,58 @@ interface Stdout {
 }
 
 /**
- * Spawns `servebench ...args` in an empty directory, sends `signal` once `ready` resolves, and
- * waits for the process to exit on its own; SIGKILL {@link EXIT_TIMEOUT_MS} after the signal,
- * which the assertions then report.
+ * Runs `servebench ...args` in process in an empty directory, sends `signal` through its I/O once
+ * `ready` resolves, and waits for the command to return on its own; a command still running
+ * {@link EXIT_TIMEOUT_MS} after the signal is reported as such by the assertions.
  */
-function interruptWhen(
+async function interruptWhen(
   args: string[],
-  signal: NodeJS.Signals,
+  signal: InterruptSignal,
   ready: (stdout: Stdout) => Promise<unknown>,
 ): Promise<Ended> {
   const cwd = mkdtempSync(join(tmpdir(), 'servebench-interrupt-'));
-  const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
-  child.stdout.setEncoding('utf8').on('data', (text: string) => {
-    stdout += text;
-    for (const waiter of waiters.filter((w) => w.pattern.test(stdout))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  let killer: NodeJS.Timeout | undefined;
-  const closed = new Promise<Ended>((resolve) => {
-    child.on('close', (code, sig) => {
-      clearTimeout(killer);
-      resolve({ code, signal: sig, stdout, stderr, files: readdirSync(cwd) });
-    });
+  const io = testIO({
+    cwd,
+    onOutput: () => {
+      const stdout = io.out.join('');
+      for (const waiter of waiters.filter((w) => w.pattern.test(stdout))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    },
   });
   const output: Stdout = {
     printed: (pattern) =>
-      pattern.test(stdout) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
+      pattern.test(io.out.join('')) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
   };
-  void ready(output).then(() => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    killer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
+  let returned = false;
+  let stuck: NodeJS.Timeout | undefined;
+  const stillRunning = new Promise<'still running'>((resolve) => {
+    void ready(output).then(() => {
+      if (returned) return;
+      io.signal(signal);
+      stuck = setTimeout(() => resolve('still running'), EXIT_TIMEOUT_MS);
+    });
   });
-  return closed;
+  const code = await Promise.race([main(args, io), stillRunning]);
+  returned = true;
+  clearTimeout(stuck);
+  return {
+    code: code === 'still running' ? null : code,
+    stillRunning: code === 'still running',
+    stdout: io.out.join(''),
+    stderr: io.err.join(''),
+    files: readdirSync(cwd),
+  };
 }
 
 /** Exit 130 on its own (not killed), one line on stderr saying nothing was measured, no file written. */
 function assertInterruptedBeforeStart(run: Ended): void {
   assert.equal(
-    run.signal,
-    null,
-    `killed by ${run.signal} ${EXIT_TIMEOUT_MS} ms after the signal: the run did not stop\n${run.stdout}${run.stderr}`,
+    run.stillRunning,
+    false,
+    `still running ${EXIT_TIMEOUT_MS} ms after the signal: the run did not stop\n${run.stdout}${run.stderr}`,
   );
   assert.equal(run.code, 130, run.stderr);
   const lines = run.stderr.split('\n').filter((line) => line.trim() !== '');

@@ -87,7 +87,8 @@ async function sendOn(dispatcher: Dispatcher, c: FaultCase) {
   return { result, elapsedS: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
-describe('fault table: every row is what the client records', () => {
+// Rows run side by side: each has its own connection, and the slowest wait out a 1 s timeout.
+describe('fault table: every row is what the client records', { concurrency: 8 }, () => {
   for (const c of FAULT_CASES) {
     const e = c.expect;
     const flags = [caseFlags(c.client), c.client.newConnection === true ? 'new connection' : '']
