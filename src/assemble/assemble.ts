@@ -19,35 +19,32 @@ import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
-import type { Slo } from '../metrics/slo.js';
+import type { RunPlan } from '../plan/run-plan.js';
 import { retrySummary } from './retries.js';
 import { toolCallsBlock } from '../metrics/tool-calls.js';
 import { embeddingsBlock } from '../metrics/embeddings.js';
 import { conversationsBlock } from './conversations.js';
 
-/** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
+/**
+ * The part of a run known when it starts; JSON-serializable (it is the journal header's `run`).
+ * Beside the result's metadata and the `servebench` block, it holds the plan's own slices as the
+ * plan spells them (plan/run-plan.ts; docs/architecture.md, "The RunPlan"), never a renamed copy.
+ * A header written in an earlier form is read through `readRunHeader` (header.ts).
+ */
 export interface RunHeader {
   meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & {
     promptSetId: string | null;
   };
   /** The `servebench` block as known at the start. */
   servebench: ServebenchStart;
-  promptMethod: string;
-  enforceCalibration: boolean;
-  /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
-  shape: {
-    mode: 'closed' | 'open';
-    targetConcurrency: number | null;
-    targetRate: number | null;
-    rampEndMs: number | null;
-    /** The parsed `--slo` (a journal written when this was its text: see cli/commands/rebuild.ts). */
-    slo: Slo | null;
-    /** `--retries` and `--retry-max-wait` as planned (a journal written before they were here: see cli/commands/rebuild.ts). */
-    retries: number;
-    retryMaxWaitS: number;
-  };
+  /** The plan's `enforce_calibration`. */
+  enforce_calibration: boolean;
+  /** The plan's `shape`: the load as planned, for the extended metrics (steady-state window, achieved versus target), and the parsed `--slo`. */
+  shape: RunPlan['shape'];
+  /** The plan's retry settings (`client`), for `servebench.retries`. */
+  client: Pick<RunPlan['client'], 'retries' | 'retry_max_wait_s'>;
   /** A conversation run: each conversation's planned turns (docs/conversations.md); absent otherwise. */
-  conversations?: { turns: number[] };
+  conversations?: Pick<NonNullable<RunPlan['conversations']>, 'turns'>;
 }
 
 /** How the run ended. */
@@ -103,13 +100,13 @@ export function assembleResult(
     measured,
   );
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
-  const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
+  const retries = retrySummary(results, header.client.retries, header.client.retry_max_wait_s);
   // A conversation's later turn carries a history its plan did not size: only first turns are checked against their plan.
   const calibrated =
     header.conversations === undefined
       ? reference.request_timings
       : reference.request_timings.filter((row) => (row.turn_index ?? 0) === 0);
-  const checks = runChecks(calibrated, measured, header.promptMethod, header.enforceCalibration);
+  const checks = runChecks(calibrated, measured, header.servebench.prompt_method, header.enforce_calibration);
   if (end.warnings !== undefined) checks.warnings.unshift(...end.warnings);
   if (end.client !== undefined) {
     const warning = clientWarning(end.client);
@@ -151,9 +148,9 @@ export function assembleResult(
       : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
-      targetConcurrency: header.shape.targetConcurrency,
-      targetRate: header.shape.targetRate,
-      rampEndMs: header.shape.rampEndMs,
+      targetConcurrency: header.shape.target_concurrency,
+      targetRate: header.shape.target_rate,
+      rampEndMs: header.shape.ramp_end_ms,
       wallSeconds: end.wallSeconds,
       slo: header.shape.slo,
     }),
