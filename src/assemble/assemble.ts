@@ -32,9 +32,12 @@ import { conversationsBlock } from './conversations.js';
  * A header written in an earlier form is read through `readRunHeader` (header.ts).
  */
 export interface RunHeader {
-  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & {
-    promptSetId: string | null;
-  };
+  /**
+   * The result's reference metadata as known at the start: the plan's `meta` and the identity
+   * facts the result records, spelled as the plan spells them, with the execution's run id, start
+   * time, base URL and engine (the plan's, or `servebench-sim` for the built-in simulator).
+   */
+  meta: HeaderMeta;
   /** The `servebench` block as known at the start. */
   servebench: ServebenchStart;
   /** The plan's `enforce_calibration`. */
@@ -45,6 +48,38 @@ export interface RunHeader {
   client: Pick<RunPlan['client'], 'retries' | 'retry_max_wait_s'>;
   /** A conversation run: each conversation's planned turns (docs/conversations.md); absent otherwise. */
   conversations?: Pick<NonNullable<RunPlan['conversations']>, 'turns'>;
+}
+
+/** `RunHeader.meta`. */
+export type HeaderMeta = RunPlan['meta'] &
+  Pick<RunPlan['identity'], 'model' | 'window_tokens' | 'prompt_set_id' | 'cache_policy'> & {
+    run_id: string;
+    started_at: string;
+    base_url: string;
+  };
+
+/** The reference metadata of the result builder (result/build.ts), from the header's. */
+function runMeta(
+  meta: HeaderMeta,
+): Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> {
+  return {
+    runId: meta.run_id,
+    startedAt: meta.started_at,
+    baseUrl: meta.base_url,
+    model: meta.model,
+    engine: meta.engine,
+    gpu: meta.gpu,
+    tier: meta.tier,
+    manifest: meta.manifest,
+    sourceRecipe: meta.source_recipe,
+    concurrency: meta.concurrency,
+    contextTokens: meta.context_tokens,
+    contextSeed: meta.context_seed,
+    maxContextTokens: meta.window_tokens,
+    maxTokens: meta.max_tokens,
+    serveFlags: { ...meta.serve_flags },
+    cachePolicy: meta.cache_policy,
+  };
 }
 
 /** How the run ended. */
@@ -86,10 +121,10 @@ export function assembleResult(
 ): { result: CapacityResult; warnings: string[] } {
   const measured = results.filter((r) => r.warmup !== true);
   const warmupCount = results.length - measured.length;
-  const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
+  const promptSetId = end.promptSetId ?? header.meta.prompt_set_id ?? 'unknown';
   const reference = buildReferenceKeys(
     {
-      ...header.meta,
+      ...runMeta(header.meta),
       finishedAt: end.finishedAt,
       wallSeconds: end.wallSeconds,
       requests: measured.length,

@@ -334,7 +334,7 @@ export async function executeJournaled(
     nodeVersion: process.version,
     host: hostname(),
   });
-  const runId = header.meta.runId;
+  const runId = header.meta.run_id;
   let journal: JournalWriter | null = null;
   let journalPath: string | null = null;
   // A journal that cannot be written is said once, when it happens; the run goes on. A line that

@@ -221,8 +221,8 @@ function mergedHeader(placed: readonly Placed[]): RunHeader {
   const header = readRunHeader(structuredClone(first.header.run));
   const originMs = first.header.start.run_start_reference_ms - first.startShiftMs;
   const started = new Date(Math.floor(originMs));
-  header.meta.runId = referenceRunId(started);
-  header.meta.startedAt = utcSeconds(started);
+  header.meta.run_id = referenceRunId(started);
+  header.meta.started_at = utcSeconds(started);
   const hosts = [...new Set(placed.map((shard) => shard.header.shard.host))].sort();
   header.servebench.host = hosts.join(',');
   // Each shard's connections and priority are its own (servebench.shards.per_shard); the clock

@@ -18,8 +18,8 @@ const SHARED_FIELDS: readonly [string, (header: ShardHeader) => unknown][] = [
   ['how requests are split (shard.rule)', (h) => h.shard.rule],
 ];
 
-/** `run.meta` keys a shard sets for itself. */
-const OWN_META = new Set(['runId', 'startedAt']);
+/** `run.meta` keys a shard sets for itself (`runId` and `startedAt` in an earlier version's header). */
+const OWN_META = new Set(['run_id', 'started_at', 'runId', 'startedAt']);
 /** `run.servebench` keys a shard sets for itself. */
 const OWN_SERVEBENCH = new Set(['host', 'node_version', 'connections', 'client_priority', 'helper_threads', 'clock']);
 

@@ -50,7 +50,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   }
   const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
   const finishedAt =
-    journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
+    journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.started_at) + wallSeconds * 1000));
   // The end line's server metrics go into the result as they are: a hand-edited block is refused here, naming the key.
   const serverMetrics = journal.end?.server_metrics;
   if (serverMetrics !== undefined) {
