@@ -334,13 +334,13 @@ export async function executeJournaled(
     nodeVersion: process.version,
     host: hostname(),
   });
-  const runId = header.meta.runId;
+  const runId = header.meta.run_id;
   let journal: JournalWriter | null = null;
   let journalPath: string | null = null;
   // A journal that cannot be written is said once, when it happens; the run goes on. A line that
   // comes after the journal was closed (a client failure ends the run while other streams still
   // finish) is no write failure: those requests are simply not in it, and the failure says so.
-  const journalLine = (line: JournalLine): void => {
+  const journalLine = (line: JournalLine<RunHeader, ClientBlock>): void => {
     if (journal === null) return;
     const wasWriting = journal.error === null;
     if (!journal.append(line) && wasWriting && journal.error !== null)
@@ -387,7 +387,7 @@ export async function executeJournaled(
           header.servebench['clock'] = start.clock;
           hooks.onStarted?.(header, start);
           journal = journalPath === null ? null : new JournalWriter(journalPath);
-          journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+          journalLine({ type: 'header', schema: JOURNAL_SCHEMA, run: header });
           options.onEvent?.({
             kind: 'start',
             model: plan.identity.model,
@@ -433,7 +433,7 @@ export async function executeJournaled(
     );
   else await scrape?.abandon();
   // execute/ cannot import result/: its self-check is the `servebench.client` block, typed here.
-  const client = { ...execution.client, ...summarizeSendWaits(execution.results) } as ClientBlock;
+  const client: ClientBlock = { ...execution.client, ...summarizeSendWaits(execution.results) };
   const workersInfo = execution.workers as WorkersBlock | undefined;
   const writer = journal as JournalWriter | null;
   // The end line records the journal's status as it will be once that line is written, so a
