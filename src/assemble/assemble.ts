@@ -19,35 +19,67 @@ import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import { runChecks } from './run-checks.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import { computeExtendedMetrics } from '../metrics/extended.js';
-import type { Slo } from '../metrics/slo.js';
+import type { RunPlan } from '../plan/run-plan.js';
 import { retrySummary } from './retries.js';
 import { toolCallsBlock } from '../metrics/tool-calls.js';
 import { embeddingsBlock } from '../metrics/embeddings.js';
 import { conversationsBlock } from './conversations.js';
 
-/** The part of a run known when it starts; JSON-serializable (it is the journal header's `run`). */
+/**
+ * The part of a run known when it starts; JSON-serializable (it is the journal header's `run`).
+ * Beside the result's metadata and the `servebench` block, it holds the plan's own slices as the
+ * plan spells them (plan/run-plan.ts; docs/architecture.md, "The RunPlan"), never a renamed copy.
+ * A header written in an earlier form is read through `readRunHeader` (header.ts).
+ */
 export interface RunHeader {
-  meta: Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & {
-    promptSetId: string | null;
-  };
+  /**
+   * The result's reference metadata as known at the start: the plan's `meta` and the identity
+   * facts the result records, spelled as the plan spells them, with the execution's run id, start
+   * time, base URL and engine (the plan's, or `servebench-sim` for the built-in simulator).
+   */
+  meta: HeaderMeta;
   /** The `servebench` block as known at the start. */
   servebench: ServebenchStart;
-  promptMethod: string;
-  enforceCalibration: boolean;
-  /** The load as planned, for the extended metrics (steady-state window, achieved versus target). */
-  shape: {
-    mode: 'closed' | 'open';
-    targetConcurrency: number | null;
-    targetRate: number | null;
-    rampEndMs: number | null;
-    /** The parsed `--slo` (a journal written when this was its text: see cli/commands/rebuild.ts). */
-    slo: Slo | null;
-    /** `--retries` and `--retry-max-wait` as planned (a journal written before they were here: see cli/commands/rebuild.ts). */
-    retries: number;
-    retryMaxWaitS: number;
-  };
+  /** The plan's `enforce_calibration`. */
+  enforce_calibration: boolean;
+  /** The plan's `shape`: the load as planned, for the extended metrics (steady-state window, achieved versus target), and the parsed `--slo`. */
+  shape: RunPlan['shape'];
+  /** The plan's retry settings (`client`), for `servebench.retries`. */
+  client: Pick<RunPlan['client'], 'retries' | 'retry_max_wait_s'>;
   /** A conversation run: each conversation's planned turns (docs/conversations.md); absent otherwise. */
-  conversations?: { turns: number[] };
+  conversations?: Pick<NonNullable<RunPlan['conversations']>, 'turns'>;
+}
+
+/** `RunHeader.meta`. */
+export type HeaderMeta = RunPlan['meta'] &
+  Pick<RunPlan['identity'], 'model' | 'window_tokens' | 'prompt_set_id' | 'cache_policy'> & {
+    run_id: string;
+    started_at: string;
+    base_url: string;
+  };
+
+/** The reference metadata of the result builder (result/build.ts), from the header's. */
+function runMeta(
+  meta: HeaderMeta,
+): Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> {
+  return {
+    runId: meta.run_id,
+    startedAt: meta.started_at,
+    baseUrl: meta.base_url,
+    model: meta.model,
+    engine: meta.engine,
+    gpu: meta.gpu,
+    tier: meta.tier,
+    manifest: meta.manifest,
+    sourceRecipe: meta.source_recipe,
+    concurrency: meta.concurrency,
+    contextTokens: meta.context_tokens,
+    contextSeed: meta.context_seed,
+    maxContextTokens: meta.window_tokens,
+    maxTokens: meta.max_tokens,
+    serveFlags: { ...meta.serve_flags },
+    cachePolicy: meta.cache_policy,
+  };
 }
 
 /** How the run ended. */
@@ -89,10 +121,10 @@ export function assembleResult(
 ): { result: CapacityResult; warnings: string[] } {
   const measured = results.filter((r) => r.warmup !== true);
   const warmupCount = results.length - measured.length;
-  const promptSetId = end.promptSetId ?? header.meta.promptSetId ?? 'unknown';
+  const promptSetId = end.promptSetId ?? header.meta.prompt_set_id ?? 'unknown';
   const reference = buildReferenceKeys(
     {
-      ...header.meta,
+      ...runMeta(header.meta),
       finishedAt: end.finishedAt,
       wallSeconds: end.wallSeconds,
       requests: measured.length,
@@ -103,13 +135,13 @@ export function assembleResult(
     measured,
   );
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
-  const retries = retrySummary(results, header.shape.retries, header.shape.retryMaxWaitS);
+  const retries = retrySummary(results, header.client.retries, header.client.retry_max_wait_s);
   // A conversation's later turn carries a history its plan did not size: only first turns are checked against their plan.
   const calibrated =
     header.conversations === undefined
       ? reference.request_timings
       : reference.request_timings.filter((row) => (row.turn_index ?? 0) === 0);
-  const checks = runChecks(calibrated, measured, header.promptMethod, header.enforceCalibration);
+  const checks = runChecks(calibrated, measured, header.servebench.prompt_method, header.enforce_calibration);
   if (end.warnings !== undefined) checks.warnings.unshift(...end.warnings);
   if (end.client !== undefined) {
     const warning = clientWarning(end.client);
@@ -151,9 +183,9 @@ export function assembleResult(
       : {}),
     metrics: computeExtendedMetrics(results, {
       mode: header.shape.mode,
-      targetConcurrency: header.shape.targetConcurrency,
-      targetRate: header.shape.targetRate,
-      rampEndMs: header.shape.rampEndMs,
+      targetConcurrency: header.shape.target_concurrency,
+      targetRate: header.shape.target_rate,
+      rampEndMs: header.shape.ramp_end_ms,
       wallSeconds: end.wallSeconds,
       slo: header.shape.slo,
     }),

@@ -21,11 +21,11 @@ export function servebenchBlock(plan: RunPlan, host: ExecutionHost): ServebenchS
     cache_policy: identity.cache_policy,
     prompt_method: identity.prompt_method,
     context_source: identity.context_source,
-    // The plan carries these three as JSON (plan/ made them; it cannot import result/): they are the blocks as typed here.
+    // The plan carries these two as JSON: they are the blocks as typed here.
     sizing: identity.sizing as SizingBlock,
     window_source: identity.window_source,
     prompt_cap_tokens: identity.prompt_cap_tokens,
     load: plan.load_summary as LoadBlock,
-    config: plan.config as ServebenchStart['config'],
+    config: plan.config,
   };
 }

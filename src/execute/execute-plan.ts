@@ -19,11 +19,11 @@ import { runClosedLoop } from './closed-loop.js';
 import { runOpenLoop } from './open-loop.js';
 import { createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
-import { startSelfCheck } from './self-check.js';
+import { startSelfCheck, type ClientSelfCheck } from './self-check.js';
 import { COLD_CONNECTIONS, warmConnections, type ConnectionWarmup } from './connections.js';
 import type { StreamWorkerPool } from './workers/pool.js';
 import { combinedWarmup, finishStreamWorkers, openStreamWorkers } from './workers/shares.js';
-import { startThreadSelfCheck } from './workers/thread-check.js';
+import { startThreadSelfCheck, type MergedSelfCheck } from './workers/thread-check.js';
 import { planPrompts } from './prompts.js';
 import { conversationSlots, runConversationLoop, type ConversationLoopOptions } from './conversation-loop.js';
 
@@ -95,8 +95,8 @@ export interface Execution {
   wallSeconds: number;
   finishedAt: Date;
   interrupted: boolean;
-  /** `servebench.client` (without the send waits, a figure computed by the assembler). */
-  client: Record<string, unknown>;
+  /** `servebench.client` (without the send waits, a figure computed by the assembler): one thread's check, or the threads' merged. */
+  client: ClientSelfCheck | MergedSelfCheck;
   /** `--workers N`: `servebench.workers`. */
   workers?: Record<string, unknown>;
   promptSetId: string;
@@ -278,7 +278,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
       wallSeconds,
       finishedAt,
       interrupted,
-      client: (threads?.client ?? mainCheck) as unknown as Record<string, unknown>,
+      client: threads?.client ?? mainCheck,
       ...(threads ? { workers: threads.workers } : {}),
       promptSetId: prompts.promptSetId(),
     };

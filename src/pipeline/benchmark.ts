@@ -376,7 +376,7 @@ export async function executeWithOutputs(
         warn,
         onSetupDone: () => {
           session.setupDone();
-          for (const output of outputs) output.named?.(before.meta.runId);
+          for (const output of outputs) output.named?.(before.meta.run_id);
         },
         onStarted: (start) => {
           const started = startedHeader(before, start);
@@ -406,7 +406,7 @@ export async function executeWithOutputs(
   const started = header as RunHeader | null;
   if (started === null) throw new Error('the run ended without starting its clock');
   // execute/ cannot import result/: its self-check is the `servebench.client` block, typed here.
-  const client = { ...execution.client, ...summarizeSendWaits(execution.results) } as ClientBlock;
+  const client: ClientBlock = { ...execution.client, ...summarizeSendWaits(execution.results) };
   const workers = execution.workers as WorkersBlock | undefined;
   const end: RunEnd = {
     wallSeconds: execution.wallSeconds,

@@ -8,6 +8,7 @@ import { JOURNAL_SCHEMA, JournalWriter, type JournalLine } from '../record/journ
 import type { RunEndAddition, RunEnding, RunOutput } from './run-output.js';
 import type { RunHeader } from '../assemble/assemble.js';
 import type { RequestResult } from '../record/types.js';
+import type { ClientBlock } from '../result/servebench-schema.js';
 
 /** A fixed path, or the path for the run's id (decided once set-up is over, before the clock starts). */
 export type JournalPath = string | ((runId: string) => string);
@@ -33,7 +34,7 @@ export class JournalOutput implements RunOutput {
   start(header: RunHeader): void {
     if (this.path === null) throw new Error('the journal was started before the run was named');
     this.writer = new JournalWriter(this.path);
-    this.line({ type: 'header', schema: JOURNAL_SCHEMA, run: header as unknown as Record<string, unknown> });
+    this.line({ type: 'header', schema: JOURNAL_SCHEMA, run: header });
   }
 
   record(result: RequestResult): void {
@@ -54,13 +55,11 @@ export class JournalOutput implements RunOutput {
         wall_s: end.wallSeconds,
         finished_at: end.finishedAt,
         interrupted: end.interrupted,
-        ...(end.client !== undefined ? { client: end.client as unknown as Record<string, unknown> } : {}),
-        ...(end.workers !== undefined ? { workers: end.workers as unknown as Record<string, unknown> } : {}),
+        ...(end.client !== undefined ? { client: end.client } : {}),
+        ...(end.workers !== undefined ? { workers: end.workers } : {}),
         ...(end.promptSetId !== undefined ? { prompt_set_id: end.promptSetId } : {}),
         journal: expected,
-        ...(end.serverMetrics !== undefined
-          ? { server_metrics: end.serverMetrics as unknown as Record<string, unknown> }
-          : {}),
+        ...(end.serverMetrics !== undefined ? { server_metrics: end.serverMetrics } : {}),
       });
     }
     writer.close();
@@ -70,7 +69,7 @@ export class JournalOutput implements RunOutput {
   // A line that comes after the journal was closed (a client failure ends the run while other
   // streams still finish) is no write failure: those requests are simply not in it, and the
   // failure says so.
-  private line(line: JournalLine): void {
+  private line(line: JournalLine<RunHeader, ClientBlock>): void {
     const writer = this.writer;
     if (writer === null) return;
     const wasWriting = writer.error === null;

@@ -223,8 +223,8 @@ class ShardFileOutput implements RunOutput {
       wall_s: end.wallSeconds,
       finished_at: end.finishedAt,
       interrupted: end.interrupted,
-      client: end.client as Record<string, unknown>,
-      workers: (end.workers as Record<string, unknown> | undefined) ?? null,
+      client: end.client ?? null,
+      workers: end.workers ?? null,
       prompt_set_id: end.promptSetId as string,
     });
   }

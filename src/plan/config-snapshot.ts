@@ -1,9 +1,10 @@
 /** `servebench.config` of a result: the full resolved configuration as it was run (keys follow the result's rules). */
 import type { RunConfig } from '../config/run-config.js';
+import type { ConfigBlock } from '../result/servebench-schema.js';
 import { formatContextBuckets } from '../workload/buckets.js';
 
 /** `window`: the window the plan uses (`window_tokens`). */
-export function configSnapshot(config: RunConfig, window: number | null): Record<string, unknown> {
+export function configSnapshot(config: RunConfig, window: number | null): ConfigBlock {
   return {
     requests: config.load.requests,
     concurrency: config.load.concurrency,

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { InputFileError } from '../util/errors.js';
 import { LEVELS } from '../metrics/order-stats.js';
 import { SLO_METRICS, type Slo } from '../metrics/slo.js';
+import { configBlockSchema } from '../result/servebench-schema.js';
 
 /** A parsed `--slo` (metrics/slo.ts's `Slo`): stored parsed, so nothing downstream parses its text again. */
 const sloSchema = z.strictObject({
@@ -176,7 +177,8 @@ const runPlanSchema = z
     }),
     /** `servebench.load` and `servebench.config` of the result, as the configuration gave them. */
     load_summary: json,
-    config: json,
+    /** The result's own schema of the block (result/servebench-schema.ts): one definition for the plan, the header and the file. */
+    config: configBlockSchema,
     /** The load as planned, for the extended metrics; the SLO as the configuration parsed it (metrics/slo.ts). */
     shape: z.strictObject({
       mode: z.enum(['closed', 'open']),

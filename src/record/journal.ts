@@ -14,12 +14,17 @@ import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
 
-/** First line: everything needed to rebuild the result besides the requests. */
-export interface JournalHeader {
+/**
+ * First line: everything needed to rebuild the result besides the requests. `Run` is the run
+ * header's type (assemble/assemble.ts `RunHeader`, a later stage than this one: the writer names
+ * it, the journal only stores it; read back, it is a plain object until assemble/header.ts
+ * `readRunHeader` reads it).
+ */
+export interface JournalHeader<Run extends object = object> {
   type: 'header';
   schema: typeof JOURNAL_SCHEMA;
-  /** Opaque to the journal: the runner's metadata (run id, target, plan, servebench block). */
-  run: Record<string, unknown>;
+  /** The run header (run id, target, the plan's slices, servebench block). */
+  run: Run;
 }
 
 /** One finished request. */
@@ -28,14 +33,14 @@ export interface JournalRequest {
   result: RequestResult;
 }
 
-/** Last line of a run that ended normally (or by an interrupt it handled). */
-export interface JournalEnd {
+/** Last line of a run that ended normally (or by an interrupt it handled); `Client` is the `servebench.client` block's type, named by the writer. */
+export interface JournalEnd<Client extends object = object> {
   type: 'end';
   wall_s: number;
   finished_at: string;
   interrupted: boolean;
   /** The client's self-check over the run (servebench.client), when it finished normally. */
-  client?: Record<string, unknown>;
+  client?: Client;
   /** `--workers N`: what each stream worker did (servebench.workers). */
   workers?: Record<string, unknown>;
   /** The prompt-set id over the prompts sent (known only at the end when prompts were sized during the run). */
@@ -46,7 +51,8 @@ export interface JournalEnd {
   server_metrics?: Record<string, unknown>;
 }
 
-export type JournalLine = JournalHeader | JournalRequest | JournalEnd;
+export type JournalLine<Run extends object = object, Client extends object = object> =
+  JournalHeader<Run> | JournalRequest | JournalEnd<Client>;
 
 /** How the writing of a journal went: the result's `servebench.journal`. */
 export interface JournalStatus {
@@ -243,7 +249,8 @@ export function journalGapWarning(status: JournalStatus): string | null {
 
 /** What a journal holds, read back. */
 export interface JournalContents {
-  run: Record<string, unknown>;
+  /** The header's `run`, as JSON: assemble/header.ts `readRunHeader` gives it its type. */
+  run: object;
   results: RequestResult[];
   end: JournalEnd | null;
   /** A last line cut short by a crash, ignored (1-based line number), or null. */
@@ -329,7 +336,7 @@ export function requestProblem(value: unknown): string | null {
 export function parseJournal(text: string): JournalContents {
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  let run: Record<string, unknown> | null = null;
+  let run: object | null = null;
   const results: RequestResult[] = [];
   let end: JournalEnd | null = null;
   let truncatedLine: number | null = null;
@@ -351,7 +358,7 @@ export function parseJournal(text: string): JournalContents {
       const header = (entry as JournalHeader).run as unknown;
       if (typeof header !== 'object' || header === null || Array.isArray(header))
         throw new Error('line 1: header.run must be an object');
-      run = header as Record<string, unknown>;
+      run = header;
       return;
     }
     if (entry?.type === 'request' && typeof (entry as JournalRequest).result === 'object') {

@@ -36,7 +36,8 @@ export const TIMING_METHODOLOGY: Readonly<Record<string, string>> = Object.freez
 
 /**
  * Everything about a run that is not a request outcome. Names mirror the file keys in camelCase
- * (it is also the journal header's `run.meta`); each field's type is its key's in {@link CapacityResult}.
+ * (the journal header's `run.meta` holds them as the plan spells them: assemble/assemble.ts
+ * `HeaderMeta`); each field's type is its key's in {@link CapacityResult}.
  */
 export interface RunMeta {
   /** e.g. `benchmark-20260829T235833Z` (see {@link referenceRunId}). */

@@ -16,8 +16,12 @@ const num = z.number();
 const str = z.string();
 const nullableNum = num.nullable();
 
-/** `servebench.config`: the resolved configuration, flag names in snake_case (`slo` is its canonical text). */
-const configBlockSchema = z.strictObject({
+/**
+ * `servebench.config`: the resolved configuration, flag names in snake_case (`slo` is its canonical
+ * text). The one definition of the block: plan/config-snapshot.ts writes a {@link ConfigBlock}, the
+ * plan's schema checks it with this, and the journal header's copy is read as that type.
+ */
+export const configBlockSchema = z.strictObject({
   requests: int,
   concurrency: int,
   burst: int,
@@ -421,6 +425,8 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   client: clientBlockSchema.optional(),
 });
 
+/** `servebench.config`. */
+export type ConfigBlock = z.infer<typeof configBlockSchema>;
 /** `servebench.conversations`. */
 export type ConversationsBlock = z.infer<typeof conversationsBlockSchema>;
 /** `servebench.load`. */

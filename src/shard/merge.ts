@@ -13,6 +13,7 @@
  */
 import { basename } from 'node:path';
 import { assembleResult, type RunHeader } from '../assemble/assemble.js';
+import { readRunHeader } from '../assemble/header.js';
 import { clientWarning } from '../metrics/client-warning.js';
 import type { RequestResult } from '../record/types.js';
 import { referenceRunId, utcSeconds, type CapacityResult } from '../result/build.js';
@@ -216,11 +217,12 @@ function align(result: RequestResult, shard: Placed, warmup: ShardHeader['plan']
 /** The run header of the merged result: the lowest shard's, started at the merged timeline's origin. */
 function mergedHeader(placed: readonly Placed[]): RunHeader {
   const first = placed[0]!;
-  const header = structuredClone(first.header.run) as unknown as RunHeader;
+  // A shard file written by an earlier version holds its header in that version's form.
+  const header = readRunHeader(structuredClone(first.header.run));
   const originMs = first.header.start.run_start_reference_ms - first.startShiftMs;
   const started = new Date(Math.floor(originMs));
-  header.meta.runId = referenceRunId(started);
-  header.meta.startedAt = utcSeconds(started);
+  header.meta.run_id = referenceRunId(started);
+  header.meta.started_at = utcSeconds(started);
   const hosts = [...new Set(placed.map((shard) => shard.header.shard.host))].sort();
   header.servebench.host = hosts.join(',');
   // Each shard's connections and priority are its own (servebench.shards.per_shard); the clock

@@ -18,8 +18,8 @@ const SHARED_FIELDS: readonly [string, (header: ShardHeader) => unknown][] = [
   ['how requests are split (shard.rule)', (h) => h.shard.rule],
 ];
 
-/** `run.meta` keys a shard sets for itself. */
-const OWN_META = new Set(['runId', 'startedAt']);
+/** `run.meta` keys a shard sets for itself (`runId` and `startedAt` in an earlier version's header). */
+const OWN_META = new Set(['run_id', 'started_at', 'runId', 'startedAt']);
 /** `run.servebench` keys a shard sets for itself. */
 const OWN_SERVEBENCH = new Set(['host', 'node_version', 'connections', 'client_priority', 'helper_threads', 'clock']);
 
@@ -72,7 +72,8 @@ export function checkSameRun(headers: readonly { file: string; header: ShardHead
     const clockA = record(record(a['servebench'])['clock'])['t0'];
     const clockB = record(record(b['servebench'])['clock'])['t0'];
     if (clockA !== clockB) refuse('run.servebench.clock.t0', first.file, clockA, file, clockB);
-    for (const key of ['promptMethod', 'enforceCalibration', 'shape'])
+    // The plan's own slices (assemble/header.ts); `promptMethod` and `enforceCalibration` are an earlier version's names.
+    for (const key of ['promptMethod', 'enforceCalibration', 'enforce_calibration', 'shape', 'client'])
       if (!isDeepStrictEqual(a[key], b[key])) refuse(`run.${key}`, first.file, a[key], file, b[key]);
   }
 }

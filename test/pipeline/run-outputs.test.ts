@@ -74,7 +74,7 @@ test('every output is named, started, fed and finished in order; the journal is 
     const started = header as RunHeader | null;
     assert.ok(started !== null);
     // Named before the clock with the id the header and the result carry.
-    assert.equal(named, started.meta.runId);
+    assert.equal(named, started.meta.run_id);
     assert.equal(outcome.result['run_id'], named);
     // The header handed out is complete: the clock's facts are in it.
     assert.ok(started.servebench['clock'] !== undefined);

@@ -18,12 +18,12 @@ import { InputFileError, UsageError } from '../../util/errors.js';
 import { openInput } from '../../report/open-input.js';
 import type { RequestResult } from '../../record/types.js';
 import { assembleResult, type RunHeader } from '../../assemble/assemble.js';
+import { readRunHeader } from '../../assemble/header.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { formatSummary } from '../../report/console.js';
-import { parseSlo } from '../../metrics/slo.js';
 
 export const rebuildCommand: Command = async (argv, io) => {
   const parsed = parseCommandArgs(argv, commandSpec('rebuild'));
@@ -42,22 +42,15 @@ export const rebuildCommand: Command = async (argv, io) => {
     cwd: io.cwd,
     hints: { result: `rebuild reads the .journal.jsonl written beside a result${journalHint(full)}` },
   });
-  const header = journal.run as unknown as RunHeader;
-  if (typeof header.meta !== 'object' || header.meta === null)
-    throw new InputFileError(file, 'line 1: header has no run metadata');
-  if (typeof header.servebench !== 'object' || header.servebench === null)
-    throw new InputFileError(file, 'line 1: header has no servebench block');
-  if (typeof header.shape !== 'object' || header.shape === null)
-    throw new InputFileError(file, 'line 1: header has no load shape');
-  const meta = header.meta as unknown as Record<string, unknown>;
-  for (const key of ['runId', 'startedAt', 'baseUrl', 'model', 'cachePolicy'] as const) {
-    if (typeof meta[key] !== 'string') throw new InputFileError(file, `line 1: run.meta.${key} must be a string`);
+  let header: RunHeader;
+  try {
+    header = readRunHeader(journal.run);
+  } catch (error) {
+    throw new InputFileError(file, `line 1: ${(error as Error).message}`);
   }
-  if (!Number.isFinite(Date.parse(header.meta.startedAt)))
-    throw new InputFileError(file, 'line 1: run.meta.startedAt is not a date');
   const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
   const finishedAt =
-    journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.startedAt) + wallSeconds * 1000));
+    journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.started_at) + wallSeconds * 1000));
   // The end line's server metrics go into the result as they are: a hand-edited block is refused here, naming the key.
   const serverMetrics = journal.end?.server_metrics;
   if (serverMetrics !== undefined) {
@@ -76,7 +69,7 @@ export const rebuildCommand: Command = async (argv, io) => {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
     const results = [...journal.results].sort((a, b) => a.requestIndex - b.requestIndex);
     const end = journal.end;
-    assembled = assembleResult(fromEarlierHeader(header), results, {
+    assembled = assembleResult(header, results, {
       wallSeconds,
       finishedAt,
       interrupted: end?.interrupted ?? true,
@@ -111,27 +104,6 @@ export const rebuildCommand: Command = async (argv, io) => {
   io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
   return EXIT.ok;
 };
-
-/**
- * A header written by an earlier version: its load shape lacks the retry settings (they are read
- * from its `servebench.config`) or holds the SLO as text (parsed here, once, as its run did).
- */
-function fromEarlierHeader(header: RunHeader): RunHeader {
-  const shape = header.shape as Partial<Omit<RunHeader['shape'], 'slo'>> & { slo?: unknown };
-  const slo = typeof shape.slo === 'string' ? parseSlo(shape.slo) : header.shape.slo;
-  if (typeof shape.retries === 'number' && typeof shape.retryMaxWaitS === 'number')
-    return { ...header, shape: { ...header.shape, slo } };
-  const config = (header.servebench['config'] ?? {}) as { retries?: unknown; retry_max_wait_s?: unknown };
-  return {
-    ...header,
-    shape: {
-      ...header.shape,
-      slo,
-      retries: typeof config.retries === 'number' ? config.retries : 0,
-      retryMaxWaitS: typeof config.retry_max_wait_s === 'number' ? config.retry_max_wait_s : 0,
-    },
-  };
-}
 
 /** `: RESULT.journal.jsonl` when the journal a run writes beside this result exists, else nothing. */
 function journalHint(resultFile: string): string {

@@ -10,7 +10,7 @@ import type { StreamWorkerSettings } from './protocol.js';
 import { streamBounds } from '../send.js';
 import { StreamWorkerPool, type WorkerReport } from './pool.js';
 import type { ClientSelfCheck } from '../self-check.js';
-import { mergeThreadChecks } from './thread-check.js';
+import { mergeThreadChecks, type MergedSelfCheck } from './thread-check.js';
 
 export interface ShareInput {
   plan: RunPlan;
@@ -42,7 +42,7 @@ export function openStreamWorkers(
 export async function finishStreamWorkers(
   pool: StreamWorkerPool,
   main: ClientSelfCheck,
-): Promise<{ client: Record<string, unknown>; workers: Record<string, unknown> }> {
+): Promise<{ client: MergedSelfCheck; workers: Record<string, unknown> }> {
   const reports = await pool.finish();
   return {
     client: mergeThreadChecks(

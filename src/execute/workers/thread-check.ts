@@ -36,6 +36,14 @@ export function threadCpuSeconds(): number | null {
 /** A thread's self-check: loop delay as usual, CPU of this thread alone (the process's kept beside it). */
 export type ThreadSelfCheck = ClientSelfCheck & { process_cpu_fraction: number };
 
+/** The run's self-check merged over its threads (`--workers`): `servebench.client` with who broke the bound. */
+export type MergedSelfCheck = ClientSelfCheck & {
+  process_cpu_fraction?: number;
+  threads: number;
+  saturated_threads: string[];
+  thread_verdicts: Record<string, ClientVerdict | null>;
+};
+
 /** Starts watching the calling thread; `stop()` returns its summary. */
 export function startThreadSelfCheck(): { stop(requests?: StampedRequests): ThreadSelfCheck } {
   const check = startSelfCheck();
@@ -89,7 +97,7 @@ const VERDICT_RANK: Record<ClientVerdict, number> = { ok: 0, starved: 1, saturat
 export function mergeThreadChecks(
   main: ClientSelfCheck,
   workers: readonly (ClientSelfCheck | null)[],
-): Record<string, unknown> {
+): MergedSelfCheck {
   const named: [string, Record<string, unknown>][] = [['main', main as unknown as Record<string, unknown>]];
   workers.forEach((check, i) => {
     if (check !== null) named.push([`worker ${i + 1}`, check as unknown as Record<string, unknown>]);
@@ -114,5 +122,6 @@ export function mergeThreadChecks(
   merged['thread_verdicts'] = Object.fromEntries(named.map(([name, check]) => [name, check['verdict'] ?? null]));
   merged['threads'] = named.length;
   merged['saturated_threads'] = named.filter(([, check]) => check['client_saturated'] === true).map(([name]) => name);
-  return merged;
+  // Built key by key from the main thread's own check, plus the three keys above: the merged type.
+  return merged as unknown as MergedSelfCheck;
 }
