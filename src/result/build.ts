@@ -1,6 +1,6 @@
 /**
- * Assemble the complete result object of a run: the reference's 27 top-level keys (anvil spec
- * docs/protocol.md#top-level-keys) in the current emitter's shape, plus servebench's top-level extensions `prompt_set_id`,
+ * Assemble the complete result object of a run: the reference's 27 top-level keys
+ * (docs/protocol.md#top-level-keys) in the current emitter's shape, plus servebench's top-level extensions `prompt_set_id`,
  * `cache_policy` (which make two runs comparable by the reference's evidence tool, docs/protocol.md#why-reference-results-never-compare)
  * and the opaque `servebench` object. Write it with `writeResultFile` (result/io.ts), or print
  * it with `serializeResult` (result/pyjson.ts).

@@ -1,7 +1,8 @@
 /**
  * The `servebench` block of a result, as servebench writes it: one zod schema per part, the
- * TypeScript types inferred from them. Reference readers treat the block as opaque (anvil spec
- * docs/protocol.md#extensions-and-compatibility); servebench's own readers and the writer use these types. Keys follow the float key rule
+ * TypeScript types inferred from them. Reference readers treat the block as opaque
+ * (docs/protocol.md#extensions-and-compatibility); servebench's own readers and the writer use
+ * these types. Keys follow the float key rule
  * (result/pyjson.ts): a float-valued key ends in a unit suffix, so the schema never has to say
  * which numbers are floats. Objects are strict: a key the runner writes but this file does not
  * name fails the schema tests, so the block is described here and only here.
