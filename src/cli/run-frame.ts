@@ -11,6 +11,23 @@ import type { BenchmarkTarget } from '../pipeline/benchmark.js';
 import { readRunSimConfig, startEmbeddedSimulator, type EmbeddedSimulator } from './embedded-sim.js';
 import { interruptHandling } from './interrupts.js';
 import type { CliIO, InterruptSignal } from './io.js';
+import { openFilesShortfall } from '../util/open-files.js';
+import { UsageError } from '../util/errors.js';
+
+/**
+ * Refuses, before anything is opened, a run whose connections cannot all be open at once under
+ * the process's open-file limit (one line naming `ulimit -n`, the number needed and the flag).
+ * Known only when the load fixes it: a closed loop's --concurrency, an open loop's
+ * --max-concurrency.
+ */
+export function checkOpenFiles(config: RunConfig): void {
+  const load = config.load;
+  const [connections, flag] =
+    load.kind === 'closed' ? [load.concurrency, '--concurrency'] : [load.maxConcurrency, '--max-concurrency'];
+  if (connections === null || connections === undefined) return;
+  const shortfall = openFilesShortfall(connections, config.target.baseUrl === null ? 2 : 1, flag);
+  if (shortfall !== null) throw new UsageError(shortfall);
+}
 
 /** A target the frame started (or the --base-url), closed by the frame if the command does not first. */
 export interface FrameTarget {
@@ -63,6 +80,7 @@ export async function withRunFrame<T>(
   body: (frame: RunFrame) => Promise<T>,
 ): Promise<T> {
   const simConfig = readRunSimConfig(config);
+  checkOpenFiles(config);
   const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const interrupts = interruptHandling(config.load.onInterrupt, io, command);

@@ -59,9 +59,32 @@ export interface ShardOutcome {
   journal: JournalStatus | null;
 }
 
-/** The plan's hash: sha256 of its file text, the same on every machine that reads the same plan. */
+/**
+ * What the sizing block records of how long deciding the plan took (ms): facts of that planning,
+ * not of what is sent, so two plannings of the same flags differ in them and nowhere else.
+ */
+const PLANNING_TIMES = ['count_ms', 'sizing_ms'] as const;
+
+/**
+ * The plan's hash: sha256 of its file text without {@link PLANNING_TIMES}, so it covers what is
+ * sent, not how long deciding it took. The same on every machine that reads the same plan, and on
+ * every shard that plans the same flags against the same server (docs/sharding.md).
+ */
 export function planHash(plan: RunPlan): string {
-  return `sha256:${createHash('sha256').update(serializePlan(plan)).digest('hex')}`;
+  const sizing = plan.identity.sizing;
+  const hashed =
+    typeof sizing === 'object' && sizing !== null && !Array.isArray(sizing)
+      ? {
+          ...plan,
+          identity: {
+            ...plan.identity,
+            sizing: Object.fromEntries(
+              Object.entries(sizing).filter(([key]) => !(PLANNING_TIMES as readonly string[]).includes(key)),
+            ),
+          },
+        }
+      : plan;
+  return `sha256:${createHash('sha256').update(serializePlan(hashed)).digest('hex')}`;
 }
 
 /** Runs shard `settings.spec` of the plan `config` makes (or of a saved `plan`) against `target`. */

@@ -19,7 +19,7 @@ import { runBenchmark } from '../../pipeline/benchmark.js';
 import { JournalOutput } from '../../pipeline/journal-output.js';
 import type { RunOutput } from '../../pipeline/run-output.js';
 import { readRunSimConfig } from '../embedded-sim.js';
-import { withRunFrame, type RunFrame } from '../run-frame.js';
+import { checkOpenFiles, withRunFrame, type RunFrame } from '../run-frame.js';
 import { writeFileAtomic, writeResultFile } from '../../result/io.js';
 import { sweepReportSources, writeHtmlReport } from './report.js';
 import { summarizeSweep, formatSweep, type SweepPointInput } from '../../report/sweep.js';
@@ -89,6 +89,8 @@ export const sweepCommand: Command = async (argv, io) => {
   const points: SweepPointInput[] = [];
   let anyFailed = false;
   // One frame for the whole sweep: one key, one signal handler; each point its own simulator.
+  // The largest point holds the most connections: checked before the first point starts.
+  checkOpenFiles(configs.at(-1)!);
   return withRunFrame(configs[0]!, io, 'sweep', async (frame) => {
     // The point a signal came during (its partial result is among `points` when it had started).
     let interruptedLoad: number | null = null;
