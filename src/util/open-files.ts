@@ -22,7 +22,7 @@ export function openFileLimit(limitsText?: string): number | null {
 }
 
 /** Descriptors this process has open now, or null. */
-export function openFileCount(): number | null {
+function openFileCount(): number | null {
   try {
     return readdirSync('/proc/self/fd').length;
   } catch {
