@@ -8,7 +8,8 @@
  * Keys (all expire TTL after the last join):
  * - `servebench:<NAME>:rendezvous` (hash): plan_hash, shard_count, lead_ms ('' = the default
  *   rule), created_reference_ms, rtt_max_ms, and once all N joined start_reference_ms and
- *   chosen_reference_ms;
+ *   chosen_reference_ms; `ended`, why, once a shard of another plan or shard count was refused
+ *   before the start (no start can come: every shard waiting ends at once, naming it);
  * - `servebench:<NAME>:joined` (hash): shard index → JSON {order, host, joined_reference_ms, rtt_max_ms};
  * - `servebench:<NAME>:order` (counter): INCR gives each join its order, 1 for the first.
  */
@@ -29,7 +30,8 @@ export function rendezvousKeys(name: string): RendezvousKeys {
  * TTL (s), the default lead's floor (ms), the default lead's multiple of the largest RTT.
  * Returns one of: {'joined', order, joined_reference_ms, start_reference_ms or ''},
  * {'started', start_reference_ms, chosen_reference_ms}, {'plan', held plan hash},
- * {'count', held shard count}, {'duplicate', the held entry JSON}, {'full', joined count}.
+ * {'count', held shard count}, {'duplicate', the held entry JSON}, {'full', joined count},
+ * {'ended', why}. A refusal for another plan or shard count also ends the rendezvous (`ended`).
  */
 export const JOIN_SCRIPT = `
 local meta, joined, orderKey = KEYS[1], KEYS[2], KEYS[3]
@@ -40,9 +42,18 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local nowText = string.format('%.3f', now)
 local held = redis.call('HMGET', meta, 'plan_hash', 'shard_count', 'start_reference_ms', 'chosen_reference_ms')
 if held[3] then return {'started', held[3], held[4] or ''} end
+local ended = redis.call('HGET', meta, 'ended')
+if ended then return {'ended', ended} end
+local who = 'shard ' .. index .. '/' .. ARGV[2] .. ' on ' .. host
 if held[1] then
-  if held[1] ~= plan then return {'plan', held[1]} end
-  if tonumber(held[2]) ~= count then return {'count', held[2]} end
+  if held[1] ~= plan then
+    redis.call('HSET', meta, 'ended', who .. ' has plan hash ' .. plan .. ', not ' .. held[1])
+    return {'plan', held[1]}
+  end
+  if tonumber(held[2]) ~= count then
+    redis.call('HSET', meta, 'ended', who .. ' expects ' .. ARGV[2] .. ' shards, not ' .. held[2])
+    return {'count', held[2]}
+  end
 end
 local mine = redis.call('HGET', joined, index)
 if mine then return {'duplicate', mine} end
@@ -86,9 +97,9 @@ if redis.call('HLEN', KEYS[2]) == 0 then redis.call('DEL', KEYS[1], KEYS[2], KEY
 return 'left'
 `;
 
-/** Returns {start_reference_ms or '', chosen_reference_ms or '', joined count}: one consistent read. */
+/** Returns {start_reference_ms or '', chosen_reference_ms or '', joined count, ended or ''}: one consistent read. */
 export const POLL_SCRIPT = `
-return {redis.call('HGET', KEYS[1], 'start_reference_ms') or '', redis.call('HGET', KEYS[1], 'chosen_reference_ms') or '', tostring(redis.call('HLEN', KEYS[2]))}
+return {redis.call('HGET', KEYS[1], 'start_reference_ms') or '', redis.call('HGET', KEYS[1], 'chosen_reference_ms') or '', tostring(redis.call('HLEN', KEYS[2])), redis.call('HGET', KEYS[1], 'ended') or ''}
 `;
 
 export type JoinReply =
@@ -97,7 +108,8 @@ export type JoinReply =
   | { kind: 'plan'; heldPlanHash: string }
   | { kind: 'count'; heldShardCount: string }
   | { kind: 'duplicate'; heldHost: string | null; heldOrder: number | null }
-  | { kind: 'full'; joined: number };
+  | { kind: 'full'; joined: number }
+  | { kind: 'ended'; why: string };
 
 /** The join script's reply as data; anything else is a RangeError (not our script's reply). */
 export function decodeJoinReply(reply: unknown): JoinReply {
@@ -118,6 +130,8 @@ export function decodeJoinReply(reply: unknown): JoinReply {
     }
     case 'full':
       return { kind, joined: Number(a) };
+    case 'ended':
+      return { kind, why: a };
     default:
       throw new RangeError(`unexpected rendezvous reply ${JSON.stringify(reply)}`);
   }
@@ -127,14 +141,17 @@ export interface PollReply {
   startReferenceMs: number | null;
   chosenReferenceMs: number | null;
   joined: number;
+  /** Why the rendezvous ended before the start (a refused shard of another plan), or null. */
+  ended: string | null;
 }
 
 export function decodePollReply(reply: unknown): PollReply {
-  const [start = '', chosen = '', joined = '0'] = strings(reply);
+  const [start = '', chosen = '', joined = '0', ended = ''] = strings(reply);
   return {
     startReferenceMs: start === '' ? null : Number(start),
     chosenReferenceMs: chosen === '' ? null : Number(chosen),
     joined: Number(joined),
+    ended: ended === '' ? null : ended,
   };
 }
 

@@ -276,6 +276,8 @@ async function joinRendezvous(
     }
     case 'full':
       throw refuse(`refused: all ${shardCount} shards already joined`);
+    case 'ended':
+      throw refuse(`refused: this rendezvous ended before its start (${reply.why}); a new run needs a new NAME`);
     case 'joined':
       break;
   }
@@ -292,6 +294,10 @@ async function joinRendezvous(
     while (startReferenceMs === null) {
       const poll = decodePollReply(await call(redis.eval(POLL_SCRIPT, 2, keys.meta, keys.joined)));
       joinedCount = poll.joined;
+      if (poll.ended !== null && poll.startReferenceMs === null) {
+        await leave(redis, keys, shardIndex, order);
+        throw refuse(`left: the rendezvous ended before its start (${poll.ended}); no start can come`);
+      }
       if (poll.startReferenceMs !== null) {
         startReferenceMs = poll.startReferenceMs;
         chosenReferenceMs = poll.chosenReferenceMs;

@@ -134,19 +134,44 @@ test('a shard index joins once: the second is refused, naming the shard', { time
   await assert.rejects(first, InterruptedError);
 });
 
-test('a shard of another plan or shard count is refused, naming the field', { timeout: 30_000 }, async () => {
-  const name = freshName();
-  const controller = new AbortController();
-  const first = join(name, options(0, 2, { signal: controller.signal }));
-  await waitForJoined(name, 1);
-  await refused(
-    join(name, options(1, 2, { planHash: 'plan-bbb' })),
-    /shard 1\/2 has plan hash plan-bbb, but this rendezvous is for plan hash plan-aaa/,
-  );
-  await refused(join(name, options(1, 3)), /shard 1\/3 expects 3 shards, but this rendezvous holds shard count 2/);
-  controller.abort();
-  await assert.rejects(first, InterruptedError);
-});
+test(
+  'a shard of another plan is refused, naming the field, and the waiting shards end at once, naming why',
+  { timeout: 30_000 },
+  async () => {
+    const name = freshName();
+    // Shard 0 waits with a 20 s timeout: it must end long before, on the refusal.
+    const first = join(name, options(0, 3));
+    await waitForJoined(name, 1);
+    await refused(
+      join(name, options(1, 3, { planHash: 'plan-bbb' })),
+      /shard 1\/3 has plan hash plan-bbb, but this rendezvous is for plan hash plan-aaa/,
+    );
+    const started = performance.now();
+    await refused(
+      first,
+      /shard 0\/3 left: the rendezvous ended before its start \(shard 1\/3 on host-1 has plan hash plan-bbb, not plan-aaa\); no start can come$/,
+    );
+    assert.ok(performance.now() - started < 10_000, 'ended on the refusal, not at its timeout');
+    // The name is free again once every waiting shard left.
+    assert.deepEqual(await keysOf(name), []);
+  },
+);
+
+test(
+  'a shard of another shard count ends the rendezvous too, and the waiting shard says why',
+  { timeout: 30_000 },
+  async () => {
+    const name = freshName();
+    const first = join(name, options(0, 2));
+    await waitForJoined(name, 1);
+    await refused(join(name, options(1, 3)), /shard 1\/3 expects 3 shards, but this rendezvous holds shard count 2/);
+    await refused(
+      first,
+      /shard 0\/2 left: the rendezvous ended before its start \(shard 1\/3 on host-1 expects 3 shards, not 2\); no start can come$/,
+    );
+    assert.deepEqual(await keysOf(name), []);
+  },
+);
 
 test('a shard that joins after the start was chosen is refused as late', { timeout: 30_000 }, async () => {
   const name = freshName();
