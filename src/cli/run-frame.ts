@@ -18,7 +18,8 @@ import { UsageError } from '../util/errors.js';
  * Refuses, before anything is opened, a run whose connections cannot all be open at once under
  * the process's open-file limit (one line naming `ulimit -n`, the number needed and the flag).
  * Known only when the load fixes it: a closed loop's --concurrency, an open loop's
- * --max-concurrency.
+ * --max-concurrency. Called by `run` and `sweep`, which hold every connection in this process;
+ * not by `plan` (it opens a few) nor a shard (it holds only its part of them).
  */
 export function checkOpenFiles(config: RunConfig): void {
   const load = config.load;
@@ -80,7 +81,6 @@ export async function withRunFrame<T>(
   body: (frame: RunFrame) => Promise<T>,
 ): Promise<T> {
   const simConfig = readRunSimConfig(config);
-  checkOpenFiles(config);
   const { key: apiKey, warnings } = resolveApiKey(config.target, io.env);
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   const interrupts = interruptHandling(config.load.onInterrupt, io, command);

@@ -73,3 +73,33 @@ test('under ulimit -n 200, run --concurrency 400 is refused in one line before a
   );
   assert.deepEqual(readdirSync(cwd), [], 'nothing was written');
 });
+
+test('under ulimit -n 200, plan --concurrency 400 is not refused: it opens no such connections', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'servebench-open-files-'));
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      `ulimit -n 200 && exec "$0" "$@"`,
+      process.execPath,
+      CLI_PATH,
+      'plan',
+      '--concurrency',
+      '400',
+      '--requests',
+      '4',
+      '--ctx-tokens',
+      '256',
+      '--output',
+      'p.json',
+      '--quiet',
+    ],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdout.resume();
+  const [code] = (await once(child, 'close')) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(readdirSync(cwd), ['p.json']);
+});

@@ -21,7 +21,7 @@ import { readPlanFile } from '../plan-file.js';
 import { nothingMeasured } from '../../plan/plan-check.js';
 import { buildDryRunPlan, formatDryRunPlan } from '../../plan/dry-run.js';
 import { readRunSimConfig } from '../embedded-sim.js';
-import { withRunFrame } from '../run-frame.js';
+import { checkOpenFiles, withRunFrame } from '../run-frame.js';
 import { runConsole } from '../run-console.js';
 import { JournalOutput } from '../../pipeline/journal-output.js';
 import { formatSummary } from '../../report/console.js';
@@ -102,6 +102,7 @@ export const runCommand: Command = async (argv, io) => {
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
 
+  checkOpenFiles(config);
   let outputPath: string | null = config.output.result;
   return withRunFrame(config, io, 'run', async (frame) => {
     // First: a port in use refuses the run before the simulator starts or anything is sent.
