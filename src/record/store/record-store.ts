@@ -1,0 +1,97 @@
+/**
+ * The finished requests of a run, merge or rebuild as columns (block.ts): a few hundred bytes a
+ * request instead of an object graph of several kilobytes, grown a block at a time. Records come
+ * back as new objects (`at`, iteration) equal to what went in (block.ts says where they differ),
+ * and chunk offsets without an object (`chunkOffsetsAt`), for the figures' hot loops.
+ */
+import type { ChunkOffsetSource, RequestRecords } from '../records.js';
+import type { RequestResult } from '../types.js';
+import { RecordBlock } from './block.js';
+
+/** Records a block holds: big enough that per-block costs vanish, small enough that the last block's slack does. */
+const BLOCK_RECORDS = 8192;
+
+export class RecordStore implements RequestRecords, ChunkOffsetSource {
+  readonly #blocks: RecordBlock[] = [];
+  /** Index of each block's first record. */
+  readonly #starts: number[] = [];
+  #length = 0;
+  #scratch: Float64Array = new Float64Array(256);
+  /** The block of the last lookup (records are mostly read in order). */
+  #hint = 0;
+
+  constructor(private readonly blockRecords: number = BLOCK_RECORDS) {}
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The blocks, in order (writers of record files encode them). */
+  get blocks(): readonly RecordBlock[] {
+    return this.#blocks;
+  }
+
+  append(result: RequestResult): void {
+    let block = this.#blocks.at(-1);
+    if (block === undefined || block.full) {
+      block?.seal();
+      block = new RecordBlock(this.blockRecords);
+      this.#blocks.push(block);
+      this.#starts.push(this.#length);
+    }
+    block.append(result);
+    this.#length++;
+  }
+
+  /** Takes a whole block (read from a file) as the next records; it must not change afterwards. */
+  adopt(block: RecordBlock): void {
+    if (block.n === 0) return;
+    this.#blocks.at(-1)?.seal();
+    block.seal();
+    this.#blocks.push(block);
+    this.#starts.push(this.#length);
+    this.#length += block.n;
+  }
+
+  at(i: number): RequestResult | undefined {
+    if (!(i >= 0 && i < this.#length)) return undefined;
+    const b = this.#locate(i);
+    return this.#blocks[b]!.record(i - this.#starts[b]!);
+  }
+
+  /** Record `i`'s chunk offsets, in a buffer reused by the next call (copy what must outlive it). */
+  chunkOffsetsAt(i: number): Float64Array | undefined {
+    if (!(i >= 0 && i < this.#length)) return undefined;
+    const b = this.#locate(i);
+    const got = this.#blocks[b]!.chunkOffsets(i - this.#starts[b]!, this.#scratch);
+    if (got === null) return undefined;
+    this.#scratch = got.values;
+    return got.values.subarray(0, got.count);
+  }
+
+  *[Symbol.iterator](): Iterator<RequestResult> {
+    for (const block of this.#blocks) for (let k = 0; k < block.n; k++) yield block.record(k);
+  }
+
+  /** Calls `visit` on every record's block and row, in order, without building records. */
+  forEachRow(visit: (block: RecordBlock, row: number, index: number) => void): void {
+    let index = 0;
+    for (const block of this.#blocks) for (let k = 0; k < block.n; k++) visit(block, k, index++);
+  }
+
+  #locate(i: number): number {
+    const starts = this.#starts;
+    let b = this.#hint;
+    if (b < starts.length && starts[b]! <= i && i < starts[b]! + this.#blocks[b]!.n) return b;
+    if (b + 1 < starts.length && starts[b + 1]! <= i && i < starts[b + 1]! + this.#blocks[b + 1]!.n)
+      return (this.#hint = b + 1);
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return (this.#hint = lo);
+  }
+}

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { decodeBlock, encodeBlock } from '../../src/record/store/block-codec.js';
+import { RecordStore } from '../../src/record/store/record-store.js';
+import type { RequestResult } from '../../src/record/types.js';
+
+/** Offsets as the client makes them: whole nanoseconds over 1e9, in order. */
+const nsOffsets = fc
+  .array(fc.integer({ min: 0, max: 3e10 }), { maxLength: 40 })
+  .map((ns) => ns.sort((a, b) => a - b).map((v) => v / 1e9));
+const nullableDouble = fc.option(
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e6 }).map((v) => (v === 0 ? 0 : v)),
+  { nil: null },
+);
+/** Extras go through JSON in a file, like the NDJSON journal's lines: no −0 there. */
+const jsonDouble = fc.double({ noNaN: true, noDefaultInfinity: true }).map((v) => (v === 0 ? 0 : v));
+const error = fc.record({
+  type: fc.constantFrom('HTTPError', 'TimeoutError', 'RemoteDisconnected'),
+  message: fc.string({ unit: 'binary', maxLength: 40 }),
+  httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: null }),
+  bodyExcerpt: fc.option(fc.string(), { nil: null }),
+  atS: jsonDouble,
+});
+
+const record = fc.record(
+  {
+    requestIndex: fc.nat(),
+    plannedContextTokens: fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 1e12 })),
+    startOffsetMs: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    ok: fc.boolean(),
+    timeToFirstOutputS: nullableDouble,
+    ttftS: nullableDouble,
+    e2eS: nullableDouble,
+    reasoningChunks: fc.nat(),
+    contentChunks: fc.oneof(fc.nat(), fc.constant(2 ** 40)),
+    usage: fc.option(
+      fc.record(
+        {
+          prompt_tokens: fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+          completion_tokens: fc.nat(),
+          prompt_tokens_details: fc.record({ cached_tokens: fc.nat() }),
+          completion_tokens_details: fc.record({ reasoning_tokens: fc.nat() }),
+        },
+        { requiredKeys: [] },
+      ),
+      { nil: null },
+    ),
+    finishReason: fc.option(fc.constantFrom('stop', 'length', 'tool_calls', 'ünïcode'), { nil: null }),
+    responseId: fc.option(fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 8 })), {
+      nil: null,
+    }),
+    httpStatus: fc.option(fc.oneof(fc.integer({ min: 100, max: 599 }), fc.constant(70000)), { nil: null }),
+    error: fc.option(error, { nil: null }),
+    expectedPromptTokens: fc.option(fc.nat(), { nil: null }),
+    maxTokens: fc.nat(),
+    chunkOffsetsS: fc.oneof(nsOffsets, fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { maxLength: 5 })),
+    scheduledOffsetMs: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
+    warmup: fc.boolean(),
+    connectionRetries: fc.oneof(fc.integer({ min: 0, max: 1 }), fc.constant(300)),
+    sendWaitMs: fc.double({ noNaN: true, noDefaultInfinity: true, min: 0, max: 100 }),
+    thinkTags: fc.boolean(),
+    toolCalls: fc.record({ calls: fc.nat(), chunks: fc.nat(), argumentBytes: fc.nat(), firstS: nullableDouble }),
+    conversationId: fc.nat(),
+    turnIndex: fc.nat(),
+    stepKind: fc.constantFrom('user' as const, 'tool_result' as const, 'tool_result_as_user' as const),
+    toolResults: fc.nat(),
+    attempts: fc.array(
+      fc.record({
+        attempt: fc.nat(),
+        kind: fc.constantFrom('retry' as const, 'stale-connection' as const),
+        startOffsetMs: jsonDouble,
+        error,
+        retryAfterS: nullableDouble,
+        waitS: jsonDouble,
+      }),
+      { maxLength: 2 },
+    ),
+  },
+  {
+    requiredKeys: [
+      'requestIndex',
+      'plannedContextTokens',
+      'startOffsetMs',
+      'ok',
+      'timeToFirstOutputS',
+      'ttftS',
+      'e2eS',
+      'reasoningChunks',
+      'contentChunks',
+      'usage',
+      'finishReason',
+      'responseId',
+      'httpStatus',
+      'error',
+    ],
+  },
+) as fc.Arbitrary<RequestResult>;
+
+/** What the store keeps of a record (block.ts): the four usage counts; plain objects (fc's have no prototype). */
+function kept(r: RequestResult): RequestResult {
+  r = structuredClone(r);
+  if (r.usage === null) return r;
+  const u = r.usage as Record<string, Record<string, unknown> | number>;
+  const usage: Record<string, unknown> = {};
+  if (typeof u['prompt_tokens'] === 'number') usage['prompt_tokens'] = u['prompt_tokens'];
+  if (typeof u['completion_tokens'] === 'number') usage['completion_tokens'] = u['completion_tokens'];
+  const cached = (u['prompt_tokens_details'] as Record<string, unknown> | undefined)?.['cached_tokens'];
+  if (typeof cached === 'number') usage['prompt_tokens_details'] = { cached_tokens: cached };
+  const reasoning = (u['completion_tokens_details'] as Record<string, unknown> | undefined)?.['reasoning_tokens'];
+  if (typeof reasoning === 'number') usage['completion_tokens_details'] = { reasoning_tokens: reasoning };
+  return { ...r, usage };
+}
+
+describe('the record store (src/record/store)', () => {
+  it('gives back every record as it went in, but for the usage keys no figure reads', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 40 }), fc.integer({ min: 1, max: 7 }), (records, blockSize) => {
+        const store = new RecordStore(blockSize);
+        for (const r of records) store.append(r);
+        assert.equal(store.length, records.length);
+        records.forEach((r, i) => {
+          assert.deepStrictEqual(structuredClone(store.at(i)), kept(r));
+          const offsets = store.chunkOffsetsAt(i);
+          assert.deepStrictEqual(offsets === undefined ? undefined : [...offsets], r.chunkOffsetsS);
+        });
+        assert.deepStrictEqual(structuredClone([...store]), records.map(kept));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('encodes a block to bytes and back unchanged', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 30 }), (records) => {
+        const store = new RecordStore(16);
+        for (const r of records) store.append(r);
+        const copy = new RecordStore();
+        for (const block of store.blocks) {
+          const bytes = encodeBlock(block);
+          // An odd offset: a block is read from anywhere in a file's buffer.
+          const shifted = new Uint8Array(bytes.length + 1);
+          shifted.set(bytes, 1);
+          copy.adopt(decodeBlock(shifted.subarray(1)));
+        }
+        assert.deepStrictEqual([...copy], records.map(kept));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps chunk offsets made from whole nanoseconds bit for bit, in a few bytes each', () => {
+    const store = new RecordStore();
+    const offsets = [0.123456789, 0.143456789, 0.163456789, 1.000000001];
+    store.append({
+      requestIndex: 0,
+      plannedContextTokens: 1,
+      startOffsetMs: 0,
+      ok: true,
+      timeToFirstOutputS: offsets[0]!,
+      ttftS: offsets[0]!,
+      e2eS: 1.1,
+      reasoningChunks: 0,
+      contentChunks: 4,
+      usage: null,
+      finishReason: 'stop',
+      responseId: null,
+      httpStatus: 200,
+      error: null,
+      chunkOffsetsS: offsets,
+    });
+    const block = store.blocks[0]!;
+    assert.equal(block.extras.size, 0, 'not kept as given');
+    assert.ok(block.arenaUsed <= 1 + 1 + 4 * 5, `${block.arenaUsed} bytes`);
+    assert.deepStrictEqual(store.at(0)!.chunkOffsetsS, offsets);
+  });
+
+  it('refuses bytes that are not a whole block', () => {
+    const store = new RecordStore();
+    store.append({
+      requestIndex: 0,
+      plannedContextTokens: 1,
+      startOffsetMs: 0,
+      ok: false,
+      timeToFirstOutputS: null,
+      ttftS: null,
+      e2eS: null,
+      reasoningChunks: 0,
+      contentChunks: 0,
+      usage: null,
+      finishReason: null,
+      responseId: 'x',
+      httpStatus: null,
+      error: null,
+    });
+    const bytes = encodeBlock(store.blocks[0]!);
+    assert.throws(() => decodeBlock(bytes.subarray(0, bytes.length - 1)), /record block: .* bytes/);
+    assert.throws(() => decodeBlock(bytes.subarray(0, 8)), /shorter than its header/);
+  });
+});
