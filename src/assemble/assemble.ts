@@ -6,6 +6,14 @@
  */
 import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
 import type { RequestResult } from '../record/types.js';
+import {
+  countRecords,
+  filterRecords,
+  mapRecords,
+  someRecord,
+  sumRecords,
+  type RequestRecords,
+} from '../record/records.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
 import type {
@@ -105,8 +113,7 @@ export interface RunEnd {
   warnings?: readonly string[];
 }
 
-const connectionRetries = (results: readonly RequestResult[]): number =>
-  results.reduce((sum, r) => sum + (r.connectionRetries ?? 0), 0);
+const connectionRetries = (results: RequestRecords): number => sumRecords(results, (r) => r.connectionRetries ?? 0);
 
 /** The recorded `--endpoint`; a header written before the flag existed is chat. */
 function endpointOf(value: string | undefined): Endpoint {
@@ -116,10 +123,10 @@ function endpointOf(value: string | undefined): Endpoint {
 /** Assembles the result and returns it with the warnings it carries. */
 export function assembleResult(
   header: RunHeader,
-  results: readonly RequestResult[],
+  results: RequestRecords,
   end: RunEnd,
 ): { result: CapacityResult; warnings: string[] } {
-  const measured = results.filter((r) => r.warmup !== true);
+  const measured = filterRecords(results, (r) => r.warmup !== true);
   const warmupCount = results.length - measured.length;
   const promptSetId = end.promptSetId ?? header.meta.prompt_set_id ?? 'unknown';
   const reference = buildReferenceKeys(
@@ -128,7 +135,7 @@ export function assembleResult(
       finishedAt: end.finishedAt,
       wallSeconds: end.wallSeconds,
       requests: measured.length,
-      contextPlan: measured.map((r) => r.plannedContextTokens),
+      contextPlan: mapRecords(measured, (r) => r.plannedContextTokens),
       promptSetId,
       endpoint: endpointOf(header.servebench.config.endpoint),
     },
@@ -158,7 +165,7 @@ export function assembleResult(
     // row); warm-up requests' resends are counted apart, like the requests themselves.
     connection_retries: connectionRetries(measured),
     ...(warmupCount > 0
-      ? { warmup_connection_retries: connectionRetries(results.filter((r) => r.warmup === true)) }
+      ? { warmup_connection_retries: connectionRetries(filterRecords(results, (r) => r.warmup === true)) }
       : {}),
     ...(retries !== null ? { retries } : {}),
     ...(end.workers !== undefined ? { workers: end.workers } : {}),
@@ -170,9 +177,9 @@ export function assembleResult(
     ...(end.serverMetrics !== undefined ? { server_metrics: end.serverMetrics } : {}),
     reasoning_parser: {
       setting: header.servebench.config.reasoning_parser ?? 'none',
-      think_tag_requests: measured.filter((r) => r.thinkTags === true).length,
+      think_tag_requests: countRecords(measured, (r) => r.thinkTags === true),
     },
-    ...(header.servebench.config.tools != null || measured.some((r) => r.toolCalls !== undefined)
+    ...(header.servebench.config.tools != null || someRecord(measured, (r) => r.toolCalls !== undefined)
       ? { tool_calls: toolCallsBlock(measured) }
       : {}),
     ...(endpointOf(header.servebench.config.endpoint) === 'embeddings'

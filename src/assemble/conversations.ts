@@ -5,6 +5,7 @@
  * Percentiles are the nearest-rank ones of every top-level figure (metrics/percentile.ts).
  */
 import type { RequestResult, StepKind } from '../record/types.js';
+import { filterRecords, someRecord, sumRecords, type RequestRecords } from '../record/records.js';
 import type { WrittenRow } from '../metrics/types.js';
 import { percentile } from '../metrics/percentile.js';
 import type { ConversationsBlock } from '../result/servebench-schema.js';
@@ -38,10 +39,10 @@ function meanCacheHit(rows: readonly ConversationRow[]): number | null {
  * tool results they carried, and over its rows the nearest-rank TTFT percentiles and the mean
  * prefix-cache hit (as by_turn). Kinds no turn was sent as are left out; null without agent steps.
  */
-function byStep(results: readonly RequestResult[], rows: readonly ConversationRow[]): ConversationsBlock['by_step'] {
-  if (!results.some((r) => r.stepKind !== undefined)) return undefined;
+function byStep(results: RequestRecords, rows: readonly ConversationRow[]): ConversationsBlock['by_step'] {
+  if (!someRecord(results, (r) => r.stepKind !== undefined)) return undefined;
   return STEP_KINDS.flatMap((kind) => {
-    const sent = results.filter((r) => r.stepKind === kind);
+    const sent = filterRecords(results, (r) => r.stepKind === kind);
     if (sent.length === 0) return [];
     const kindRows = rows.filter((row) => row.step_kind === kind);
     const ttfts = kindRows.map((row) => row.ttft_ms);
@@ -49,7 +50,7 @@ function byStep(results: readonly RequestResult[], rows: readonly ConversationRo
       {
         step_kind: kind,
         turns_sent: sent.length,
-        tool_results_sent: sent.reduce((sum, r) => sum + (r.toolResults ?? 0), 0),
+        tool_results_sent: sumRecords(sent, (r) => r.toolResults ?? 0),
         ttft_p50_ms: percentile(ttfts, 50),
         ttft_p95_ms: percentile(ttfts, 95),
         mean_prefix_cache_hit: meanCacheHit(kindRows),
@@ -64,10 +65,10 @@ const mean = (values: readonly number[]): number | null =>
 /** The block, from each conversation's planned turn count, every record of the run and the written rows. */
 export function conversationsBlock(
   plannedTurns: readonly number[],
-  results: readonly RequestResult[],
+  results: RequestRecords,
   rows: readonly ConversationRow[],
 ): ConversationsBlock {
-  const sent = results.filter((r) => r.conversationId !== undefined);
+  const sent = filterRecords(results, (r) => r.conversationId !== undefined);
   const okTurns = new Array<number>(plannedTurns.length).fill(0);
   const failed = new Array<boolean>(plannedTurns.length).fill(false);
   for (const r of sent) {

@@ -6,6 +6,7 @@
  */
 import type { RetriesBlock } from '../result/servebench-schema.js';
 import type { RequestAttempt, RequestResult } from '../record/types.js';
+import { filterRecords, type RequestRecords } from '../record/records.js';
 import { attemptRecord } from '../metrics/rows.js';
 
 /** Retried requests listed one by one at most (the counts cover all of them; the journal keeps every attempt). */
@@ -20,12 +21,10 @@ function retryAttempts(r: RequestResult): RequestAttempt[] {
  * The summary, or null when retries were off and nothing was retried.
  * Float-valued keys end in `_s`/`_ms` (the result writer's float key rule).
  */
-export function retrySummary(
-  results: readonly RequestResult[],
-  allowed: number,
-  maxWaitS: number,
-): RetriesBlock | null {
-  const retried = results.filter((r) => retryAttempts(r).length > 0).sort((a, b) => a.requestIndex - b.requestIndex);
+export function retrySummary(results: RequestRecords, allowed: number, maxWaitS: number): RetriesBlock | null {
+  const retried = [...filterRecords(results, (r) => retryAttempts(r).length > 0)].sort(
+    (a, b) => a.requestIndex - b.requestIndex,
+  );
   if (allowed <= 0 && retried.length === 0) return null;
   return {
     allowed,

@@ -3,6 +3,7 @@
  * and printed on the console, so a result that does not measure what was planned says so.
  */
 import type { RequestResult } from '../record/types.js';
+import { mapRecords, type RequestRecords } from '../record/records.js';
 import { summarizeCalibration, type CalibrationSummary } from '../metrics/calibration.js';
 import type { TimingRow } from '../metrics/types.js';
 
@@ -20,7 +21,7 @@ export interface RunChecks {
  */
 export function runChecks(
   rows: readonly TimingRow[],
-  results: readonly RequestResult[],
+  results: RequestRecords,
   promptMethod: string,
   enforceCalibration: boolean,
 ): RunChecks {
@@ -34,7 +35,7 @@ export function runChecks(
   }
   if (calibration.requests_checked === 0 && rows.length > 0)
     warnings.push('the server reported no usage.prompt_tokens: prompt sizes could not be checked');
-  const caps = new Map(results.map((r) => [r.requestIndex, r.maxTokens]));
+  const caps = new Map(mapRecords(results, (r) => [r.requestIndex, r.maxTokens] as const));
   let checked = 0;
   let stopped = 0;
   for (const row of rows) {

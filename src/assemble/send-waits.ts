@@ -6,6 +6,7 @@
  * of each request's send lag.
  */
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import { percentileSorted } from '../metrics/percentile.js';
 
 export interface SendWaitSummary {
@@ -17,8 +18,10 @@ export interface SendWaitSummary {
 }
 
 /** Nearest-rank p50/p99 and the maximum of the requests' send waits. */
-export function summarizeSendWaits(results: readonly RequestResult[]): SendWaitSummary {
-  const waits = Float64Array.from(results.flatMap((r) => (r.sendWaitMs === undefined ? [] : [r.sendWaitMs]))).sort();
+export function summarizeSendWaits(results: RequestRecords): SendWaitSummary {
+  const given: number[] = [];
+  for (const r of results) if (r.sendWaitMs !== undefined) given.push(r.sendWaitMs);
+  const waits = Float64Array.from(given).sort();
   return {
     send_wait_requests: waits.length,
     send_wait_ms_p50: percentileSorted(waits, 50),

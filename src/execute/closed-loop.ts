@@ -27,6 +27,11 @@ export interface ClosedLoopOptions {
   execute: RequestExecutor;
   /** Called as each request finishes, in completion order. */
   onResult?: (result: RequestResult) => void;
+  /**
+   * Where each finished result goes after `onResult` (execute-plan.ts keeps them as columns,
+   * record/store/); without it they are returned, sorted by index.
+   */
+  keep?: (result: RequestResult) => void;
   /** When aborted, no new request starts. */
   stopScheduling?: AbortSignal;
   /** The ramp's joins and the `durationS` deadline are read on it; real time by default (clock.ts). */
@@ -36,6 +41,7 @@ export interface ClosedLoopOptions {
 /** Runs the loop to the end (or until scheduling stops) and returns the results sorted by index. */
 export async function runClosedLoop(options: ClosedLoopOptions): Promise<RequestResult[]> {
   const results: RequestResult[] = [];
+  const keep = options.keep ?? ((result: RequestResult): void => void results.push(result));
   const stop = options.stopScheduling;
   const clock = options.clock ?? REAL_CLOCK;
   const deadlineMs = options.durationS == null ? Infinity : options.durationS * 1000;
@@ -55,8 +61,8 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<Request
       const index = indexAt(next++);
       const result = await options.execute(index, null);
       await turns.next();
-      results.push(result);
       options.onResult?.(result);
+      keep(result);
     }
   };
   const slots = options.slots ?? Array.from({ length: options.concurrency }, (_, w) => w);

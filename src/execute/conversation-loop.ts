@@ -44,6 +44,11 @@ export interface ConversationLoopOptions {
   send: (index: number, prepared: Prepared, scheduledOffsetMs: number | null) => Promise<RequestResult>;
   /** Called as each turn finishes, in completion order, without its reply text. */
   onResult?: (result: RequestResult) => void;
+  /**
+   * Where each finished result goes after `onResult` (execute-plan.ts keeps them as columns,
+   * record/store/); without it they are returned, sorted by index.
+   */
+  keep?: (result: RequestResult) => void;
   /** When aborted, no new turn is sent (in-flight ones drain). */
   stopScheduling?: AbortSignal;
   /** Agent sessions (docs/agent-traces.md): whether turn `index` is a user message or the results of the previous reply's tool calls. */
@@ -115,6 +120,7 @@ export function conversationSlots(turns: readonly number[]): ConversationSlot[] 
 /** Runs every conversation (or until scheduling stops) and returns the turns' results sorted by index. */
 export async function runConversationLoop(options: ConversationLoopOptions): Promise<RequestResult[]> {
   const results: RequestResult[] = [];
+  const keep = options.keep ?? ((result: RequestResult): void => void results.push(result));
   const stop = options.stopScheduling;
   const load = options.load;
   const clock = options.clock ?? REAL_CLOCK;
@@ -164,8 +170,8 @@ export async function runConversationLoop(options: ConversationLoopOptions): Pro
       // The sizer's expectation covers a turn's own messages, not the history the server counts.
       if (k > 0) result.expectedPromptTokens = null;
       await turns.next();
-      results.push(result);
       options.onResult?.(result);
+      keep(result);
       if (!result.ok) return;
       history.push(...turn.messages);
       previous = reply;

@@ -10,6 +10,8 @@ import type { RunPlan } from '../plan/run-plan.js';
 import { checkSlice } from '../plan/slice.js';
 import { shardPart, type ShardSpec } from '../plan/shard.js';
 import type { RequestResult } from '../record/types.js';
+import { filterRecords, sortedByRequestIndex, type RequestRecords } from '../record/records.js';
+import { RecordStore } from '../record/store/record-store.js';
 import { InterruptedError } from '../util/errors.js';
 import { helperThreadPriority } from '../util/thread-priority.js';
 import type { PromptSizer } from '../workload/workload.js';
@@ -91,7 +93,8 @@ export interface ExecuteOptions {
 
 /** What the execution produced: records and the client's own figures. */
 export interface Execution {
-  results: RequestResult[];
+  /** Every finished request, in request-index order, as columns (record/store/): never an object per request. */
+  results: RequestRecords;
   wallSeconds: number;
   finishedAt: Date;
   interrupted: boolean;
@@ -198,6 +201,9 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
       markWarmup(result, plan.warmup);
       options.onResult?.(result);
     };
+    // A finished request lives on as a few hundred bytes of columns, not as its object (docs/output-files.md#record-files).
+    const store = new RecordStore();
+    const keep = (result: RequestResult): void => store.append(result);
     const stopSignal = workers === null ? options.stopSignal : workers.stopScheduling(options.stopSignal);
     const stop = stopSignal ? { stopScheduling: stopSignal } : {};
     const load = plan.load;
@@ -224,6 +230,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
               return sender.send(index, prepared, due);
             },
             onResult,
+            keep,
             ...stop,
             ...agentStepsOf(conversations),
           })
@@ -239,6 +246,7 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
                 return sender.send(index, prepared, due);
               },
               onResult,
+              keep,
               ...stop,
               ...(workers !== null ? { sendWaitsForDue: true } : {}),
             })
@@ -256,11 +264,11 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
                 return sender.send(index, prepared, null);
               },
               onResult,
+              keep,
               ...stop,
             });
-    let results: RequestResult[];
     try {
-      results = workers === null ? await loop : await workers.whileAlive(loop);
+      await (workers === null ? loop : workers.whileAlive(loop));
     } catch (error) {
       selfCheck.stop(); // its timer and the thread-times file it holds open
       throw new LoopFailure(error);
@@ -269,8 +277,9 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const finishedAt = new Date();
     const interrupted = options.stopSignal?.aborted === true;
     // The main thread stamps chunks only without workers; each worker judges its own requests' stamps.
+    const results = sortedByRequestIndex(store);
     const mainCheck = selfCheck.stop(
-      workers === null ? { results: results.filter((r) => r.warmup !== true), runStartNs } : undefined,
+      workers === null ? { results: filterRecords(results, (r) => r.warmup !== true), runStartNs } : undefined,
     );
     const threads = workers === null ? null : await finishStreamWorkers(workers, mainCheck);
     return {

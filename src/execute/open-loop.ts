@@ -25,6 +25,11 @@ export interface OpenLoopOptions<P> {
   /** Sends it; resolves with the outcome (never rejects for request failures). */
   send: (index: number, prepared: P, scheduledOffsetMs: number) => Promise<RequestResult>;
   onResult?: (result: RequestResult) => void;
+  /**
+   * Where each finished result goes after `onResult` (execute-plan.ts keeps them as columns,
+   * record/store/); without it they are returned, sorted by index.
+   */
+  keep?: (result: RequestResult) => void;
   stopScheduling?: AbortSignal;
   /**
    * True when `send` waits for the due time itself (a stream worker does, so the message to it
@@ -40,6 +45,7 @@ export interface OpenLoopOptions<P> {
 /** Fires every planned request at its offset; returns all results sorted by index. */
 export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<RequestResult[]> {
   const results: RequestResult[] = [];
+  const keep = options.keep ?? ((result: RequestResult): void => void results.push(result));
   const inFlight = new Set<Promise<void>>();
   const waiting: (() => void)[] = [];
   const stop = options.stopScheduling;
@@ -64,8 +70,8 @@ export async function runOpenLoop<P>(options: OpenLoopOptions<P>): Promise<Reque
     const task = options.send(index, prepared, due).then(async (result) => {
       // Recorded in a turn of its own, so bursts of completions do not hold reads (util/turns.ts).
       await turns.next();
-      results.push(result);
       options.onResult?.(result);
+      keep(result);
     });
     const tracked: Promise<void> = task.finally(() => {
       inFlight.delete(tracked);

@@ -21,6 +21,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { watchChunkLag, type ChunkLagFigures } from '../client/chunk-lag.js';
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import {
   LATE_TURN_MS,
   requestsAfterStalls,
@@ -95,7 +96,7 @@ export type ClientVerdict = 'ok' | 'saturated' | 'starved';
 
 /** The requests whose first-token stamps a check judges, and the clock they are on. */
 export interface StampedRequests {
-  results: readonly RequestResult[];
+  results: RequestRecords;
   runStartNs: bigint;
 }
 

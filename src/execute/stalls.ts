@@ -9,6 +9,7 @@
  * is known to within that millisecond: when it ended and how long it was.
  */
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import { openThreadTimes, type ThreadTimes, type ThreadTimesSource } from '../util/thread-times.js';
 
 /** The part of each stall that counts against the run: what lies beyond this many ms (the p99 bound). */
@@ -153,11 +154,7 @@ export class StallLedger {
  * {@link STALL_ALLOWANCE_MS} or within {@link STALL_AFTERMATH_MS} after it. `stalls` must be in
  * order (as the meter returns them) and on the hrtime clock, as `runStartNs`.
  */
-export function requestsAfterStalls(
-  results: readonly RequestResult[],
-  runStartNs: bigint,
-  stalls: readonly Stall[],
-): number {
+export function requestsAfterStalls(results: RequestRecords, runStartNs: bigint, stalls: readonly Stall[]): number {
   if (stalls.length === 0) return 0;
   const originMs = Number(runStartNs) / 1e6;
   let count = 0;

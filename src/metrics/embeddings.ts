@@ -4,6 +4,7 @@
  * Each request sends one input (the planned prompt).
  */
 import type { RequestResult } from '../record/types.js';
+import { filterRecords, type RequestRecords } from '../record/records.js';
 import { isCount } from './rows.js';
 
 /** The block (only in embeddings runs). */
@@ -21,8 +22,8 @@ export interface EmbeddingsBlock {
 }
 
 /** The block over `results` (warm-up requests already removed), over `wallSeconds` (> 0, else rates are 0). */
-export function embeddingsBlock(results: readonly RequestResult[], wallSeconds: number): EmbeddingsBlock {
-  const ok = results.filter((r) => r.ok);
+export function embeddingsBlock(results: RequestRecords, wallSeconds: number): EmbeddingsBlock {
+  const ok = filterRecords(results, (r) => r.ok);
   let tokens = 0;
   let missing = 0;
   for (const r of ok) {

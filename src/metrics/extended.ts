@@ -13,6 +13,7 @@
  */
 
 import type { RequestResult } from '../record/types.js';
+import { filterRecords, type RequestRecords } from '../record/records.js';
 import { attributeArrivals } from './extended/arrivals.js';
 import { Columns } from './extended/columns.js';
 import { distributionsBlock, type RequestDistributions } from './extended/distributions.js';
@@ -52,8 +53,8 @@ export interface ExtendedMetrics {
  * Pure: no clock, no I/O. See extended-definitions.ts for every key and formula.
  * @example computeExtendedMetrics(results, { mode: 'closed', targetConcurrency: 20, targetRate: null, wallSeconds: 21.6, slo: parseSlo('ttft_p95<=2000') })
  */
-export function computeExtendedMetrics(results: readonly RequestResult[], run: RunShape): ExtendedMetrics {
-  const measured = results.filter((r) => r.warmup !== true);
+export function computeExtendedMetrics(results: RequestRecords, run: RunShape): ExtendedMetrics {
+  const measured = filterRecords(results, (r) => r.warmup !== true);
   const m = measured.length;
   // Per-request columns: 7 of pass A, the steady-state values and series (2 each), the
   // distributions, 3 schedule series, 2 sorted copies for the sweep, 1 for the per-bucket TTFT

@@ -5,6 +5,7 @@
  */
 
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
 import {
@@ -16,7 +17,7 @@ import {
   withRequestExtras,
   withConversation,
 } from './rows.js';
-import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
+import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, SuccessFacts, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
 export interface Summary {
@@ -76,29 +77,31 @@ const byIndex = (a: { request_index: number }, b: { request_index: number }): nu
  * throughput 0.0 (when wall > 0), content_chunks_s null, `{}` sources, label capacity-v3.
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */
-export function summarize(
-  results: readonly RequestResult[],
-  wallSeconds: number,
-  endpoint: Endpoint = 'chat',
-): Summary {
-  const successes = results.filter((r) => r.ok);
+export function summarize(results: RequestRecords, wallSeconds: number, endpoint: Endpoint = 'chat'): Summary {
   // One RowInput refilled per success (as buildRow would, without a temporary per request).
   const input = emptyRowInput();
   const rows: WrittenRow[] = [];
-  for (const r of successes)
+  const failures: FailureRecord[] = [];
+  const successes: SuccessFacts[] = [];
+  const planned: number[] = [];
+  for (const r of results) {
+    planned.push(r.plannedContextTokens);
+    if (!r.ok) {
+      failures.push(buildFailure(r));
+      continue;
+    }
+    successes.push(successFacts(r));
     if (fillRowInput(r, input)) rows.push(withConversation(withRequestExtras(rowFromInput(input), r), r));
+  }
   rows.sort(byIndex);
-  const failures = results
-    .filter((r) => !r.ok)
-    .map(buildFailure)
-    .sort(byIndex);
-  const metrics = computeMetrics({ rows, successes: successes.map(successFacts), wallSeconds });
+  failures.sort(byIndex);
+  const metrics = computeMetrics({ rows, successes, wallSeconds });
   return {
     rows,
     failures,
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),
-    context_distribution: contextDistribution(results.map((r) => r.plannedContextTokens)),
+    context_distribution: contextDistribution(planned),
     completed: successes.length,
     failed: failures.length,
   };

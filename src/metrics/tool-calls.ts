@@ -3,6 +3,7 @@
  * offered (`--tools`). Each figure is defined next to it; rows carry the per-request counts.
  */
 import type { RequestResult } from '../record/types.js';
+import { filterRecords, type RequestRecords } from '../record/records.js';
 import { percentile } from './percentile.js';
 
 /** The block (absent from results of runs that offered no tools and got no tool call). */
@@ -25,8 +26,8 @@ export interface ToolCallsBlock {
 }
 
 /** The block over `results` (warm-up requests already removed by the caller). */
-export function toolCallsBlock(results: readonly RequestResult[]): ToolCallsBlock {
-  const ok = results.filter((r) => r.ok);
+export function toolCallsBlock(results: RequestRecords): ToolCallsBlock {
+  const ok = filterRecords(results, (r) => r.ok);
   let calls = 0;
   let bytes = 0;
   let withCalls = 0;

@@ -16,6 +16,7 @@ import type { RunConfig } from '../config/run-config.js';
 import { createDispatcher } from '../client/transport.js';
 import { subscribeAbort } from '../client/abort.js';
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import type { JournalStatus } from '../record/journal.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';
 import type { PromptSizer } from '../workload/workload.js';
@@ -86,7 +87,7 @@ export interface BenchmarkOptions {
 /** The run's outcome: the result document (ready to serialise) and the raw request results. */
 export interface BenchmarkOutcome {
   result: CapacityResult;
-  results: RequestResult[];
+  results: RequestRecords;
   interrupted: boolean;
   warnings: string[];
   journalPath: string | null;

@@ -7,6 +7,7 @@
 import type { RunEnd, RunHeader } from '../assemble/assemble.js';
 import type { RunPlan } from '../plan/run-plan.js';
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 
 /** What is known when the clock starts, besides the header. */
 export interface RunStart {
@@ -22,7 +23,7 @@ export interface RunStart {
 /** The run has ended: its end facts (with what the outputs before this one added) and every record. */
 export interface RunEnding {
   end: RunEnd;
-  records: readonly RequestResult[];
+  records: RequestRecords;
 }
 
 /** What an output adds to the end facts: the outputs after it see it, and so does the result. */

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RunConfig } from '../config/run-config.js';
+import { countRecords } from '../record/records.js';
 import { checkShardable, shardPart, type ShardSpec } from '../plan/shard.js';
 import { connectionLimit } from '../plan/make-plan.js';
 import { serializePlan, type RunPlan } from '../plan/run-plan.js';
@@ -160,7 +161,7 @@ async function executeShard(
     return {
       shardFile: settings.output,
       records: execution.results.length,
-      failed: execution.results.filter((r) => !r.ok && r.warmup !== true).length,
+      failed: countRecords(execution.results, (r) => !r.ok && r.warmup !== true),
       interrupted: execution.interrupted,
       plan,
       planHash: hash,

@@ -12,6 +12,7 @@
  */
 import type { RunConfig } from '../config/run-config.js';
 import type { RequestResult } from '../record/types.js';
+import { someRecord, type RequestRecords } from '../record/records.js';
 import type { TooSmall, Workload } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';
 import type { LoadPlan } from './load-plan.js';
@@ -140,11 +141,12 @@ export function clampWarning(config: RunConfig, window: number | null, cap: numb
  */
 export function nothingMeasured(
   plan: Pick<RunPlan, 'warmup' | 'load_summary' | 'requests'>,
-  results: readonly RequestResult[],
+  results: RequestRecords,
   interrupted: boolean,
 ): string | null {
   const warmup = plan.warmup;
-  if (interrupted || warmup === null || results.length === 0 || results.some((r) => r.warmup !== true)) return null;
+  if (interrupted || warmup === null || results.length === 0 || someRecord(results, (r) => r.warmup !== true))
+    return null;
   const flag = 'seconds' in warmup ? `--warmup ${warmup.seconds}s` : `--warmup ${warmup.requests}`;
   const trace = plan.load_summary['mode'] === 'trace';
   const longer = trace ? '' : plan.requests.time_bounded ? ' or lengthen --duration' : ' or raise --requests';

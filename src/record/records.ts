@@ -23,6 +23,36 @@ export function chunkOffsetsOf(records: RequestRecords, i: number): ArrayLike<nu
   return typeof source.chunkOffsetsAt === 'function' ? source.chunkOffsetsAt(i) : records.at(i)?.chunkOffsetsS;
 }
 
+/** Sources that can tell a record's request index without building it (the store). */
+interface RequestIndexSource {
+  requestIndexAt(i: number): number;
+}
+
+/**
+ * `records` in request-index order (ties keep their order), as a view: a permutation of 4 bytes a
+ * record, or `records` itself when already in order. Loops record requests as they finish; the
+ * assembler reads them in the order the result lists them.
+ */
+export function sortedByRequestIndex(records: RequestRecords): RequestRecords {
+  const source = records as Partial<RequestIndexSource>;
+  const indexAt =
+    typeof source.requestIndexAt === 'function'
+      ? (i: number): number => source.requestIndexAt!(i)
+      : (i: number): number => records.at(i)!.requestIndex;
+  const n = records.length;
+  const keys = new Float64Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    keys[i] = indexAt(i);
+    if (i > 0 && keys[i]! < keys[i - 1]!) sorted = false;
+  }
+  if (sorted) return records;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => keys[a]! - keys[b]! || a - b);
+  return indexedView(records, order);
+}
+
 /** The records for which `keep` holds, in order, as a view (indices only: no record is copied). */
 export function filterRecords(records: RequestRecords, keep: (r: RequestResult) => boolean): RequestRecords {
   if (Array.isArray(records)) return (records as RequestResult[]).filter(keep);
@@ -41,4 +71,31 @@ function indexedView(records: RequestRecords, indices: Uint32Array): RequestReco
       for (let i = 0; i < indices.length; i++) yield records.at(indices[i]!)!;
     },
   };
+}
+
+/** How many records `keep` holds for. */
+export function countRecords(records: RequestRecords, keep: (r: RequestResult) => boolean): number {
+  let n = 0;
+  for (const r of records) if (keep(r)) n++;
+  return n;
+}
+
+/** Whether `keep` holds for some record. */
+export function someRecord(records: RequestRecords, keep: (r: RequestResult) => boolean): boolean {
+  for (const r of records) if (keep(r)) return true;
+  return false;
+}
+
+/** Σ `value(r)` in record order (the order of a plain array's reduce, so sums of doubles do not change). */
+export function sumRecords(records: RequestRecords, value: (r: RequestResult) => number): number {
+  let sum = 0;
+  for (const r of records) sum += value(r);
+  return sum;
+}
+
+/** `value(r)` of every record, in order, as an array (for small per-record values only). */
+export function mapRecords<T>(records: RequestRecords, value: (r: RequestResult) => T): T[] {
+  const out: T[] = [];
+  for (const r of records) out.push(value(r));
+  return out;
 }

@@ -8,6 +8,7 @@
 
 import type { Endpoint } from '../record/endpoint.js';
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import { contextDistribution, summarize } from '../metrics/summarize.js';
 import { SCHEMA_ID } from './schema.js';
 import type { CapacityResult, ServeFlags } from './result-schema.js';
@@ -100,7 +101,7 @@ export function referenceRunId(startedAt: Date): string {
  * every request's outcome (successes and failures, any order): everything but the `servebench`
  * block, which is built from these rows.
  */
-export function buildReferenceKeys(meta: RunMeta, results: readonly RequestResult[]): ReferenceKeys {
+export function buildReferenceKeys(meta: RunMeta, results: RequestRecords): ReferenceKeys {
   const s = summarize(results, meta.wallSeconds, meta.endpoint ?? 'chat');
   const distribution = meta.contextPlan === undefined ? s.context_distribution : contextDistribution(meta.contextPlan);
   return {
@@ -141,10 +142,6 @@ export function buildReferenceKeys(meta: RunMeta, results: readonly RequestResul
  * (result/servebench-schema.ts), written as given under the top-level `servebench` key.
  * @example await writeResultFile(outPath, buildResult(meta, results, servebench));
  */
-export function buildResult(
-  meta: RunMeta,
-  results: readonly RequestResult[],
-  servebench: ServebenchBlock,
-): CapacityResult {
+export function buildResult(meta: RunMeta, results: RequestRecords, servebench: ServebenchBlock): CapacityResult {
   return { ...buildReferenceKeys(meta, results), servebench };
 }

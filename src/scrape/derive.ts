@@ -5,6 +5,7 @@
  */
 
 import type { RequestResult } from '../record/types.js';
+import type { RequestRecords } from '../record/records.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import type { CanonicalSeries } from '../result/server-metrics-names.js';
 import { CANONICAL_HISTOGRAMS, CANONICAL_SERIES } from '../result/server-metrics-names.js';
@@ -26,7 +27,7 @@ export function deriveServerMetrics(
   log: ScrapeLog,
   runStartNs: bigint,
   runEndNs: bigint,
-  records: readonly RequestResult[],
+  records: RequestRecords,
 ): ServerMetricsBlock {
   const scrapes = [...log.scrapes].sort((a, b) => (a.atNs < b.atNs ? -1 : a.atNs > b.atNs ? 1 : 0));
   const series = seriesOf(scrapes, runStartNs);

@@ -14,6 +14,7 @@
 
 import { percentile } from '../metrics/percentile.js';
 import type { RequestResult } from '../record/types.js';
+import { mapRecords, type RequestRecords } from '../record/records.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import { grouped } from '../result/server-metrics-text.js';
 import type { HistogramSummary } from './histogram-quantile.js';
@@ -33,7 +34,7 @@ export interface ReconcileInput {
   prompt: ServerTokenCount;
   generated: ServerTokenCount;
   ttft: HistogramSummary | null;
-  records: readonly RequestResult[];
+  records: RequestRecords;
 }
 
 export function reconcile(input: ReconcileInput): Reconcile {
@@ -61,7 +62,7 @@ function tokens(
   what: 'prompt' | 'generated',
   usageKey: 'prompt_tokens' | 'completion_tokens',
   server: ServerTokenCount,
-  records: readonly RequestResult[],
+  records: RequestRecords,
   warnings: string[],
 ): TokenReconcile | null {
   if (server.delta === null) return null;
@@ -96,10 +97,10 @@ function tokens(
 /** The three TTFT percentiles side by side; null when the server has no TTFT histogram or the client no TTFT. */
 function ttftReconcile(
   server: HistogramSummary | null,
-  records: readonly RequestResult[],
+  records: RequestRecords,
   warnings: string[],
 ): Reconcile['ttft'] {
-  const ttfts = records.map((r) => r.ttftS).filter((t): t is number => t !== null);
+  const ttfts = mapRecords(records, (r) => r.ttftS).filter((t): t is number => t !== null);
   if (server === null || server.count === 0 || ttfts.length === 0) return null;
   const row = (q: 50 | 90 | 99): TtftReconcile => {
     const serverS = server[`p${q}_s`];

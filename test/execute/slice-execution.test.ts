@@ -30,7 +30,7 @@ async function execute(plan: Awaited<ReturnType<typeof planBenchmark>>, indexes:
       { baseUrl: sim.url, headers: { 'content-type': 'application/json' }, dispatcher },
       { lazySizer: null, indexes },
     );
-    return execution.results;
+    return [...execution.results];
   } finally {
     await dispatcher.close();
   }

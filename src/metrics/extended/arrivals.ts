@@ -5,6 +5,7 @@
  */
 
 import type { RequestResult } from '../../record/types.js';
+import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import { StreamingOrderStats } from '../order-stats.js';
 import type { RequestFacts } from './request-facts.js';
 import { bucketOf } from './time-series.js';
@@ -24,7 +25,7 @@ export interface Arrivals {
  * consecutive arrivals give the inter-chunk gaps (first pass of their order statistics).
  */
 export function attributeArrivals(
-  measured: readonly RequestResult[],
+  measured: RequestRecords,
   f: RequestFacts,
   buckets: number,
   w0: number,
@@ -40,7 +41,7 @@ export function attributeArrivals(
     const s = f.startS[i]!;
     const total = f.outToks[i]!;
     if (f.chunked[i] === 1) {
-      const offsets = measured[i]!.chunkOffsetsS as number[];
+      const offsets = chunkOffsetsOf(measured, i)!;
       const arrivals = offsets.length;
       if (arrivals > 1) gapRequests++;
       const oneEach = total === arrivals;

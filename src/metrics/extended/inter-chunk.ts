@@ -1,6 +1,7 @@
 /** The `inter_chunk` block: the pooled distribution of gaps between consecutive output arrivals of a stream. */
 
 import type { RequestResult } from '../../record/types.js';
+import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import type { MsFamily } from '../extended-definitions.js';
 import type { StreamingOrderStats } from '../order-stats.js';
 import type { Arrivals } from './arrivals.js';
@@ -30,12 +31,12 @@ function halfOctaveHistogram(byIndex: Map<number, number>): { edges_ms: number[]
 }
 
 /** Pass C: the gaps again, keeping only the few top digits that hold a wanted percentile. */
-export function collectGaps(measured: readonly RequestResult[], f: RequestFacts, gaps: StreamingOrderStats): void {
+export function collectGaps(measured: RequestRecords, f: RequestFacts, gaps: StreamingOrderStats): void {
   if (!gaps.plan()) return;
   const collect = gaps.collector();
   for (let i = 0; i < f.m; i++) {
     if (f.chunked[i] !== 1) continue;
-    const offsets = measured[i]!.chunkOffsetsS as number[];
+    const offsets = chunkOffsetsOf(measured, i)!;
     for (let j = 1; j < offsets.length; j++) collect((+offsets[j]! - +offsets[j - 1]!) * 1000);
   }
 }

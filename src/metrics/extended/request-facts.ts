@@ -7,6 +7,7 @@
  */
 
 import type { RequestResult } from '../../record/types.js';
+import type { RequestRecords } from '../../record/records.js';
 import { ROW_FIELDS } from '../definitions.js';
 import { Series } from '../order-stats.js';
 import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
@@ -121,7 +122,7 @@ export interface RequestFacts {
 }
 
 /** Pass A (see the file comment). */
-export function requestFacts(measured: readonly RequestResult[], run: RunShape, columns: Columns): RequestFacts {
+export function requestFacts(measured: RequestRecords, run: RunShape, columns: Columns): RequestFacts {
   const m = measured.length;
   const open = run.mode === 'open';
   const distFamilies = familiesOf('distributions');
@@ -183,7 +184,7 @@ export function requestFacts(measured: readonly RequestResult[], run: RunShape, 
   const input = emptyRowInput();
   let lastEventS = 0;
   for (let i = 0; i < m; i++) {
-    const r = measured[i]!;
+    const r = measured.at(i)!;
     const s = r.startOffsetMs / 1000;
     startS[i] = s;
     const sched = r.scheduledOffsetMs ?? r.startOffsetMs;

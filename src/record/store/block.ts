@@ -262,7 +262,7 @@ export class RecordBlock {
       responseId =
         ascii && end - start < 4096
           ? String.fromCharCode.apply(null, this.arena.subarray(start, end) as unknown as number[])
-        : decoder.decode(this.arena.subarray(start, end));
+          : decoder.decode(this.arena.subarray(start, end));
       reader.at = end;
     }
     const extras = (flags & FLAG.extras) !== 0 ? (this.extras.get(i) ?? {}) : null;
@@ -298,8 +298,7 @@ export class RecordBlock {
         r.chunkOffsetsS = offsets;
       }
     }
-    if ((present & PRESENT.scheduledOffsetMs) !== 0)
-      r.scheduledOffsetMs = nullable(f[F64.scheduledOffsetMs * c + i]!);
+    if ((present & PRESENT.scheduledOffsetMs) !== 0) r.scheduledOffsetMs = nullable(f[F64.scheduledOffsetMs * c + i]!);
     if ((present & PRESENT.warmup) !== 0) r.warmup = (flags & FLAG.warmup) !== 0;
     if ((present & PRESENT.connectionRetries) !== 0) r.connectionRetries = b[U8.connectionRetries * c + i]!;
     if ((present & PRESENT.sendWaitMs) !== 0) r.sendWaitMs = f[F64.sendWaitMs * c + i]!;
@@ -320,6 +319,17 @@ export class RecordBlock {
    * Record `i`'s chunk offsets (seconds) into `out` (grown when short; the array used is returned
    * with the count), or null when the record has none: the hot loops' way, without a record object.
    */
+  /** Record `i`'s request index, without building the record. */
+  requestIndex(i: number): number {
+    const given = this.extras.get(i)?.override?.requestIndex;
+    return given ?? this.u32[U32.requestIndex * this.capacity + i]!;
+  }
+
+  /** Whether record `i` is a warm-up request, without building the record. */
+  warmup(i: number): boolean {
+    return (this.u8[U8.flags * this.capacity + i]! & FLAG.warmup) !== 0;
+  }
+
   chunkOffsets(i: number, out: Float64Array): { values: Float64Array; count: number } | null {
     const c = this.capacity;
     const flags = this.u8[U8.flags * c + i]!;

@@ -59,6 +59,12 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
     return this.#blocks[b]!.record(i - this.#starts[b]!);
   }
 
+  /** Record `i`'s request index, without building the record. */
+  requestIndexAt(i: number): number {
+    const b = this.#locate(i);
+    return this.#blocks[b]!.requestIndex(i - this.#starts[b]!);
+  }
+
   /** Record `i`'s chunk offsets, in a buffer reused by the next call (copy what must outlive it). */
   chunkOffsetsAt(i: number): Float64Array | undefined {
     if (!(i >= 0 && i < this.#length)) return undefined;
