@@ -14,7 +14,7 @@ import { FrameError } from '../record/file/frame.js';
 import { isRecordFile, readHeaderFrameOf } from '../record/file/header.js';
 import { readRecordFile, type RecordFile } from '../record/file/read-record-file.js';
 import { readRecordFiles } from '../record/file/read-pool.js';
-import type { RecordStore } from '../record/store/record-store.js';
+import { RecordStore } from '../record/store/record-store.js';
 import { SHARD_SCHEMA, shardEndSchema, shardHeaderSchema, type ShardEnd, type ShardHeader } from './shard-file.js';
 
 /** A shard file as read: its header and end line (the records went to the caller). */
@@ -115,23 +115,34 @@ function checkedShard(read: RecordFile): ShardStore {
   return { file, header, end: parsed.data, store: read.store };
 }
 
+/** An NDJSON shard file read by today's reader of that era (same checks, same messages), its records into a store. */
+async function ndjsonStore(file: string): Promise<ShardStore> {
+  const store = new RecordStore();
+  const contents = await readShardFile(file, (result) => store.append(result));
+  return { ...contents, store };
+}
+
 /** Reads one shard file (either era) whole, on this thread, its records as a store. */
 export async function readShardStore(file: string): Promise<ShardStore> {
-  return checkedShard(await readRecordFile(file));
+  return recordEra(file) ? checkedShard(await readRecordFile(file)) : ndjsonStore(file);
 }
 
 /**
- * Reads the shard files of one merge (either era each) on worker threads (record/file/read-pool.ts),
- * in the order given.
+ * Reads the shard files of one merge (either era each), in the order given: record files on worker
+ * threads (record/file/read-pool.ts), NDJSON files of earlier versions by their own reader.
  */
 export async function readShardStores(files: readonly string[]): Promise<ShardStore[]> {
-  return (await readRecordFiles(files)).map(checkedShard);
+  const framed = files.filter((file) => recordEra(file));
+  const read = new Map((await readRecordFiles(framed)).map((got) => [got.file, checkedShard(got)]));
+  const out: ShardStore[] = [];
+  for (const file of files) out.push(read.get(file) ?? (await ndjsonStore(file)));
+  return out;
 }
 
 /** Reads the whole file, handing each request record to `onRecord` in file order. */
 export async function readShardFile(file: string, onRecord: (result: RequestResult) => void): Promise<ShardContents> {
   if (recordEra(file)) {
-    const { header, end, store } = await readShardStore(file);
+    const { header, end, store } = checkedShard(await readRecordFile(file));
     for (const result of store) onRecord(result);
     return { file, header, end };
   }
