@@ -4,7 +4,8 @@
  * written by 327de59, kept below as the reference), in the same process and sitting, on the same
  * records. Each writer writes `--requests` records to a new file in a temporary folder (one
  * synchronous write each, as a run does), alternately, `--rounds` times; the median time per
- * request, the bytes per request and the ratio are printed, the last line as one JSON object.
+ * request (written, and encoded alone), the bytes per request and the ratios are printed, the
+ * last line as one JSON object.
  *
  *   node dist/bench/journal-write.js [--requests 50000] [--rounds 5]
  */
@@ -13,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JournalWriter, JOURNAL_SCHEMA, type JournalLine } from '../src/record/journal.js';
 import type { RequestResult } from '../src/record/types.js';
+import { encodeFrame, FRAME } from '../src/record/file/frame.js';
+import { RecordBlock } from '../src/record/store/block.js';
+import { encodeBlock } from '../src/record/store/block-codec.js';
 import { generator } from './random.js';
 
 function option(name: string, fallback: number): number {
@@ -99,14 +103,35 @@ function timed(kind: 'ndjson' | 'frames', round: number): { usPerRequest: number
   return { usPerRequest: ns / 1000 / requests, bytesPerRequest: bytes / requests };
 }
 
+/** The encoding alone (no write): the CPU a request's entry costs the run's thread, µs a request. */
+function encoded(kind: 'ndjson' | 'frames'): number {
+  let bytes = 0;
+  const start = process.hrtime.bigint();
+  for (const result of records) {
+    if (kind === 'ndjson') bytes += Buffer.from(`${JSON.stringify({ type: 'request', result })}\n`, 'utf8').length;
+    else {
+      const block = new RecordBlock(1, 0);
+      block.append(result);
+      bytes += encodeFrame(FRAME.block, encodeBlock(block)).length;
+    }
+  }
+  const ns = Number(process.hrtime.bigint() - start);
+  if (bytes === 0) throw new Error('nothing encoded');
+  return ns / 1000 / requests;
+}
+
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 timed('ndjson', -1); // warm both paths up (JIT) before measuring
 timed('frames', -1);
+const oldEncode: number[] = [];
+const newEncode: number[] = [];
 const old: number[] = [];
 const now: number[] = [];
 let oldBytes = 0;
 let newBytes = 0;
 for (let round = 0; round < rounds; round++) {
+  oldEncode.push(encoded('ndjson'));
+  newEncode.push(encoded('frames'));
   const a = timed('ndjson', round);
   const b = timed('frames', round);
   old.push(a.usPerRequest);
@@ -121,10 +146,13 @@ const figures = {
   ndjson_us_per_request: +median(old).toFixed(2),
   frames_us_per_request: +median(now).toFixed(2),
   time_ratio: +(median(now) / median(old)).toFixed(3),
+  ndjson_encode_us: +median(oldEncode).toFixed(2),
+  frames_encode_us: +median(newEncode).toFixed(2),
+  encode_ratio: +(median(newEncode) / median(oldEncode)).toFixed(3),
   ndjson_bytes_per_request: Math.round(oldBytes),
   frames_bytes_per_request: Math.round(newBytes),
 };
 console.log(
-  `journal write, ${requests} requests × ${rounds} rounds: NDJSON ${figures.ndjson_us_per_request} µs and ${figures.ndjson_bytes_per_request} B a request; frames ${figures.frames_us_per_request} µs and ${figures.frames_bytes_per_request} B (time ×${figures.time_ratio})`,
+  `journal write, ${requests} requests × ${rounds} rounds: NDJSON ${figures.ndjson_us_per_request} µs and ${figures.ndjson_bytes_per_request} B a request; frames ${figures.frames_us_per_request} µs and ${figures.frames_bytes_per_request} B (time ×${figures.time_ratio}); encoding alone ${figures.ndjson_encode_us} vs ${figures.frames_encode_us} µs (×${figures.encode_ratio})`,
 );
 console.log(JSON.stringify(figures));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { conversationsBlock } from '../../src/assemble/conversations.js';
 import { summarize } from '../../src/metrics/summarize.js';
-import { JournalWriter, parseJournal } from '../../src/record/journal.js';
+import { JournalWriter } from '../../src/record/journal.js';
 import { readJournalBytes } from '../../src/record/read-journal.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { failed, ok } from '../helpers/request-results.js';

@@ -5,7 +5,7 @@
  * is the process itself (the package bin, a SIGKILL, environment-driven faults, thread priority).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import { journaledSoFar } from './journal-lines.js';

@@ -59,7 +59,7 @@ function readResult(path: string): Result {
 
 function journaled(path: string): { results: Journaled[]; last: Record<string, unknown> } {
   const { results, lines } = journalResults(path);
-  return { results: results as unknown as Journaled[], last: lines.at(-1)! };
+  return { results, last: lines.at(-1)! };
 }
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);

@@ -56,7 +56,7 @@ export function splitNamed(file: string, bytes: Uint8Array, options: ReadRecordO
 }
 
 /** A record file's bytes (read by the caller) as a store. */
-export function readRecordBytes(file: string, bytes: Uint8Array, options: ReadRecordOptions = {}): RecordFile {
+function readRecordBytes(file: string, bytes: Uint8Array, options: ReadRecordOptions = {}): RecordFile {
   return storeOf(file, splitNamed(file, bytes, options));
 }
 
