@@ -19,6 +19,7 @@ import { readShardFile, readShardHeader, readShardStore, readShardStores } from 
 import type { RequestResult } from '../../src/record/types.js';
 import { InputFileError } from '../../src/util/errors.js';
 import { fixturesDir } from '../helpers/fixtures.js';
+import { openInput } from '../../src/report/open-input.js';
 import { testIO } from '../helpers/cli.js';
 
 const legacy = (name: string): string => join(fixturesDir(), 'legacy-ndjson', name);
@@ -196,4 +197,18 @@ test('a record file cut inside its header is refused, for a journal and a shard 
   const merged = await cli(['merge', copy, '--output', join(into, 'm.json')]);
   assert.equal(merged.code, 2);
   assert.match(merged.err, /copy\.ndjson: .*cut short/);
+});
+
+test('a command that opens a record file tells a journal from a shard file by its header frame', async () => {
+  const framed = journalAsFrames();
+  const opened = await openInput(framed, { accept: ['journal'] });
+  assert.equal(opened.journal.results.length, 40);
+  await assert.rejects(openInput(framed, { accept: ['result'] }), /is a run journal, not a servebench result file/);
+  const shard = shardAsFrames(SHARDS[0]!, mkdtempSync(join(dir, 'open-')));
+  const header = await openInput(shard, { accept: ['shard'] });
+  assert.equal(header.header['schema'], 'servebench.shard/v1');
+  await assert.rejects(openInput(shard, { accept: ['journal'] }), /is a shard file, not a run journal/);
+  const shown = await cli(['show', shard]);
+  assert.equal(shown.code, 2);
+  assert.match(shown.err, /is a shard file/);
 });
