@@ -40,7 +40,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJournal } from '../src/record/journal.js';
+import { readJournalBytes } from '../src/record/read-journal.js';
 import { timingErrors, type TimingError } from '../src/sim/timing-error.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg, numberListArg } from './args.js';
@@ -173,7 +173,7 @@ export async function measureTimingError(
     );
     const simCpuS = (sim.cpuSeconds() ?? Number.NaN) - (simCpuBefore ?? Number.NaN);
     if (run.code !== 0) throw new Error(`servebench run exited ${run.code}: ${run.stderr.trim()}`);
-    const { results } = parseJournal(readFileSync(join(dir, 'result.journal.jsonl'), 'utf8'));
+    const { results } = readJournalBytes(readFileSync(join(dir, 'result.journal.jsonl')));
     const result = JSON.parse(readFileSync(output, 'utf8')) as {
       servebench: {
         client: Record<string, number | boolean>;

@@ -1,15 +1,20 @@
 /**
- * The run journal: one JSON line per finished request, appended as it finishes, so a crash or a
- * SIGKILL never loses what was measured. Line 1 is a header (the run's metadata, as known at the
- * start); then `request` lines (a RequestResult each); a clean run ends with an `end` line.
- * `servebench rebuild JOURNAL` turns a journal back into a result.
- * Each line is written with one synchronous write: it reaches the operating system before the
+ * The run journal: one frame per finished request (a record file, docs/output-files.md#record-files),
+ * appended as it finishes, so a crash or a SIGKILL never loses what was measured. Frame 1 is a
+ * header (the run's metadata, as known at the start); then a one-record block per request; a clean
+ * run ends with an `end` frame. Journals of earlier versions are JSON lines of the same entries
+ * (parseJournal reads them; read-journal.ts reads either). `servebench rebuild JOURNAL` turns a
+ * journal back into a result.
+ * Each frame is written with one synchronous write: it reaches the operating system before the
  * next request is accounted for, so only a machine crash can lose it. A journal that cannot be
  * written (disk full, EIO) does not stop the run; the result then says what the journal lacks.
  */
 import { closeSync, fsyncSync, openSync, writeSync, constants } from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../util/errors.js';
+import { encodeFrame, FRAME, jsonFrame, preamble } from './file/frame.js';
+import { RecordBlock } from './store/block.js';
+import { encodeBlock } from './store/block-codec.js';
 import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
@@ -154,7 +159,7 @@ export class JournalWriter {
       this.noteMissing(line);
       return false;
     }
-    const bytes = Buffer.from(`${JSON.stringify(withoutReply(line))}\n`, 'utf8');
+    const bytes = journalFrame(line);
     try {
       let offset = 0;
       while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
@@ -210,12 +215,17 @@ export class JournalWriter {
   }
 }
 
-/** The line without a reply's text and calls (`RequestResult.replyText`, `replyToolCalls`): a journal never holds what the server wrote. */
-function withoutReply(line: JournalLine): JournalLine {
-  if (line.type !== 'request' || (line.result.replyText === undefined && line.result.replyToolCalls === undefined))
-    return line;
-  const { replyText: _reply, replyToolCalls: _calls, ...result } = line.result;
-  return { ...line, result };
+/**
+ * A journal entry as one frame (record/file/frame.ts), the header with the file's preamble ahead
+ * of it, so each entry is one write. A request is a block of one record: its reply's text and
+ * calls are never kept (block.ts), so a journal never holds what the server wrote.
+ */
+function journalFrame(line: JournalLine): Buffer {
+  if (line.type === 'header') return jsonFrame(FRAME.header, line, preamble());
+  if (line.type === 'end') return jsonFrame(FRAME.end, line);
+  const block = new RecordBlock(1, 0);
+  block.append(line.result);
+  return encodeFrame(FRAME.block, encodeBlock(block));
 }
 
 /** `5-9, 12, 14` for request indices (ascending), at most `max` ranges then `and N more`. */
@@ -253,8 +263,12 @@ export interface JournalContents {
   run: object;
   results: RequestResult[];
   end: JournalEnd | null;
-  /** A last line cut short by a crash, ignored (1-based line number), or null. */
+  /** A last line (or frame) cut short by a crash, ignored (1-based line or frame number), or null. */
   truncatedLine: number | null;
+  /** How the journal was written: JSON lines (the first era) or frames (record files). */
+  era: 'ndjson' | 'frames';
+  /** Byte offset of the frame cut short (frames only), or null. */
+  truncatedOffset: number | null;
 }
 
 const nullableNumber = z.number().nullable();
@@ -328,8 +342,17 @@ export function requestProblem(value: unknown): string | null {
   return `result${path}: ${issue?.message ?? 'invalid'}`;
 }
 
+/** Why a journal's end entry is not one, or null. */
+export function journalEndProblem(e: Partial<JournalEnd>): string | null {
+  if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0)
+    return 'end.wall_s must be a non-negative number';
+  if (typeof e.finished_at !== 'string') return 'end.finished_at must be a string';
+  if (typeof e.interrupted !== 'boolean') return 'end.interrupted must be true or false';
+  return null;
+}
+
 /**
- * Parses journal text. A malformed line in the middle is an error naming it; a malformed LAST
+ * Parses journal text (the first era, NDJSON; read-journal.ts reads either era). A malformed line in the middle is an error naming it; a malformed LAST
  * line is what a crash mid-write leaves, so it is ignored and reported. A request line must hold a
  * well-formed request result (the error names the line and the JSON path).
  */
@@ -366,14 +389,11 @@ export function parseJournal(text: string): JournalContents {
       if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
       results.push((entry as JournalRequest).result);
     } else if (entry?.type === 'end') {
-      const e = entry;
-      if (typeof e.wall_s !== 'number' || !Number.isFinite(e.wall_s) || e.wall_s < 0)
-        throw new Error(`line ${i + 1}: end.wall_s must be a non-negative number`);
-      if (typeof e.finished_at !== 'string') throw new Error(`line ${i + 1}: end.finished_at must be a string`);
-      if (typeof e.interrupted !== 'boolean') throw new Error(`line ${i + 1}: end.interrupted must be true or false`);
+      const problem = journalEndProblem(entry);
+      if (problem !== null) throw new Error(`line ${i + 1}: ${problem}`);
       end = entry as JournalEnd;
     } else throw new Error(`line ${i + 1}: unknown journal entry`);
   });
   if (run === null) throw new Error('empty journal');
-  return { run, results, end, truncatedLine };
+  return { run, results, end, truncatedLine, era: 'ndjson', truncatedOffset: null };
 }

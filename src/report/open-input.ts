@@ -14,6 +14,9 @@ import path from 'node:path';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { parseJournal, JOURNAL_SCHEMA, type JournalContents } from '../record/journal.js';
+import { hasMagic } from '../record/file/frame.js';
+import { headerOfBytes, readHeaderFrame } from '../record/file/header.js';
+import { readJournalBytes } from '../record/read-journal.js';
 import { MAX_RESULT_BYTES, parseResultText, type LoadedResult } from '../result/io.js';
 import { SCHEMA_ID } from '../result/schema.js';
 import type { PeerRun } from '../peers/peer-run.js';
@@ -120,14 +123,17 @@ export async function openInput<K extends InputKind>(file: string, options: Open
     return { ...shardHeader(file, full, options), path: full } as Opened<K>;
   const largest = accept.reduce((a, b) => (KINDS[b].maxBytes > KINDS[a].maxBytes ? b : a));
   const limit = KINDS[largest].maxBytes;
-  let text: string;
+  let text = '';
+  let record: Uint8Array | null = null;
   try {
     let bytes = readInputBytes(full, limit, KINDS[largest].files, file).bytes;
     if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipped(bytes, file, limit);
-    text = decodeUtf8(bytes, file);
+    if (hasMagic(bytes)) record = bytes;
+    else text = decodeUtf8(bytes, file);
   } catch (error) {
     throw because('unreadable', error);
   }
+  if (record !== null) return { ...recordFile(file, record, options), path: full } as Opened<K>;
   const content = readInputText(file, text, options);
   const size = Buffer.byteLength(text);
   if (size > KINDS[content.kind].maxBytes)
@@ -197,13 +203,13 @@ function shardHeader(
   full: string,
   options: Pick<OpenInputOptions<InputKind>, 'accept' | 'hints'>,
 ): Content<'shard'> {
-  let line: string;
+  let line: string | Record<string, unknown>;
   try {
     line = firstLine(full, file, MAX_SHARD_HEADER_BYTES);
   } catch (error) {
     throw because('unreadable', error);
   }
-  const value = jsonOrNull(line);
+  const value = typeof line === 'string' ? jsonOrNull(line) : line;
   const kind = schemaKind(value);
   if (kind === 'shard') return { kind, file, header: value as Record<string, unknown> };
   if (kind !== null) refuse(file, kind, options);
@@ -262,6 +268,33 @@ function unmarked(
   );
 }
 
+/**
+ * A record file (record/file/frame.ts): a journal or a shard file, told by its header frame's
+ * schema id. A shard file's records are left to shard/read-shard.ts, as its header line is.
+ */
+function recordFile(
+  file: string,
+  bytes: Uint8Array,
+  options: Pick<OpenInputOptions<InputKind>, 'accept' | 'hints'>,
+): InputContent {
+  let header: Record<string, unknown>;
+  try {
+    header = headerOfBytes(bytes);
+  } catch (error) {
+    throw new InputRefusedError(file, (error as Error).message, 'invalid');
+  }
+  const kind = schemaKind(header);
+  if (kind !== 'journal' && kind !== 'shard')
+    throw new InputRefusedError(file, 'is a servebench record file of no kind this version reads', 'unknown');
+  if (!options.accept.includes(kind)) refuse(file, kind, options);
+  if (kind === 'shard') return { kind, file, header };
+  try {
+    return { kind, file, journal: readJournalBytes(bytes) };
+  } catch (error) {
+    throw new InputRefusedError(file, (error as Error).message, 'invalid');
+  }
+}
+
 /** The kind a parsed JSON value names by its schema id, or null. */
 function schemaKind(value: unknown): InputKind | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
@@ -318,10 +351,11 @@ function gunzipped(bytes: Buffer, file: string, limit: number): Buffer {
 }
 
 /**
- * Line 1 of `full` (without its newline), read in pieces until the newline: a regular file only,
- * never more than `maxBytes`, strict UTF-8. Non-blocking open: a FIFO is refused, not waited on.
+ * Line 1 of `full` (without its newline), read in pieces until the newline, or a record file's
+ * header frame (record/file/header.ts): a regular file only, never more than `maxBytes`, strict
+ * UTF-8. Non-blocking open: a FIFO is refused, not waited on.
  */
-function firstLine(full: string, file: string, maxBytes: number): string {
+function firstLine(full: string, file: string, maxBytes: number): string | Record<string, unknown> {
   let fd: number;
   try {
     fd = openSync(full, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -333,6 +367,8 @@ function firstLine(full: string, file: string, maxBytes: number): string {
     if (info.isDirectory()) throw new InputFileError(file, 'is a directory');
     if (!info.isFile()) throw new InputFileError(file, 'is not a regular file');
     if (info.size === 0) throw new InputFileError(file, 'is empty, not a shard file');
+    const frame = readHeaderFrame(fd, maxBytes);
+    if (frame !== null) return frame;
     const pieces: Buffer[] = [];
     let read = 0;
     for (;;) {

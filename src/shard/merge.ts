@@ -20,7 +20,7 @@ import { referenceRunId, utcSeconds, type CapacityResult } from '../result/build
 import type { ClientBlock, ConnectionsBlock, ShardsBlock } from '../result/servebench-schema.js';
 import { InputFileError, UsageError } from '../util/errors.js';
 import { formatIndexRanges } from '../record/journal.js';
-import { readShardFile, readShardHeader } from './read-shard.js';
+import { readShardHeader, readShardStores } from './read-shard.js';
 import type { ShardEnd, ShardHeader } from './shard-file.js';
 import { checkSameRun } from './same-run.js';
 
@@ -85,15 +85,18 @@ export async function mergeShardFiles(files: readonly string[], options: MergeOp
   const seen = new Map<number, number>();
   const ends: ShardEnd[] = [];
   const warmupRecords: number[] = [];
-  for (const shard of placed) {
+  // Read and checked on worker threads (record files), then taken in shard order.
+  const stores = await readShardStores(placed.map((shard) => shard.file));
+  for (const [k, shard] of placed.entries()) {
     const warmup = shard.header.plan.warmup;
     let warm = 0;
-    const contents = await readShardFile(shard.file, (result) => {
+    const contents = stores[k]!;
+    for (const result of contents.store) {
       checkRecordBelongs(shard.file, shard.header, result, seen);
       const aligned = align(result, shard, warmup);
       if (aligned.warmup === true) warm++;
       results.push(aligned);
-    });
+    }
     ends.push(contents.end);
     warmupRecords.push(warm);
   }

@@ -1,11 +1,12 @@
 /**
  * The shard file: what one shard of a plan measured, for `servebench merge` (docs/sharding.md).
- * NDJSON, like the journal: a header line (the plan's identity and hash, the shard's index, host,
- * clock alignment and start, and the run header the assembler needs), one line per request record
- * (the RequestResult as measured, on the shard's own clock), and an end line (wall time, the
- * client's self-check, the prompt-set id, the record count). It is written atomically: lines go to
- * a temporary file beside the target as the run goes (in batches, so the shard never holds its
- * records twice), which is flushed and renamed over the target at the end; a shard that dies
+ * A record file, like the journal (docs/output-files.md#record-files): a header frame (the plan's
+ * identity and hash, the shard's index, host, clock alignment and start, and the run header the
+ * assembler needs), block frames of the request records (as measured, on the shard's own clock),
+ * and an end frame (wall time, the client's self-check, the prompt-set id, the record count).
+ * Earlier versions wrote the same entries as JSON lines; read-shard.ts reads both. It is written
+ * atomically: blocks go to a temporary file beside the target as they fill (so the shard never
+ * holds its records twice), which is flushed and renamed over the target at the end; a shard that dies
  * leaves no shard file (its journal keeps what it measured), so `merge` names it as missing.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,9 @@ import { z } from 'zod';
 import type { RequestResult } from '../record/types.js';
 import type { RunHeader } from '../assemble/assemble.js';
 import { UsageError } from '../util/errors.js';
+import { encodeFrame, FRAME, jsonFrame, preamble } from '../record/file/frame.js';
+import { RecordBlock } from '../record/store/block.js';
+import { encodeBlock } from '../record/store/block-codec.js';
 
 export const SHARD_SCHEMA = 'servebench.shard/v1';
 
@@ -97,19 +101,19 @@ export type ShardEnd = z.infer<typeof shardEndSchema>;
 /** The header a shard writes; `run` is typed here and stored as JSON. */
 export type ShardHeaderInput = Omit<ShardHeader, 'type' | 'schema' | 'run'> & { run: RunHeader };
 
-/** Bytes gathered before one write: lines reach the disk in batches, never the whole shard at once. */
-const BATCH_BYTES = 256 * 1024;
+/** Records a block frame holds: the writer holds at most one block before it is written. */
+const BLOCK_RECORDS = 8192;
 
 /**
- * Writes one shard file atomically: a temporary file beside `path` (created exclusively), lines
- * appended in batches, then flushed and renamed over `path` by {@link ShardFileWriter.finish}.
+ * Writes one shard file atomically: a temporary file beside `path` (created exclusively), the
+ * header frame, then a block frame each time {@link BLOCK_RECORDS} records are in, then the end
+ * frame, flushed and renamed over `path` by {@link ShardFileWriter.finish}.
  * {@link ShardFileWriter.abandon} removes the temporary file (no shard file appears).
  */
 export class ShardFileWriter {
   private fd: number | null;
   private readonly temp: string;
-  private pending: string[] = [];
-  private pendingBytes = 0;
+  private block = new RecordBlock(BLOCK_RECORDS);
   private records = 0;
 
   /** @throws UsageError when the temporary file cannot be created. */
@@ -123,19 +127,20 @@ export class ShardFileWriter {
     } catch (error) {
       throw new UsageError(`--output ${path}: the shard file cannot be created (${(error as Error).message})`);
     }
-    this.push({ type: 'header', schema: SHARD_SCHEMA, ...header });
+    this.write(jsonFrame(FRAME.header, { type: 'header', schema: SHARD_SCHEMA, ...header }, preamble()));
   }
 
   /** Appends one request record. */
   append(result: RequestResult): void {
-    this.push({ type: 'request', result });
+    this.block.append(result);
     this.records++;
+    if (this.block.full) this.flush();
   }
 
-  /** Writes the end line, flushes, and renames the file into place. */
+  /** Writes the last block and the end frame, flushes, and renames the file into place. */
   finish(end: Omit<ShardEnd, 'type' | 'records'>): void {
-    this.push({ type: 'end', ...end, records: this.records });
     this.flush();
+    this.write(jsonFrame(FRAME.end, { type: 'end', ...end, records: this.records }));
     const fd = this.fd;
     if (fd === null) throw new Error('shard file already closed');
     fsyncSync(fd);
@@ -155,18 +160,16 @@ export class ShardFileWriter {
     }
   }
 
-  private push(line: unknown): void {
-    const text = `${JSON.stringify(line)}\n`;
-    this.pending.push(text);
-    this.pendingBytes += text.length;
-    if (this.pendingBytes >= BATCH_BYTES) this.flush();
+  /** The block so far as one frame; a new block follows. */
+  private flush(): void {
+    if (this.block.n === 0) return;
+    this.block.seal();
+    this.write(encodeFrame(FRAME.block, encodeBlock(this.block)));
+    this.block = new RecordBlock(BLOCK_RECORDS);
   }
 
-  private flush(): void {
-    if (this.fd === null || this.pending.length === 0) return;
-    const bytes = Buffer.from(this.pending.join(''), 'utf8');
-    this.pending = [];
-    this.pendingBytes = 0;
+  private write(bytes: Uint8Array): void {
+    if (this.fd === null) return;
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
   }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { conversationsBlock } from '../../src/assemble/conversations.js';
 import { summarize } from '../../src/metrics/summarize.js';
-import { JournalWriter, parseJournal } from '../../src/record/journal.js';
+import { JournalWriter } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { failed, ok } from '../helpers/request-results.js';
 
@@ -127,7 +128,7 @@ test('the journal never writes a reply’s text, even when a record still carrie
   const text = readFileSync(path, 'utf8');
   assert.doesNotMatch(text, /replyText|THE SECRET REPLY/);
   assert.equal(record.replyText, 'THE SECRET REPLY', 'the record in memory is left alone');
-  const [back] = parseJournal(text).results;
+  const [back] = readJournalBytes(readFileSync(path)).results;
   assert.equal(back?.conversationId, 0);
   assert.equal(back?.turnIndex, 0);
 });

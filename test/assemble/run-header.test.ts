@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRunHeader, runHeader } from '../../src/assemble/header.js';
-import { parseJournal } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import { runCli } from '../helpers/cli.js';
 import { fixturesDir } from '../helpers/fixtures.js';
 import { planOf } from '../helpers/plans.js';
@@ -19,7 +19,7 @@ const journalFile = join(fixturesDir(), 'journal', 'camel-shape.journal.jsonl');
 const resultFile = join(fixturesDir(), 'journal', 'camel-shape.result.json');
 
 const earlierRun = (): Record<string, unknown> =>
-  parseJournal(readFileSync(journalFile, 'utf8')).run as Record<string, unknown>;
+  readJournalBytes(readFileSync(journalFile)).run as Record<string, unknown>;
 
 /** Every key of a JSON value, at any depth. */
 function keysOf(value: unknown): string[] {

@@ -5,9 +5,10 @@
  * is the process itself (the package bin, a SIGKILL, environment-driven faults, thread priority).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { journaledSoFar } from './journal-lines.js';
 import type { CliIO, InterruptSignal } from '../../src/cli/io.js';
 
 /** Absolute path of dist/src/cli/main.js (this file is dist/test/helpers/cli.js). */
@@ -123,9 +124,7 @@ export function spawnCli(
 /** Journaled request lines of `journal` so far (0 while it does not exist). */
 function journaledRequests(journal: string): number {
   if (!existsSync(journal)) return 0;
-  return readFileSync(journal, 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('"type":"request"')).length;
+  return journaledSoFar(journal);
 }
 
 /**

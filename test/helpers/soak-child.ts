@@ -12,7 +12,7 @@ import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { JournalOutput } from '../../src/pipeline/journal-output.js';
-import { parseJournal } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import { writeResultFile } from '../../src/result/io.js';
 import { startSimProcess } from './sim-process.js';
 import { SAMPLE_AT, SOAK_CONCURRENCY, SOAK_MIX, SOAK_REQUESTS } from './soak-plan.js';
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
       failures: { request_index: number; error_type: string }[];
       request_timings: { request_index: number }[];
     };
-    const journal = parseJournal(readFileSync(journalPath, 'utf8'));
+    const journal = readJournalBytes(readFileSync(journalPath));
     const journalFailed = journal.results
       .filter((r) => !r.ok)
       .map((r) => `${r.requestIndex}:${r.error?.type ?? ''}`)

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseJournal } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import { timingErrors } from '../../src/sim/timing-error.js';
 import type { GroundTruth } from '../../src/sim/ground-truth.js';
 import { runCli } from '../helpers/cli.js';
@@ -66,7 +66,7 @@ test('client timings and simulator ground truth share one clock', async () => {
     servebench: { clock: { source: string; run_start_monotonic_ns: string } };
   };
   assert.equal(result.servebench.clock.source, 'CLOCK_MONOTONIC');
-  const { results } = parseJournal(readFileSync(join(dir, 'result.journal.jsonl'), 'utf8'));
+  const { results } = readJournalBytes(readFileSync(join(dir, 'result.journal.jsonl')));
   const truth = (await (await fetch(`${sim.url.replace(/\/v1$/, '')}/sim/ground-truth`)).json()) as {
     monotonic_origin_ns: string;
     requests: GroundTruth[];

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, testIO } from '../helpers/cli.js';
 import { startSilentServer } from '../helpers/silent-server.js';
+import { journaledSoFar } from '../helpers/journal-lines.js';
 import { checkSweepSummary } from '../../src/report/sweep-read.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-interrupt-frame-'));
@@ -20,9 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), 'servebench-interrupt-frame-'));
 /** Request lines journaled so far in `journal` (0 while it does not exist). */
 function journaled(journal: string): number {
   if (!existsSync(journal)) return 0;
-  return readFileSync(journal, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('"type":"request"')).length;
+  return journaledSoFar(journal);
 }
 
 test('SIGINT during a sweep point: the partial point and a sweep.json of the points so far are written, labelled interrupted, exit 130', async () => {

@@ -278,8 +278,9 @@ test('with --slo, rebuild reproduces the result, also from a journal whose heade
   ]);
   assert.equal(run.code, 0, run.stderr);
   const journal = join(dir, 'slo.journal.jsonl');
-  const lines = readFileSync(journal, 'utf8').trim().split('\n');
-  const header = JSON.parse(lines[0]!) as { run: { shape: { slo: unknown } } };
+  const { lines: entries } = journalResults(journal);
+  const lines = entries.map((entry) => JSON.stringify(entry));
+  const header = entries[0]! as unknown as { run: { shape: { slo: unknown } } };
   assert.deepEqual((header.run.shape.slo as { text: string }).text, slo);
   const goodput = (JSON.parse(readFileSync(output, 'utf8')) as { servebench: { metrics: { goodput: unknown } } })
     .servebench.metrics.goodput;

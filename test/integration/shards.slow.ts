@@ -17,6 +17,7 @@ import { simProcessesForFile } from '../helpers/sim-process.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { nearestRankIndex } from '../../src/metrics/percentile.js';
 import { kubernetesManifests } from '../../src/shard/kubernetes.js';
+import { readShardStore } from '../../src/shard/read-shard.js';
 import { podArgsForIndex } from '../../src/shard/kubernetes-args.js';
 
 const sims = simProcessesForFile({ fast: { prefill_tok_s: 2000000, decode_step_ms: 2, max_num_seqs: 64 } });
@@ -40,12 +41,9 @@ interface Record_ {
   warmup?: boolean;
 }
 
-/** The request records of a shard file, as the shard wrote them. */
-function shardRecords(file: string): Record_[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('"type":"request"'))
-    .map((line) => (JSON.parse(line) as { result: Record_ }).result);
+/** The request records of a shard file, as the shard wrote them (either era). */
+async function shardRecords(file: string): Promise<Record_[]> {
+  return [...(await readShardStore(file)).store];
 }
 
 /** Nearest-rank percentile (docs/protocol.md#percentiles), by hand. */
@@ -159,7 +157,7 @@ test('3 shards meet in Redis, start together, and merge into the single-process 
   assert.deepEqual(rowsOf(m), rowsOf(s), 'the same requests with the same token counts');
 
   // Every percentile, by hand, from the union of the raw records.
-  const union = files.flatMap(shardRecords).filter((r) => r.ok && r.warmup !== true);
+  const union = (await Promise.all(files.map(shardRecords))).flat().filter((r) => r.ok && r.warmup !== true);
   assert.equal(union.length, 90);
   const metrics = m['metrics'] as Record<string, number | null>;
   const ttft = union.map((r) => r.ttftS! * 1000.0);

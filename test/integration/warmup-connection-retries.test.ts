@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { journalResults } from '../helpers/journal-lines.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../../src/sim/index.js';
@@ -55,10 +56,7 @@ async function run(sim: SimHandle, name: string): Promise<{ result: Json; journa
     output,
   ]);
   assert.equal(cli.code, 0, cli.stderr);
-  const journal = readFileSync(output.replace(/\.json$/, '.journal.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Json);
+  const journal = journalResults(output.replace(/\.json$/, '.journal.jsonl')).lines as Json[];
   return {
     result: JSON.parse(readFileSync(output, 'utf8')) as Json,
     journal: journal.filter((l) => l['type'] === 'request').map((l) => l['result'] as Json),

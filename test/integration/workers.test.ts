@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAndSignal, runCli, spawnCli } from '../helpers/cli.js';
 import { simProcessesForFile } from '../helpers/sim-process.js';
+import { journalResults } from '../helpers/journal-lines.js';
 
 const sims = simProcessesForFile({
   fast: { prefill_tok_s: 400000, decode_step_ms: 2, max_num_seqs: 64, decode_batch_slowdown: 0.01 },
@@ -57,14 +58,8 @@ function readResult(path: string): Result {
 }
 
 function journaled(path: string): { results: Journaled[]; last: Record<string, unknown> } {
-  const lines = readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return {
-    results: lines.filter((l) => l['type'] === 'request').map((l) => l['result'] as Journaled),
-    last: lines.at(-1)!,
-  };
+  const { results, lines } = journalResults(path);
+  return { results, last: lines.at(-1)! };
 }
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);

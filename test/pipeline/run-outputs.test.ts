@@ -16,7 +16,7 @@ import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { JournalOutput } from '../../src/pipeline/journal-output.js';
 import type { RunEnding, RunOutput } from '../../src/pipeline/run-output.js';
 import type { RunHeader } from '../../src/assemble/assemble.js';
-import { parseJournal } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import { startSim } from '../../src/sim/server.js';
 import { resultView, runView } from '../../src/result/run-view.js';
 import { parseResultText } from '../../src/result/io.js';
@@ -85,7 +85,7 @@ test('every output is named, started, fed and finished in order; the journal is 
     assert.equal(end?.journal?.complete, true);
     assert.equal(outcome.journalPath, journalPath);
     // The journal holds the very header the outputs were given.
-    const read = parseJournal(readFileSync(journalPath!, 'utf8'));
+    const read = readJournalBytes(readFileSync(journalPath!));
     assert.deepEqual(read.run, JSON.parse(JSON.stringify(started)));
     assert.equal(read.results.length, 6);
     // The report's view of the result in memory is the view of its file read back (run --report).

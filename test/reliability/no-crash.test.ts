@@ -12,7 +12,7 @@ import { RUN_FLAGS } from '../../src/cli/options.js';
 import { resolveRunConfig } from '../../src/config/run-config.js';
 import { runBenchmark } from '../../src/pipeline/benchmark.js';
 import { JournalOutput } from '../../src/pipeline/journal-output.js';
-import { parseJournal } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import { startSim } from '../../src/sim/server.js';
 import { FAULTS, type FaultName } from '../../src/sim/faults.js';
 import { FAULT_CASES } from '../helpers/faults-catalog.js';
@@ -114,7 +114,7 @@ test('every fault at once: no unhandled rejection or exception, completed + fail
       assert.ok(known.has(failure.error_type), `undocumented error_type ${failure.error_type}`);
     assert.ok((result.servebench.retries?.retried_requests ?? 0) > 0, 'some 429/503/connection failures were retried');
     // The journal holds exactly what the result reports.
-    const journal = parseJournal(readFileSync(journalPath, 'utf8'));
+    const journal = readJournalBytes(readFileSync(journalPath));
     assert.equal(journal.results.length, 150);
     assert.deepEqual(
       journal.results

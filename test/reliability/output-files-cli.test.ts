@@ -351,6 +351,6 @@ test('a journal that cannot be written no longer kills the run: the result is wr
   // What reached the journal still rebuilds: the half-written line is ignored.
   const rebuild = await runCli(['rebuild', journal]);
   assert.equal(rebuild.code, 0, rebuild.stderr);
-  assert.match(rebuild.stderr, /line 4 was cut short/);
+  assert.match(rebuild.stderr, /frame 4 \(byte \d+\) was cut short/);
   assert.match(rebuild.stdout, /result rebuilt from 2 journaled requests/);
 });

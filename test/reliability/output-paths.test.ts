@@ -24,9 +24,9 @@ import {
   JOURNAL_SCHEMA,
   formatIndexRanges,
   journalGapWarning,
-  parseJournal,
   type JournalWrite,
 } from '../../src/record/journal.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { writeJsonFile } from '../../src/result/io.js';
 import { UsageError } from '../../src/util/errors.js';
@@ -118,7 +118,7 @@ test('a journal whose disk fills up stops being written, does not throw, and nam
     end_written: false,
   });
   // What reached the file is still a journal: the half-written line is the ignored last line.
-  const journal = parseJournal(readFileSync(path, 'utf8'));
+  const journal = readJournalBytes(readFileSync(path));
   assert.deepEqual(
     journal.results.map((r) => r.requestIndex),
     [5, 2],

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mergeShardFiles } from '../../src/shard/merge.js';
+import { readShardStore } from '../../src/shard/read-shard.js';
 import { ShardFileWriter, type ShardHeaderInput } from '../../src/shard/shard-file.js';
 import { shardPart } from '../../src/plan/shard.js';
 import { runHeader } from '../../src/assemble/header.js';
@@ -22,6 +23,14 @@ import { ok, failed } from '../helpers/request-results.js';
 import { planOf } from '../helpers/plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-merge-'));
+
+/** A shard file's entries as the JSON lines earlier versions wrote (the NDJSON era). */
+async function ndjsonLines(path: string): Promise<string[]> {
+  const { header, end, store } = await readShardStore(path);
+  return [header, ...[...store].map((result) => ({ type: 'request', result })), end].map((entry) =>
+    JSON.stringify(entry),
+  );
+}
 let fileNumber = 0;
 
 /** The record request `index` of shard `shard` measured: latencies from its index, start on the shard's clock. */
@@ -227,11 +236,19 @@ test('a damaged, cut or foreign file is refused naming the file and the line', a
   const setup = await setupOf(['--requests', '8', '--concurrency', '2', '--tokenizer', 'chars:3.0'], 2, [T, T], T);
   const s0 = writeShard(setup, 0);
   const s1 = writeShard(setup, 1);
-  const lines = readFileSync(s1.path, 'utf8').split('\n');
+  // Shard files as earlier versions wrote them (NDJSON), read by that era's reader.
+  const lines = await ndjsonLines(s1.path);
   const cut = join(dir, 'cut.ndjson');
-  writeFileSync(cut, lines.slice(0, -2).join('\n') + '\n');
+  writeFileSync(cut, lines.slice(0, -1).join('\n') + '\n');
   await assert.rejects(mergeShardFiles([s0.path, cut], { allowPartial: false }), (error: unknown) => {
     return error instanceof InputFileError && /has no end line/.test(error.message);
+  });
+  // A record file cut short: its last frame is named by its byte offset.
+  const bytes = readFileSync(s1.path);
+  const cutFrames = join(dir, 'cut.sbrec');
+  writeFileSync(cutFrames, bytes.subarray(0, bytes.length - 4));
+  await assert.rejects(mergeShardFiles([s0.path, cutFrames], { allowPartial: false }), (error: unknown) => {
+    return error instanceof InputFileError && /cut\.sbrec: byte \d+: frame \d+ is cut short/.test(error.message);
   });
   const wrong = join(dir, 'wrong.ndjson');
   // Shard 1's file holding a request of shard 0.

@@ -94,7 +94,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   io.stdout(`${formatSummary(result)}\n`);
   if (journal.truncatedLine !== null)
     io.stderr(
-      `note: line ${journal.truncatedLine} was cut short (the run was killed while writing it) and was ignored\n`,
+      `note: ${journal.era === 'frames' ? `frame ${journal.truncatedLine} (byte ${journal.truncatedOffset})` : `line ${journal.truncatedLine}`} was cut short (the run was killed while writing it) and was ignored\n`,
     );
   if (journal.end === null)
     io.stderr(

@@ -106,7 +106,7 @@ export function decodeBlock(bytes: Uint8Array): RecordBlock {
   const finish = JSON.parse(decoder.decode(bytes.subarray(at, at + finishBytes))) as unknown;
   if (!Array.isArray(finish) || !finish.every((name) => typeof name === 'string'))
     throw new Error('record block: its finish reasons are not a list of strings');
-  block.setFinishReasons(finish as string[]);
+  block.setFinishReasons(finish);
   block.n = n;
   block.seal();
   return block;

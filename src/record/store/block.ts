@@ -216,7 +216,7 @@ export class RecordBlock {
           at = mark;
           flags |= FLAG.rawOffsets;
           extras ??= {};
-          (extras as RecordExtras).rawOffsets = [...offsets];
+          extras.rawOffsets = [...offsets];
           break;
         }
         at = writeVarint(arena, at, ns - previous);

@@ -87,7 +87,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
 
   #locate(i: number): number {
     const starts = this.#starts;
-    let b = this.#hint;
+    const b = this.#hint;
     if (b < starts.length && starts[b]! <= i && i < starts[b]! + this.#blocks[b]!.n) return b;
     if (b + 1 < starts.length && starts[b + 1]! <= i && i < starts[b + 1]! + this.#blocks[b + 1]!.n)
       return (this.#hint = b + 1);

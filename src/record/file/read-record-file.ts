@@ -1,0 +1,72 @@
+/**
+ * Reading record files (journals and shard files, either era) into a {@link RecordStore}: the
+ * file's bytes are split (split.ts) and each block decoded and adopted. {@link readRecordFile}
+ * does it on this thread; {@link readRecordFiles} splits the files of one merge on worker threads
+ * (read-pool.ts). Every problem is one InputFileError line naming the file (and the byte offset,
+ * for a damaged frame).
+ */
+import { readFile } from 'node:fs/promises';
+import { decodeBlock } from '../store/block-codec.js';
+import { RecordStore } from '../store/record-store.js';
+import { InputFileError } from '../../util/errors.js';
+import { fileProblem } from '../../util/read-file.js';
+import { splitRecordBytes, type RecordEra, type SplitRecordFile } from './split.js';
+
+/** A record file as read. `header` and `end` are its JSON objects, for the caller to check against its schema. */
+export interface RecordFile {
+  file: string;
+  era: RecordEra;
+  header: Record<string, unknown>;
+  store: RecordStore;
+  /** Null when the file has no end (a journal of a run that did not finish). */
+  end: Record<string, unknown> | null;
+  /** The last line (NDJSON) or frame, cut short by a crash and dropped: its 1-based number and byte offset (frames). */
+  torn: { number: number; offset: number | null } | null;
+}
+
+export interface ReadRecordOptions {
+  /** A last line or frame cut short is dropped and reported (journals), not refused (shard files). */
+  tornTail?: boolean;
+}
+
+function message(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+/** The store of a split file: each block decoded (a copy) and adopted in order. */
+export function storeOf(file: string, split: SplitRecordFile): RecordFile {
+  const store = new RecordStore();
+  for (const { bytes, offset } of split.blocks) {
+    try {
+      store.adopt(decodeBlock(bytes));
+    } catch (error) {
+      throw new InputFileError(file, `${offset === null ? '' : `byte ${offset}: `}${message(error)}`);
+    }
+  }
+  return { file, era: split.era, header: split.header, store, end: split.end, torn: split.torn };
+}
+
+/** Splits `bytes` (the content of `file`), its problems named as that file's. */
+export function splitNamed(file: string, bytes: Uint8Array, options: ReadRecordOptions): SplitRecordFile {
+  try {
+    return splitRecordBytes(bytes, options.tornTail ?? false);
+  } catch (error) {
+    throw new InputFileError(file, message(error));
+  }
+}
+
+/** A record file's bytes (read by the caller) as a store. */
+function readRecordBytes(file: string, bytes: Uint8Array, options: ReadRecordOptions = {}): RecordFile {
+  return storeOf(file, splitNamed(file, bytes, options));
+}
+
+/** Reads one record file, of either era, on this thread. */
+export async function readRecordFile(file: string, options: ReadRecordOptions = {}): Promise<RecordFile> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new InputFileError(file, fileProblem(error));
+  }
+  return readRecordBytes(file, bytes, options);
+}
