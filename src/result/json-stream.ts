@@ -182,7 +182,8 @@ export async function readJsonObjectStream(
         }
         if (found) break;
       }
-      if (i - start > limit) throw new StreamProblem(`${what()} is over the ${limitText(limit)} limit`, w.origin + start);
+      if (i - start > limit)
+        throw new StreamProblem(`${what()} is over the ${limitText(limit)} limit`, w.origin + start);
       if (w.done) {
         if (primitive) break;
         throw new StreamProblem('Unexpected end of JSON input', w.origin + w.end);
@@ -237,10 +238,18 @@ export async function readJsonObjectStream(
         // A streamed array stays out of the document: the caller has its elements.
         delete doc[key];
       } else {
-        const valueSpan = await span(limits.restBytes - rest, () => `the part of the file outside ${streamed.join(' and ')}`);
+        const valueSpan = await span(
+          limits.restBytes - rest,
+          () => `the part of the file outside ${streamed.join(' and ')}`,
+        );
         rest += valueSpan.stop - valueSpan.start;
         // defineProperty: a key named __proto__ is an own property, as JSON.parse makes it.
-        Object.defineProperty(doc, key, { value: parse(valueSpan), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(doc, key, {
+          value: parse(valueSpan),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       if (rest > limits.restBytes)
         throw new StreamProblem(

@@ -81,7 +81,8 @@ export async function readStreamedResult(
       if (got.success) return;
       for (const issue of got.error.issues) {
         total++;
-        if (problems.length < KEPT_PROBLEMS) problems.push(`${formatPath([key, index, ...issue.path])}: ${issue.message}`);
+        if (problems.length < KEPT_PROBLEMS)
+          problems.push(`${formatPath([key, index, ...issue.path])}: ${issue.message}`);
       }
     });
   };

@@ -90,11 +90,13 @@ function timeline(view: RunView): RunChartData['timeline'] {
   // Over the cap, in start order, so each bucket is a slice of the run and keeps its earliest, median and latest error.
   if (started.length > MAX_DRAWN_REQUESTS)
     started.sort((a, b) => finiteOrNull(a['start_offset_ms'])! - finiteOrNull(b['start_offset_ms'])!);
-  const failures = thinKeepingExtremes(started, (f) => finiteOrNull(f['error_at_ms']) ?? 0, MAX_DRAWN_REQUESTS).map((f): [number, number, number] => [
+  const failures = thinKeepingExtremes(started, (f) => finiteOrNull(f['error_at_ms']) ?? 0, MAX_DRAWN_REQUESTS).map(
+    (f): [number, number, number] => [
       finiteOrNull(f['request_index']) ?? 0,
       r3(finiteOrNull(f['start_offset_ms'])!),
       r3(finiteOrNull(f['start_offset_ms'])! + (finiteOrNull(f['error_at_ms']) ?? 0)),
-    ]);
+    ],
+  );
   return { total: rows.length, bars, failures };
 }
 
