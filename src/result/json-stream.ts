@@ -28,6 +28,8 @@ export interface StreamLimits {
   itemBytes: number;
   /** Elements of one streamed array. */
   items: number;
+  /** Bytes read at a time (default 4 MiB); tests make it small to cut values across reads. */
+  chunkBytes?: number;
 }
 
 /** What went wrong, at a byte of the file: turned into a one-line message by the caller. */
@@ -64,6 +66,7 @@ class Window {
   constructor(
     private readonly handle: FileHandle,
     private readonly size: number,
+    private readonly chunk: number,
   ) {}
 
   /**
@@ -74,7 +77,7 @@ class Window {
     const kept = this.end - keep;
     const remaining = this.size - this.next;
     // The last read asks for one byte past the size fstat gave, so a file that grew is noticed.
-    const want = remaining > CHUNK_BYTES ? CHUNK_BYTES : remaining + 1;
+    const want = remaining > this.chunk ? this.chunk : remaining + 1;
     const buf = Buffer.allocUnsafe(kept + want);
     this.buf.copy(buf, 0, keep, this.end);
     let got = 0;
@@ -121,7 +124,7 @@ export async function readJsonObjectStream(
   limits: StreamLimits,
 ): Promise<Record<string, unknown>> {
   if (size > limits.totalBytes) throw new StreamProblem(`over the limit`, null);
-  const w = new Window(handle, size);
+  const w = new Window(handle, size, limits.chunkBytes ?? CHUNK_BYTES);
   await w.more(0);
   let pos = 0;
   if (w.buf[0] === 0xef && w.buf[1] === 0xbb && w.buf[2] === 0xbf) pos = 3; // a BOM, as TextDecoder drops it
@@ -143,7 +146,7 @@ export async function readJsonObjectStream(
   };
 
   /** The span of the value starting at `pos`, at most `limit` bytes (`what` names it in the refusal). */
-  const span = async (limit: number, what: () => string): Promise<Span> => {
+  const span = async (limit: number, what: () => string, named: number = limit): Promise<Span> => {
     let start = pos;
     const first = w.buf[start]!;
     let i = start + 1;
@@ -183,7 +186,7 @@ export async function readJsonObjectStream(
         if (found) break;
       }
       if (i - start > limit)
-        throw new StreamProblem(`${what()} is over the ${limitText(limit)} limit`, w.origin + start);
+        throw new StreamProblem(`${what()} is over the ${limitText(named)} limit`, w.origin + start);
       if (w.done) {
         if (primitive) break;
         throw new StreamProblem('Unexpected end of JSON input', w.origin + w.end);
@@ -192,7 +195,7 @@ export async function readJsonObjectStream(
       start -= shift;
       i -= shift;
     }
-    if (i - start > limit) throw new StreamProblem(`${what()} is over the ${limitText(limit)} limit`, w.origin + start);
+    if (i - start > limit) throw new StreamProblem(`${what()} is over the ${limitText(named)} limit`, w.origin + start);
     pos = i;
     return { start, stop: i };
   };
@@ -241,6 +244,7 @@ export async function readJsonObjectStream(
         const valueSpan = await span(
           limits.restBytes - rest,
           () => `the part of the file outside ${streamed.join(' and ')}`,
+          limits.restBytes,
         );
         rest += valueSpan.stop - valueSpan.start;
         // defineProperty: a key named __proto__ is an own property, as JSON.parse makes it.
