@@ -102,7 +102,10 @@ describe('broken files: one line with the place', () => {
       await problem(file(seedText.replace('},\n    {', '}\n    {'))),
       "not valid JSON: Unexpected token '{', expected ',' or ']' after an array element at line 7 column 5",
     );
-    assert.match(await problem(file(seedText.slice(0, 60))), /^not valid JSON: Unexpected end of JSON input at line \d+ column \d+$/);
+    assert.match(
+      await problem(file(seedText.slice(0, 60))),
+      /^not valid JSON: Unexpected end of JSON input at line \d+ column \d+$/,
+    );
     assert.match(
       await problem(file(`${seedText}\nx`)),
       /^not valid JSON: Unexpected non-whitespace character after JSON at line 12 column 1$/,
@@ -125,7 +128,10 @@ describe('broken files: one line with the place', () => {
     const path = file(JSON.stringify({ ...seed, request_timings: rows }));
     const whole = await readResultFile(path, 1 << 30, null).catch((e: InputFileError) => e.problem);
     assert.equal(await problem(path), whole);
-    assert.match(whole as string, /^not a valid current result file: request_timings\[0\]\.e2e_ms: .* \(and \d+ more\)$/);
+    assert.match(
+      whole as string,
+      /^not a valid current result file: request_timings\[0\]\.e2e_ms: .* \(and \d+ more\)$/,
+    );
   });
 });
 
@@ -138,7 +144,10 @@ function writeBytes(bytes: Buffer): string {
 describe('limits: each named on one line', () => {
   it('the whole file, the part outside the rows, one row, the number of rows', async () => {
     const path = seedFile();
-    assert.match(await problem(path, { ...STREAM_LIMITS, totalBytes: 1000 }), /^is \d+ bytes, over the 1000 bytes limit for result files$/);
+    assert.match(
+      await problem(path, { ...STREAM_LIMITS, totalBytes: 1000 }),
+      /^is \d+ bytes, over the 1000 bytes limit for result files$/,
+    );
     assert.match(
       await problem(path, { ...STREAM_LIMITS, restBytes: 2000 }),
       /^line \d+ column \d+: the part of the file outside request_timings and failures is over the 2000 bytes limit for result files$/,
