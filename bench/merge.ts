@@ -84,7 +84,7 @@ function parseArgs(argv: string[]): MergeBenchOptions {
 }
 
 /** A closed-loop plan of `concurrency` slots, made by the plan stage with a fixed-ratio counter (no server). */
-async function smallPlan(concurrency: number, dir: string): Promise<RunPlan> {
+export async function smallPlan(concurrency: number, dir: string): Promise<RunPlan> {
   const args = ['--requests', String(concurrency), '--concurrency', String(concurrency), '--tokenizer', 'chars:3.0'];
   const parsed = parseFlags(args, RUN_FLAGS);
   const config = resolveRunConfig(parsed.values, {}, dir, parsed.given);
@@ -101,7 +101,7 @@ async function smallPlan(concurrency: number, dir: string): Promise<RunPlan> {
 }
 
 /** One measured request as the client records it: a success (usage, 16–64 chunk stamps) or, 1 in 100, a failure. */
-function record(index: number, startOffsetMs: number, random: () => number): RequestResult {
+export function record(index: number, startOffsetMs: number, random: () => number): RequestResult {
   const ttft = 0.05 + 0.4 * random();
   const chunks = 16 + Math.floor(49 * random());
   const offsets: number[] = [];

@@ -17,7 +17,7 @@ import { parseJournal, JOURNAL_SCHEMA, type JournalContents } from '../record/jo
 import { hasMagic } from '../record/file/frame.js';
 import { headerOfBytes, readHeaderFrame } from '../record/file/header.js';
 import { readJournalBytes } from '../record/read-journal.js';
-import { MAX_RESULT_BYTES, parseResultText, type LoadedResult } from '../result/io.js';
+import { MAX_RESULT_BYTES, parseResultText, readLargeResult, type LoadedResult } from '../result/io.js';
 import { SCHEMA_ID } from '../result/schema.js';
 import type { PeerRun } from '../peers/peer-run.js';
 import { readPeerText } from '../peers/read-peer.js';
@@ -123,6 +123,16 @@ export async function openInput<K extends InputKind>(file: string, options: Open
     return { ...shardHeader(file, full, options), path: full } as Opened<K>;
   const largest = accept.reduce((a, b) => (KINDS[b].maxBytes > KINDS[a].maxBytes ? b : a));
   const limit = KINDS[largest].maxBytes;
+  // A result over the whole-text limit (a run of ~80,000 requests or more) is read as a stream.
+  if (accept.includes('result')) {
+    let large: LoadedResult | null;
+    try {
+      large = await readLargeResult(full, file, limit);
+    } catch (error) {
+      throw because('invalid', error);
+    }
+    if (large !== null) return { kind: 'result', file, loaded: large, path: full } as Opened<K>;
+  }
   let text = '';
   let record: Uint8Array | null = null;
   try {

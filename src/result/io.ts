@@ -15,14 +15,20 @@ import { serializeJsonChunks } from './pyjson.js';
 import type { CapacityResult } from './result-schema.js';
 import { checkResult, type ResultDocument } from './schema.js';
 import { fileProblem } from '../util/read-file.js';
+import type { StreamLimits } from './json-stream.js';
+import { readStreamedResult, STREAM_LIMITS } from './read-streamed.js';
+import { oneLine, resultRefusal } from './result-refusal.js';
 
-/** Largest result file we read: 64 MiB, far above any real run (10,000 rows ≈ 7 MB). */
+/**
+ * Largest result file read whole, as one string (10,000 rows ≈ 7 MB). A larger one that starts
+ * as a JSON object is read as a stream (read-streamed.ts), within STREAM_LIMITS.
+ */
 export const MAX_RESULT_BYTES = 64 * 1024 * 1024;
 
-/** A result file as read: its text, the raw JSON value (for byte round trips) and the typed view. */
+/** A result file as read: its text (null when it was streamed), the raw JSON value and the typed view. */
 export interface LoadedResult {
   file: string;
-  text: string;
+  text: string | null;
   raw: unknown;
   result: ResultDocument;
 }
@@ -30,11 +36,6 @@ export interface LoadedResult {
 function sizeText(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return bytes >= 1024 * 1024 ? `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB` : `${bytes} bytes`;
-}
-
-function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** Turn V8's "at position N" into "at line L column C", which a person can find in an editor. */
@@ -61,21 +62,60 @@ export function parseResultText(file: string, text: string): LoadedResult {
     throw new InputFileError(file, jsonProblem(text, err));
   }
   const checked = checkResult(raw);
-  if (!checked.ok) {
-    if (checked.era === null) throw new InputFileError(file, oneLine(checked.problems.join('; ')));
-    const shown = checked.problems.slice(0, 3).join('; ');
-    const more = checked.problems.length > 3 ? ` (and ${checked.problems.length - 3} more)` : '';
-    throw new InputFileError(file, `not a valid ${checked.era} result file: ${oneLine(shown, 300)}${more}`);
-  }
+  if (!checked.ok) throw resultRefusal(file, checked.era, checked.problems);
   return { file, text, raw, result: checked.result };
 }
 
 /**
- * Read and check a result file, refusing non-regular files and anything over `maxBytes`.
+ * Read and check a result file, refusing non-regular files and anything over `maxBytes`; with
+ * the default bound, a larger file that starts as a JSON object is read as a stream, within
+ * `limits` ({@link readLargeResult}). A caller's own smaller `maxBytes` bounds the whole file.
  * @throws InputFileError with a one-line problem (no stack) for every failure.
  */
-export async function readResultFile(file: string, maxBytes: number = MAX_RESULT_BYTES): Promise<LoadedResult> {
-  return parseResultText(file, await readBoundedText(file, maxBytes, 'result files'));
+export async function readResultFile(
+  file: string,
+  maxBytes: number = MAX_RESULT_BYTES,
+  limits: StreamLimits | null = maxBytes === MAX_RESULT_BYTES ? STREAM_LIMITS : null,
+): Promise<LoadedResult> {
+  const large = limits === null ? null : await readLargeResult(file, file, maxBytes, limits);
+  return large ?? parseResultText(file, await readBoundedText(file, maxBytes, 'result files'));
+}
+
+/**
+ * A result file over `wholeBytes`, read as a stream when it starts as a JSON object (a result
+ * always does). Null when the file is within `wholeBytes`, is not a regular file or starts
+ * otherwise: the caller reads it whole, or refuses it by its size, as before streaming existed.
+ * @throws InputFileError naming `file` (as the user typed it; `full` is where it is read).
+ */
+export async function readLargeResult(
+  full: string,
+  file: string,
+  wholeBytes: number = MAX_RESULT_BYTES,
+  limits: StreamLimits = STREAM_LIMITS,
+): Promise<LoadedResult | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(full, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return null; // the whole-text reader names the problem
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size <= wholeBytes || !(await startsAsObject(handle))) return null;
+    const { raw, result } = await readStreamedResult(file, handle, info.size, limits);
+    return { file, text: null, raw, result };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether the file's first byte other than a BOM and white space, in its first 4 KiB, is `{`. */
+async function startsAsObject(handle: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(4096);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < bytesRead && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
+  return i < bytesRead && head[i] === 0x7b;
 }
 
 /**

@@ -192,6 +192,17 @@ export function detectEra(doc: unknown): Era | null {
   return null;
 }
 
+/**
+ * The schema of one `request_timings[]` row and of one `failures[]` entry in a file of `era`
+ * (null where the era has none), for a reader that checks them one at a time (result/read-streamed.ts):
+ * the same rules as the era's whole-file schema.
+ */
+export function itemSchemas(era: Era): { row: z.ZodType | null; failure: z.ZodType | null } {
+  if (era === 'current') return { row: currentRow, failure };
+  if (era === 'v3-legacy') return { row: legacyRow, failure };
+  return { row: null, failure: era === 'v2' ? failure : null };
+}
+
 const SCHEMAS = {
   'pre-v2': preV2ResultSchema,
   v2: v2ResultSchema,

@@ -12,9 +12,11 @@ import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from '../metrics/definitions.js';
 import { ulpDistance } from '../metrics/float-bits.js';
 import { computeMetrics, protocolLabel } from '../metrics/summarize.js';
-import type { CoreTimingRow, Metrics, SuccessFacts } from '../metrics/types.js';
+import type { Metrics } from '../metrics/types.js';
 import type { Era, ResultDocument } from './schema.js';
-import { checkRow, type Disagreement, sameFigure, secondsCandidates } from './validate-rows.js';
+import { Checker } from './validate-checker.js';
+import { RowPass } from './validate-pass.js';
+import { type Disagreement, sameFigure, secondsCandidates } from './validate-rows.js';
 import { numberOrNull } from '../util/numbers.js';
 
 export type { Disagreement } from './validate-rows.js';
@@ -44,22 +46,6 @@ export interface ValidationReport {
 
 type Doc = Readonly<Record<string, unknown>>;
 const asRecord = (v: unknown): Doc => (typeof v === 'object' && v !== null ? (v as Doc) : {});
-
-class Checker {
-  readonly disagreements: Disagreement[] = [];
-  readonly notes: string[] = [];
-  figures = 0;
-
-  compare(path: string, stored: unknown, recomputed: unknown): void {
-    this.figures += 1;
-    if (!sameFigure(stored, recomputed)) this.disagreements.push({ path, stored, recomputed });
-  }
-
-  expect(path: string, stored: unknown, holds: boolean, expectation: string): void {
-    this.figures += 1;
-    if (!holds) this.disagreements.push({ path, stored, recomputed: expectation });
-  }
-}
 
 function checkCounts(doc: Doc, c: Checker): void {
   const requests = numberOrNull(doc['requests']) ?? 0;
@@ -114,113 +100,6 @@ function checkWithoutRows(doc: Doc, era: Era, c: Checker): void {
   c.notes.push('capacity-v2 files have no per-request rows: only internal consistency was checked');
 }
 
-/**
- * Request indexes are unique and ascending, and below the number of requests the run planned:
- * `requests` in a reference file; in a servebench file `requests` counts measured requests only,
- * so its warm-up requests (the first indexes, `servebench.warmup_requests`) and, in a partial
- * merge, the missing shards' requests (`servebench.shards.planned_requests`) come on top.
- */
-function indexBound(doc: Doc): { bound: number; text: string } {
-  const requests = numberOrNull(doc['requests']) ?? 0;
-  const servebench = asRecord(doc['servebench']);
-  const warmup = numberOrNull(servebench['warmup_requests']) ?? 0;
-  const planned = numberOrNull(asRecord(servebench['shards'])['planned_requests']);
-  if (planned !== null && planned > requests + warmup)
-    return { bound: planned, text: `the plan's ${planned} requests` };
-  if (warmup > 0) return { bound: requests + warmup, text: `requests (${requests}) + warm-up (${warmup})` };
-  return { bound: requests, text: `requests (${requests})` };
-}
-
-function checkIndexes(doc: Doc, rows: readonly Doc[], c: Checker): void {
-  const { bound, text } = indexBound(doc);
-  const seen = new Set<number>();
-  const walk = (list: readonly Doc[], name: string): void => {
-    let previous = -1;
-    list.forEach((item, i) => {
-      const idx = numberOrNull(item['request_index']) ?? -1;
-      const ok = idx > previous && idx < bound && !seen.has(idx);
-      c.expect(`${name}[${i}].request_index`, idx, ok, `unique, ascending, below ${text}`);
-      seen.add(idx);
-      previous = Math.max(previous, idx);
-    });
-  };
-  walk(rows, 'request_timings');
-  walk((doc['failures'] as Doc[] | undefined) ?? [], 'failures');
-  const planned = new Map<string, number>();
-  for (const r of rows)
-    planned.set(String(r['planned_context_tokens']), (planned.get(String(r['planned_context_tokens'])) ?? 0) + 1);
-  const distribution = asRecord(doc['context_distribution']);
-  for (const [size, count] of planned) {
-    c.expect(
-      `context_distribution.${size}`,
-      distribution[size] ?? null,
-      (numberOrNull(distribution[size]) ?? 0) >= count,
-      `≥ ${count} (rows planned at ${size})`,
-    );
-  }
-}
-
-function coreRow(r: Doc): CoreTimingRow {
-  const ttft = numberOrNull(r['ttft_ms']) ?? NaN;
-  return {
-    request_index: numberOrNull(r['request_index']) ?? -1,
-    planned_context_tokens: numberOrNull(r['planned_context_tokens']) ?? 0,
-    prompt_tokens: numberOrNull(r['prompt_tokens']),
-    output_tokens: numberOrNull(r['output_tokens']),
-    output_token_source: String(r['output_token_source']),
-    time_to_first_output_ms: numberOrNull(r['time_to_first_output_ms']) ?? ttft, // older v3: TTFT boundary
-    ttft_ms: ttft,
-    generation_ms: numberOrNull(r['generation_ms']) ?? NaN,
-    visible_generation_ms: numberOrNull(r['visible_generation_ms']) ?? NaN,
-    e2e_ms: numberOrNull(r['e2e_ms']) ?? NaN,
-    effective_prefill_tok_s: numberOrNull(r['effective_prefill_tok_s']),
-    decode_tok_s: numberOrNull(r['decode_tok_s']),
-    mean_inter_token_latency_ms: numberOrNull(r['mean_inter_token_latency_ms']),
-    reasoning_chunks: numberOrNull(r['reasoning_chunks']) ?? 0,
-    content_chunks: numberOrNull(r['content_chunks']) ?? 0,
-  };
-}
-
-function successFromRow(r: CoreTimingRow, raw: Doc): SuccessFacts {
-  // servebench rows carry cached_tokens; the ratio then follows docs/protocol.md#run-level-metrics (prompt count truthy).
-  const cached = numberOrNull(raw['cached_tokens']);
-  const prompt = r.prompt_tokens;
-  return {
-    outToks: r.output_token_source === 'content_chunks' ? r.content_chunks : (r.output_tokens ?? 0),
-    source: r.output_token_source,
-    contentChunks: r.content_chunks,
-    reasoningChunks: r.reasoning_chunks,
-    cacheHitRatio: cached !== null && prompt !== null && prompt !== 0 ? cached / prompt : null,
-  };
-}
-
-/** Keys whose inputs the rows cannot supply, with the reason (reported as notes). */
-function unrecomputable(doc: Doc, rows: readonly Doc[], recomputed: Metrics): Map<keyof Metrics, string> {
-  const skip = new Map<keyof Metrics, string>();
-  if (numberOrNull(doc['completed']) !== rows.length) {
-    const why = `completed (${String(doc['completed'])}) ≠ rows (${rows.length}): success-level sums need every success's row`;
-    for (const k of [
-      'output_tokens',
-      'content_chunks',
-      'reasoning_chunks',
-      'output_token_sources',
-      'prefix_cache_hit_avg',
-      'throughput_tok_s',
-      'content_chunks_s',
-    ] as const)
-      skip.set(k, why);
-  }
-  if (!rows.every((r) => 'content_chunks' in r)) {
-    skip.set('content_chunks', 'rows carry no content_chunks (older emitter)');
-    if (recomputed.output_tokens === null) skip.set('content_chunks_s', 'rows carry no content_chunks (older emitter)');
-  }
-  if (!rows.every((r) => 'reasoning_chunks' in r)) skip.set('reasoning_chunks', 'rows carry no reasoning_chunks');
-  if (rows.length > 0 && !rows.every((r) => 'cached_tokens' in r)) {
-    skip.set('prefix_cache_hit_avg', 'rows carry no cached_tokens (only servebench files do)');
-  }
-  return skip;
-}
-
 /** throughput_tok_s and content_chunks_s: exact for some seconds behind wall_clock_ms, else ≤ 4 ulp. */
 function compareWallRate(path: string, stored: unknown, numerator: number | null, wallMs: number, c: Checker): void {
   c.figures += 1;
@@ -236,19 +115,33 @@ function compareWallRate(path: string, stored: unknown, numerator: number | null
   else c.notes.push(`${path} agrees with output / (wall_clock_ms / 1000) within ${ulpDistance(s, simple)} ulp`);
 }
 
-function checkWithRows(doc: Doc, era: Era, c: Checker): number {
-  const rawRows = (doc['request_timings'] as Doc[] | undefined) ?? [];
-  rawRows.forEach((row, i) => {
-    const { disagreements, checked } = checkRow(row, i);
-    c.figures += checked;
-    c.disagreements.push(...disagreements);
-  });
-  checkIndexes(doc, rawRows, c);
-  const rows = rawRows.map(coreRow);
-  const successes = rows.map((r, i) => successFromRow(r, rawRows[i] ?? {}));
+/**
+ * The figures recomputed from `rows` (one pass, validate-pass.ts: the rows may be the file's own
+ * or come from elsewhere) compared with the stored ones; returns the number of rows.
+ */
+async function checkWithRows(
+  doc: Doc,
+  era: Era,
+  rows: Iterable<Doc> | AsyncIterable<Doc>,
+  c: Checker,
+): Promise<number> {
+  const pass = new RowPass(doc, c);
+  for await (const row of rows) pass.add(row);
+  return finishRows(doc, era, pass, c);
+}
+
+/** {@link checkWithRows} for rows in memory, synchronously. */
+function checkWithRowsNow(doc: Doc, era: Era, rows: Iterable<Doc>, c: Checker): number {
+  const pass = new RowPass(doc, c);
+  for (const row of rows) pass.add(row);
+  return finishRows(doc, era, pass, c);
+}
+
+function finishRows(doc: Doc, era: Era, pass: RowPass, c: Checker): number {
+  const { rows, successes, count } = pass.finish();
   const wallMs = numberOrNull(doc['wall_clock_ms']) ?? NaN;
   const recomputed = computeMetrics({ rows, successes, wallSeconds: wallMs / 1000 });
-  const skip = unrecomputable(doc, rawRows, recomputed);
+  const skip = pass.unrecomputable(recomputed);
   const stored = asRecord(doc['metrics']);
   for (const key of Object.keys(RUN_METRICS) as (keyof Metrics)[]) {
     if (!(key in stored)) continue;
@@ -272,7 +165,7 @@ function checkWithRows(doc: Doc, era: Era, c: Checker): number {
       : recomputed.reasoning_chunks;
     c.compare('measurement_protocol', doc['measurement_protocol'], protocolLabel(reasoning, recordedEndpoint(doc)));
   }
-  return rawRows.length;
+  return count;
 }
 
 /**
@@ -284,8 +177,32 @@ export function validateResult(parsed: ResultDocument): ValidationReport {
   const c = new Checker();
   checkCounts(doc, c);
   let rowsChecked = 0;
-  if (parsed.era === 'current' || parsed.era === 'v3-legacy') rowsChecked = checkWithRows(doc, parsed.era, c);
+  if (parsed.era === 'current' || parsed.era === 'v3-legacy')
+    rowsChecked = checkWithRowsNow(doc, parsed.era, (doc['request_timings'] as Doc[] | undefined) ?? [], c);
   else checkWithoutRows(doc, parsed.era, c);
+  return report(parsed, doc, c, rowsChecked);
+}
+
+/**
+ * {@link validateResult} with the rows taken from `rows` instead of the document's
+ * `request_timings`: the seam for rows kept outside the result (a records file beside it),
+ * consumed once, in order, as they come. Eras without rows ignore `rows`.
+ */
+export async function validateResultRows(
+  parsed: ResultDocument,
+  rows: Iterable<Doc> | AsyncIterable<Doc>,
+): Promise<ValidationReport> {
+  const doc = parsed.doc as Doc;
+  const c = new Checker();
+  checkCounts(doc, c);
+  let rowsChecked = 0;
+  if (parsed.era === 'current' || parsed.era === 'v3-legacy')
+    rowsChecked = await checkWithRows(doc, parsed.era, rows, c);
+  else checkWithoutRows(doc, parsed.era, c);
+  return report(parsed, doc, c, rowsChecked);
+}
+
+function report(parsed: ResultDocument, doc: Doc, c: Checker, rowsChecked: number): ValidationReport {
   if (parsed.era === 'pre-v2') {
     c.notes.push(
       'pre-v2 file: different percentile rule and token counting, no rows; only internal consistency was checked',

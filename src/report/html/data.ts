@@ -2,8 +2,9 @@
  * The chart data of the HTML report, computed here (not in the browser) so the page only draws:
  * latency CDFs, the per-request timeline, the per-second series, TTFT against prompt tokens,
  * the inter-chunk gap histogram and the sweep curves. Large runs are thinned so one page stays
- * a few megabytes at most: CDFs keep ≤ 1,000 evenly ranked points, the timeline and the scatter
- * the first 1,500 requests by start time (the page says so).
+ * a few megabytes at most: CDFs keep ≤ 1,000 evenly ranked points; the timeline and the scatter
+ * keep every request up to 1,500 and beyond that each slice's smallest, median and largest value
+ * (thin.ts states the method; the page says how many it drew).
  */
 
 import { asDoc, get, rowValues, type RunView } from '../../result/run-view.js';
@@ -11,9 +12,10 @@ import { finiteOrNull } from '../../util/numbers.js';
 import type { SweepSummary } from '../sweep.js';
 import { readServerMetrics } from '../../result/server-metrics-text.js';
 import { serverChartData, type ServerChartData } from './server-data.js';
+import { thinKeepingExtremes } from './thin.js';
 
 const CDF_POINTS = 1000;
-/** Requests drawn in the timeline and the scatter. */
+/** Most requests drawn in the timeline and the scatter (thin.ts picks them in a larger run). */
 export const MAX_DRAWN_REQUESTS = 1500;
 
 /** Numbers rounded to 0.001, enough for ms and tok/s, and a third of the bytes. */
@@ -69,7 +71,8 @@ function timeline(view: RunView): RunChartData['timeline'] {
   );
   if (rows.length === 0) return null; // reference rows carry no start offsets
   rows.sort((a, b) => finiteOrNull(a['start_offset_ms'])! - finiteOrNull(b['start_offset_ms'])!);
-  const bars = rows.slice(0, MAX_DRAWN_REQUESTS).map((r): [number, number, number, number, number] => {
+  const drawn = thinKeepingExtremes(rows, (r) => finiteOrNull(r['e2e_ms'])!, MAX_DRAWN_REQUESTS);
+  const bars = drawn.map((r): [number, number, number, number, number] => {
     const start = finiteOrNull(r['start_offset_ms'])!;
     const ttft = finiteOrNull(r['ttft_ms']) ?? 0;
     const ttfo = finiteOrNull(r['time_to_first_output_ms']) ?? ttft;
@@ -81,15 +84,19 @@ function timeline(view: RunView): RunChartData['timeline'] {
       r3(start + finiteOrNull(r['e2e_ms'])!),
     ];
   });
-  const failures = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : [])
+  const started = (Array.isArray(view.doc['failures']) ? (view.doc['failures'] as unknown[]) : [])
     .map(asDoc)
-    .filter((f) => finiteOrNull(f['start_offset_ms']) !== null)
-    .slice(0, MAX_DRAWN_REQUESTS)
-    .map((f): [number, number, number] => [
+    .filter((f) => finiteOrNull(f['start_offset_ms']) !== null);
+  // Over the cap, in start order, so each bucket is a slice of the run and keeps its earliest, median and latest error.
+  if (started.length > MAX_DRAWN_REQUESTS)
+    started.sort((a, b) => finiteOrNull(a['start_offset_ms'])! - finiteOrNull(b['start_offset_ms'])!);
+  const failures = thinKeepingExtremes(started, (f) => finiteOrNull(f['error_at_ms']) ?? 0, MAX_DRAWN_REQUESTS).map(
+    (f): [number, number, number] => [
       finiteOrNull(f['request_index']) ?? 0,
       r3(finiteOrNull(f['start_offset_ms'])!),
       r3(finiteOrNull(f['start_offset_ms'])! + (finiteOrNull(f['error_at_ms']) ?? 0)),
-    ]);
+    ],
+  );
   return { total: rows.length, bars, failures };
 }
 
@@ -107,12 +114,17 @@ export function runChartData(view: RunView): RunChartData {
   const hist = asDoc(get(view.extended, 'inter_chunk', 'histogram'));
   const edges = Array.isArray(hist['edges_ms']) ? (hist['edges_ms'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
   const counts = Array.isArray(hist['counts']) ? (hist['counts'] as unknown[]).map((v) => finiteOrNull(v) ?? 0) : [];
-  const scatter: [number, number][] = [];
+  const points: [number, number][] = [];
   for (const row of view.rows) {
     const p = finiteOrNull(row['prompt_tokens']);
     const t = finiteOrNull(row['ttft_ms']);
-    if (p !== null && t !== null && scatter.length < MAX_DRAWN_REQUESTS) scatter.push([p, r3(t)]);
+    if (p !== null && t !== null) points.push([p, t]);
   }
+  // In prompt-token order, so each bucket is a range of prompt sizes and keeps its fastest, median and slowest TTFT.
+  if (points.length > MAX_DRAWN_REQUESTS) points.sort((a, b) => a[0] - b[0]);
+  const scatter = thinKeepingExtremes(points, (point) => point[1], MAX_DRAWN_REQUESTS).map(
+    ([p, t]): [number, number] => [p, r3(t)],
+  );
   const client = series(view);
   const block = readServerMetrics(view.doc);
   // The client's chart closes its last one-second step at t + 1 (client.ts): the server's range ends there too.

@@ -78,7 +78,7 @@ function latencySection(data: Charts): string {
       panel(
         'TTFT versus prompt tokens',
         canvas('scatter-ttft', 'scatter'),
-        'One point per request; prefill time grows with the prompt, queueing shows as spread.',
+        `One point per request; prefill time grows with the prompt, queueing shows as spread. Over ${MAX_DRAWN_REQUESTS} requests: in each of ${Math.floor(MAX_DRAWN_REQUESTS / 3)} equal slices by prompt tokens, the fastest, median and slowest TTFT.`,
       ),
     );
   if (has((d) => d.gaps !== null))
@@ -103,7 +103,7 @@ function runSections(input: ReportInput, data: Charts): string {
         const shown = d.timeline.bars.length + d.timeline.failures.length;
         const more =
           d.timeline.total > d.timeline.bars.length
-            ? ` Showing the first ${MAX_DRAWN_REQUESTS} of ${d.timeline.total} requests by start time.`
+            ? ` Showing ${d.timeline.bars.length} of ${d.timeline.total} requests: in each of ${Math.floor(MAX_DRAWN_REQUESTS / 3)} equal slices by start time, the shortest, median and longest by E2E.`
             : '';
         parts.push(
           panel(

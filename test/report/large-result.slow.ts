@@ -1,0 +1,77 @@
+/**
+ * Every command reads what servebench writes, at a million requests (issue 33 part 5): a result
+ * of 1,000,000 measured requests (inline rows, ~850 MB) written by servebench's own assembler and
+ * writer (bench/large-result.ts), then `validate`, `show`, `compare` and `report --html` on it,
+ * each in its own process as a user runs them, and the report opened in Chromium.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CLI_PATH } from '../helpers/cli.js';
+import { launchChromium } from '../helpers/browser.js';
+
+const GENERATOR = fileURLToPath(new URL('../../bench/large-result.js', import.meta.url));
+const REQUESTS = 1_000_000;
+
+/** Runs node with `args`, failing the test on a non-zero exit; returns stdout. */
+function node(args: string[], expectCode = 0): string {
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(run.status, expectCode, `${args.slice(1).join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+test(
+  'validate, show, compare and report --html on a 1,000,000-request result; the report opens in Chromium',
+  { timeout: 600_000 },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'servebench-large-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'large.json');
+    // The generator holds a million client records at once: its heap is raised, the commands' are not.
+    node(['--max-old-space-size=8192', GENERATOR, '--generate-only', '--requests', String(REQUESTS), '--out', file]);
+    assert.ok(statSync(file).size > 512 * 1024 * 1024, 'over the longest string V8 can hold');
+
+    assert.match(
+      node([CLI_PATH, 'validate', file]),
+      /: consistent \(current, capacity-v3; \d+ figures, 99\d{4} rows\)\n$/,
+    );
+    assert.match(node([CLI_PATH, 'show', file]), /outcome +99\d{4} completed, \d+ failed of 1000000\n/);
+    const compared = node([CLI_PATH, 'compare', file, file, '--bootstrap', '20']);
+    assert.match(compared, /TTFT p95 .* no significant difference\n/);
+    const html = join(dir, 'large.html');
+    node([CLI_PATH, 'report', file, '--html', html]);
+    assert.ok(statSync(html).size < 3 * 1024 * 1024, `the page is ${statSync(html).size} bytes`);
+
+    const browser = await launchChromium(t);
+    if (browser === null) return;
+    try {
+      const page = await browser.context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+      const charts = await page.evaluate<{ id: string; elements: number }[]>(
+        `[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+        const chart = Chart.getChart(canvas);
+        let elements = 0;
+        if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
+        return { id: canvas.id, elements };
+      })`,
+      );
+      assert.deepEqual(errors, []);
+      assert.ok(
+        charts.some((c) => c.id.startsWith('timeline')),
+        'a timeline is drawn',
+      );
+      for (const chart of charts) assert.ok(chart.elements > 0, `${chart.id} draws`);
+    } finally {
+      await browser.close();
+    }
+  },
+);
