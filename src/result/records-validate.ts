@@ -35,24 +35,18 @@ export async function withRecordsFileRows(parsed: ResultDocument, resultFile: st
   const label = labelOf(parsed);
   if (label === null || label.inline) return parsed;
   const file = path.resolve(path.dirname(resultFile), label.path);
-  const where = `the records file of ${resultFile} (servebench.records_file)`;
+  // Named as a problem of the result (validate reports by result file), saying which records file.
+  const refuse = (problem: string): InputFileError => new InputFileError(resultFile, `records file ${file}${problem}`);
+  const notIt = 'of servebench.records_file: not the file written with this result';
   let bytes: number;
   try {
     bytes = (await stat(file)).size;
   } catch (error) {
-    throw new InputFileError(file, `${where}: ${fileProblem(error)}`);
+    throw refuse(`: ${fileProblem(error)}`);
   }
-  if (bytes !== label.bytes)
-    throw new InputFileError(
-      file,
-      `is ${bytes} bytes, not the ${label.bytes} of ${where}: not the file written with it`,
-    );
+  if (bytes !== label.bytes) throw refuse(` is ${bytes} bytes, not the ${label.bytes} ${notIt}`);
   const sha256 = await sha256Of(file);
-  if (sha256 !== label.sha256)
-    throw new InputFileError(
-      file,
-      `sha256 ${sha256} is not the ${label.sha256} of ${where}: not the file written with it`,
-    );
+  if (sha256 !== label.sha256) throw refuse(`: sha256 ${sha256} is not the ${label.sha256} ${notIt}`);
   const rows: WrittenRow[] = [];
   const failures: FailureRecord[] = [];
   const { readRecordsFile } = await import('./records-reader.js');
@@ -61,6 +55,6 @@ export async function withRecordsFileRows(parsed: ResultDocument, resultFile: st
     else if (entry.failure !== null) failures.push(entry.failure);
   }
   if (rows.length + failures.length !== label.rows)
-    throw new InputFileError(file, `holds ${rows.length + failures.length} rows, not the ${label.rows} of ${where}`);
+    throw refuse(` holds ${rows.length + failures.length} rows, not the ${label.rows} ${notIt}`);
   return { ...parsed, doc: { ...parsed.doc, request_timings: rows, failures } } as ResultDocument;
 }
