@@ -13,6 +13,8 @@ import type { FailureRecord, WrittenRow } from '../metrics/types.js';
 import type { CapacityResult } from '../result/result-schema.js';
 import type { ChunkOffsetsByIndex } from '../result/records-offsets.js';
 import type { RecordsFileLabel } from '../result/servebench-schema.js';
+// Parquet and Arrow themselves are loaded by the writer when it opens, so importing it costs nothing.
+import { openRecordsWriter } from '../result/records-writer.js';
 
 /** What `--records` and `--inline-rows` ask for. */
 export interface RecordsRequest {
@@ -52,8 +54,6 @@ export async function writeRecordsOutput(
   request: RecordsRequest,
   resultPath: string,
 ): Promise<CapacityResult> {
-  // Loaded only here: Parquet and Arrow are for --records alone.
-  const { openRecordsWriter } = await import('../result/records-writer.js');
   const writer = await openRecordsWriter(request.path);
   try {
     for (const record of inRequestOrder(result.request_timings, result.failures))

@@ -14,6 +14,7 @@ import { InputFileError } from '../util/errors.js';
 import { fileProblem } from '../util/read-file.js';
 import type { ResultDocument } from './schema.js';
 import type { RecordsFileLabel } from './servebench-schema.js';
+import { readRecordsFile } from './records-reader.js';
 
 function labelOf(parsed: ResultDocument): RecordsFileLabel | null {
   if (parsed.era !== 'current') return null;
@@ -49,7 +50,6 @@ export async function withRecordsFileRows(parsed: ResultDocument, resultFile: st
   if (sha256 !== label.sha256) throw refuse(`: sha256 ${sha256} is not the ${label.sha256} ${notIt}`);
   const rows: WrittenRow[] = [];
   const failures: FailureRecord[] = [];
-  const { readRecordsFile } = await import('./records-reader.js');
   for await (const entry of readRecordsFile(file)) {
     if (entry.row !== null) rows.push(entry.row);
     else if (entry.failure !== null) failures.push(entry.failure);

@@ -262,7 +262,7 @@ export class RecordBlock {
       responseId =
         ascii && end - start < 4096
           ? String.fromCharCode.apply(null, this.arena.subarray(start, end) as unknown as number[])
-          : decoder.decode(this.arena.subarray(start, end));
+        : decoder.decode(this.arena.subarray(start, end));
       reader.at = end;
     }
     const extras = (flags & FLAG.extras) !== 0 ? (this.extras.get(i) ?? {}) : null;
@@ -298,7 +298,8 @@ export class RecordBlock {
         r.chunkOffsetsS = offsets;
       }
     }
-    if ((present & PRESENT.scheduledOffsetMs) !== 0) r.scheduledOffsetMs = nullable(f[F64.scheduledOffsetMs * c + i]!);
+    if ((present & PRESENT.scheduledOffsetMs) !== 0)
+      r.scheduledOffsetMs = nullable(f[F64.scheduledOffsetMs * c + i]!);
     if ((present & PRESENT.warmup) !== 0) r.warmup = (flags & FLAG.warmup) !== 0;
     if ((present & PRESENT.connectionRetries) !== 0) r.connectionRetries = b[U8.connectionRetries * c + i]!;
     if ((present & PRESENT.sendWaitMs) !== 0) r.sendWaitMs = f[F64.sendWaitMs * c + i]!;
