@@ -22,7 +22,7 @@ import { RECORDS_COLUMNS, takeValue, type RecordsEntry } from './records-schema.
 import { BatchChannel } from './batch-channel.js';
 
 /** Rows per row group unless told: small enough to hold, large enough for DuckDB to scan fast. */
-export const DEFAULT_ROW_GROUP_ROWS = 65_536;
+const DEFAULT_ROW_GROUP_ROWS = 65_536;
 
 /** What was written: the label's facts (servebench.records_file). */
 export interface RecordsFileFacts {
