@@ -80,7 +80,7 @@ export async function openRecordsWriter(file: string, options: { rowGroupRows?: 
   );
   const properties = new parquet.WriterPropertiesBuilder()
     .setMaxRowGroupSize(rowGroupRows)
-    .setCompression(parquet.Compression.ZSTD)
+    .setCompression(parquet.Compression.SNAPPY)
     .setCreatedBy('servebench')
     .build();
   // Not awaited here: the encoder waits for the first batch (it carries the schema) before it answers.
