@@ -10,7 +10,7 @@ import { COMPARE_METRIC_IDS } from '../result/compare-metrics.js';
 import { IDENTITY_FIELD_NAMES } from '../result/identity.js';
 import { K8S_DEFAULTS, LIST_MAX_DEPTH, SIM_DEFAULTS } from '../config/defaults.js';
 import type { CommandSpec, FlagSpec, RunFlagRole } from './args/spec.js';
-import { RUN_FLAGS } from './options.js';
+import { RECORDS_FLAGS, RUN_FLAGS } from './options.js';
 import { MEASUREMENT_PROTOCOLS } from '../metrics/types.js';
 import { PEER_FORMAT_NAMES } from '../peers/format-names.js';
 import { CROSS_IDENTITY_FIELD_NAMES } from '../peers/cross-identity.js';
@@ -32,6 +32,7 @@ function runFlagsOf(roles: readonly RunFlagRole[]): readonly string[] {
 
 /** What a sweep sets per point or per sweep itself, so it cannot be given as a run flag. */
 const SWEEP_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'records',
   'load-point',
   'result-file',
   'journal',
@@ -45,6 +46,7 @@ const SWEEP_EXCLUDED_RUN_FLAGS = runFlagsOf([
 
 /** What is about executing a run, not about what it would send: `plan` refuses it. */
 const PLAN_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'records',
   'plan-file',
   'journal',
   'report',
@@ -59,6 +61,7 @@ const PLAN_EXCLUDED_RUN_FLAGS = runFlagsOf([
 
 /** What `k8s` refuses: it prints manifests and runs nothing; the shard pods get their own flags. */
 const K8S_EXCLUDED_RUN_FLAGS = runFlagsOf([
+  'records',
   'journal',
   'report',
   'dry-run',
@@ -78,6 +81,7 @@ export const WITH_PLAN_RUN_FLAGS = runFlagsOf([
   'result-file',
   'report',
   'journal',
+  'records',
   'interrupt',
   'json',
   'console',
@@ -210,6 +214,7 @@ const REBUILD_FLAGS: readonly FlagSpec[] = [
     defaultText: 'beside the journal: NAME.rebuilt.json for NAME.journal.jsonl',
     help: 'where to write the result',
   },
+  ...RECORDS_FLAGS,
   HELP,
 ];
 
@@ -233,6 +238,7 @@ const MERGE_FLAGS: readonly FlagSpec[] = [
     meta: 'FILE',
     help: 'also write a self-contained HTML report of the merged result',
   },
+  ...RECORDS_FLAGS,
   { ...JSON_OUT, help: 'print the merged result as JSON on stdout; messages go to stderr' },
   HELP,
 ];

@@ -7,7 +7,7 @@
  */
 
 import type { FlagSpec } from './args/spec.js';
-import { LIVE_METRICS_DEFAULTS, RUN_DEFAULTS, SHARD_DEFAULTS } from '../config/defaults.js';
+import { LIVE_METRICS_DEFAULTS, RECORDS_INLINE_ROWS, RUN_DEFAULTS, SHARD_DEFAULTS } from '../config/defaults.js';
 import { REASONING_PARSERS } from '../record/reasoning-parser.js';
 import { ENDPOINTS } from '../record/endpoint.js';
 
@@ -511,6 +511,24 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     help: 'result file; checked before any request, written atomically',
   },
   {
+    name: 'records',
+    role: 'records',
+    type: 'string',
+    nonEmpty: true,
+    meta: 'FILE.parquet',
+    help: 'also write one Parquet row per request (its row or failure, and its chunk offsets in ms as a list) to FILE.parquet, replacing it atomically; checked before any request (columns and reading it with DuckDB or pandas: docs/output-files.md)',
+  },
+  {
+    name: 'inline-rows',
+    role: 'records',
+    type: 'int',
+    default: RECORDS_INLINE_ROWS,
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    meta: 'N',
+    help: 'with --records: a result of more than N requests keeps its figures but not its rows and failures, which are then only in the records file (labelled servebench.records_file); at or below N they stay inline too',
+  },
+  {
     name: 'report',
     role: 'report',
     type: 'string',
@@ -592,3 +610,8 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
   },
   { name: 'help', role: 'console', type: 'boolean', default: false, short: 'h', help: 'show this help' },
 ];
+
+/** `--records` and `--inline-rows`: one definition, taken by `run`, `rebuild` and `merge`. */
+export const RECORDS_FLAGS: readonly FlagSpec[] = RUN_FLAGS.filter((flag) => flag.role === 'records').map(
+  ({ role: _role, ...flag }) => flag,
+);

@@ -75,3 +75,9 @@ export const SIM_DEFAULTS = { port: 0, host: '127.0.0.1', seed: 0 } as const;
 
 /** `servebench list --max-depth` (owner: result/inventory.ts DEFAULT_LIMITS). */
 export const LIST_MAX_DEPTH = 8;
+
+/**
+ * `--inline-rows`: the most requests whose rows a result with a records file still keeps inline.
+ * A million rows is a result of about 850 MB, what the readers of result files are built for.
+ */
+export const RECORDS_INLINE_ROWS = 1_000_000;

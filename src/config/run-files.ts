@@ -70,7 +70,7 @@ export function runInputs(config: RunConfig, cwd: string, contextBuckets: string
 /**
  * Checks, before any request, every file a run will write: `--output` (or the default results
  * directory), the journal (`--journal`, or a fresh name beside `--output`) and `--report`, against
- * each other and the run's inputs (and `moreInputs`: a `--plan` file). Returns the journal path when it is known now; null means the
+ * each other and the run's inputs (and `moreInputs`: a `--plan` file; `moreTargets`: a `--records` file). Returns the journal path when it is known now; null means the
  * default, beside the default result, named once the run id is known.
  * @throws UsageError naming the flag(s) and the path.
  */
@@ -80,8 +80,9 @@ export function checkRunFiles(
   report: string | null,
   contextBuckets: string | null,
   moreInputs: readonly ReadInput[] = [],
+  moreTargets: readonly WriteTarget[] = [],
 ): { journal: string | null } {
-  const targets: WriteTarget[] = [];
+  const targets: WriteTarget[] = [...moreTargets];
   if (config.output.result !== null) targets.push({ flag: '--output', path: config.output.result, mode: 'replace' });
   else checkCreatableDirectory(`the default output directory ${defaultResultsDir(cwd)}`, defaultResultsDir(cwd));
   if (config.output.journal !== null) targets.push({ flag: '--journal', path: config.output.journal, mode: 'create' });

@@ -195,7 +195,7 @@ async function writeChunksAtomic(file: string, chunks: Iterable<string>): Promis
   await assertWritableTarget(file);
   const target = path.resolve(file);
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempPathBeside(target);
   let refused: { error: unknown } | null = null;
   try {
     const handle = await open(temp, 'wx', 0o666);
@@ -218,6 +218,14 @@ async function writeChunksAtomic(file: string, chunks: Iterable<string>): Promis
 }
 
 /**
+ * `.<name>.<random>.tmp` beside `target`: same directory, so the final rename is atomic; a dot
+ * name, so a listing of results does not show it.
+ */
+export function tempPathBeside(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/**
  * Every piece, written as it comes. The producer's own error is returned, not thrown, so the
  * caller can rethrow it as it is rather than as an I/O failure.
  */
@@ -236,7 +244,7 @@ async function writePieces(handle: FileHandle, chunks: Iterable<string>): Promis
 }
 
 /** One buffer written in full: a write may take fewer bytes than asked (a full disk, a signal). */
-async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+export async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
@@ -245,7 +253,8 @@ async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   }
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** fsync a directory, so a rename in it survives a crash (best effort). */
+export async function syncDirectory(dir: string): Promise<void> {
   try {
     const handle = await open(dir, constants.O_RDONLY);
     try {

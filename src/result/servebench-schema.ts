@@ -401,6 +401,20 @@ export const servebenchStartSchema = z.strictObject({
   clock: clockBlockSchema.optional(),
 });
 
+/**
+ * `servebench.records_file` (`--records`): the Parquet file holding one row per request, beside
+ * the result. `inline: false`: the result's rows and failures are only there (validate reads them
+ * from it); `inline: true`: they are in the result too.
+ */
+const recordsFileLabelSchema = z.strictObject({
+  /** Relative to the result file's directory. */
+  path: str,
+  rows: int,
+  bytes: int,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  inline: z.boolean(),
+});
+
 /** The whole `servebench` block of a result. */
 export const servebenchBlockSchema = servebenchStartSchema.extend({
   interrupted: z.boolean(),
@@ -424,8 +438,11 @@ export const servebenchBlockSchema = servebenchStartSchema.extend({
   early_stops: earlyStopsBlockSchema,
   warnings: z.array(str),
   client: clientBlockSchema.optional(),
+  records_file: recordsFileLabelSchema.optional(),
 });
 
+/** `servebench.records_file`. */
+export type RecordsFileLabel = z.infer<typeof recordsFileLabelSchema>;
 /** `servebench.config`. */
 export type ConfigBlock = z.infer<typeof configBlockSchema>;
 /** `servebench.conversations`. */

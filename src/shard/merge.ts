@@ -11,6 +11,7 @@
  * if earlier), and a shard's start offsets move by how much later its clock started (its skew).
  * Latencies (TTFT, ITL, E2E) are durations on one host's clock and do not move.
  */
+import { chunkOffsetsByIndex, type ChunkOffsetsByIndex } from '../result/records-offsets.js';
 import { basename } from 'node:path';
 import { assembleResult, type RunHeader } from '../assemble/assemble.js';
 import { readRunHeader } from '../assemble/header.js';
@@ -34,6 +35,8 @@ export interface MergeOutcome {
   warnings: string[];
   /** Shard indexes with no file. */
   missing: number[];
+  /** Chunk offsets (s since request start) by request index, for a records file (`--records`). */
+  chunkOffsetsS: ChunkOffsetsByIndex;
 }
 
 /** The figures that depend on where each shard's records sit on the common timeline. */
@@ -136,7 +139,7 @@ export async function mergeShardFiles(files: readonly string[], options: MergeOp
     shards: block,
     warnings,
   });
-  return { result, warnings: all, missing };
+  return { result, warnings: all, missing, chunkOffsetsS: chunkOffsetsByIndex(results) };
 }
 
 /** One file per shard index; what is missing or given twice is refused unless `allowPartial`. */

@@ -74,6 +74,7 @@ test('run flags carry their kind: `run --plan` takes every kind but what the pla
     'live',
     'load-point',
     'plan-file',
+    'records',
     'report',
     'result-file',
     'scrape',

@@ -26,7 +26,8 @@ import { resolveRunConfig } from '../../src/config/run-config.js';
 /**
  * The CLI's own output switches (how the command prints), the shard flags (how a plan is
  * executed across processes: shard/ states their defaults) and the live-metrics flags (how the
- * run is watched: live/ states their defaults), no part of a run's configuration.
+ * run is watched: live/ states their defaults) and `--inline-rows` (where a written result's rows
+ * go: config/defaults.ts RECORDS_INLINE_ROWS), no part of a run's configuration.
  */
 const CLI_ONLY = [
   'dry-run',
@@ -37,6 +38,7 @@ const CLI_ONLY = [
   'max-clock-uncertainty',
   'metrics-host',
   'metrics-linger',
+  'inline-rows',
 ];
 
 test("every default of the run flag table is config/'s, and no other", () => {

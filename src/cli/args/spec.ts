@@ -19,7 +19,7 @@ export type FlagType = 'string' | 'boolean' | 'int' | 'float' | 'date' | 'int-li
  * - `plan-file`: `--plan`, a plan to execute;
  * - `target`: where the requests go and with which key (and the built-in simulator's config);
  * - `scrape`: the server's own metrics, scraped over the run;
- * - `result-file`, `report`, `journal`: the files a run writes;
+ * - `result-file`, `report`, `journal`, `records`: the files a run writes;
  * - `interrupt`: what a signal does to a run;
  * - `json`, `dry-run`, `console`: how the command prints (and whether it runs at all);
  * - `shard-index`: which shard of a plan this process is, and where the shards meet;
@@ -35,6 +35,7 @@ export type RunFlagRole =
   | 'result-file'
   | 'report'
   | 'journal'
+  | 'records'
   | 'interrupt'
   | 'json'
   | 'dry-run'

@@ -18,6 +18,8 @@ import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { writeHtmlReport } from './report.js';
 import { openInput } from '../../report/open-input.js';
+import { recordsFlags } from '../records-flags.js';
+import { writeRecordsOutput } from '../../pipeline/records-output.js';
 
 const SPEC = commandSpec('merge');
 
@@ -29,11 +31,13 @@ export const mergeCommand: Command = async (argv, io) => {
   const output = resolve(io.cwd, parsed.values['output']);
   const report = typeof parsed.values['report'] === 'string' ? resolve(io.cwd, parsed.values['report']) : null;
   const json = parsed.values['json'] === true;
+  const records = recordsFlags(parsed.values, parsed.given, io.cwd);
   // Checked before anything is read: the result never replaces a shard file (the only copy).
   checkWriteTargets(
     [
       { flag: '--output', path: output, mode: 'replace' },
       ...(report !== null ? [{ flag: '--report', path: report, mode: 'replace' as const }] : []),
+      ...(records !== null ? [{ flag: '--records', path: records.path, mode: 'replace' as const }] : []),
     ],
     files.map((path) => ({ flag: 'shard file', path })),
   );
@@ -45,9 +49,12 @@ export const mergeCommand: Command = async (argv, io) => {
       hints: { journal: 'a shard writes its shard file at --output when run with --shard' },
     });
   const merged = await mergeShardFiles(files, { allowPartial: parsed.values['allow-partial'] === true });
-  await writeResultFile(output, merged.result);
+  const written =
+    records === null ? merged.result : await writeRecordsOutput(merged.result, merged.chunkOffsetsS, records, output);
+  await writeResultFile(output, written);
   const say = (text: string): void => (json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
-  if (json) io.stdout(serializeResult(merged.result));
+  if (records !== null) say(`records written to ${records.path}`);
+  if (json) io.stdout(serializeResult(written));
   else io.stdout(`${formatSummary(merged.result)}\n`);
   for (const warning of merged.warnings) io.stderr(`warning: ${warning}\n`);
   const shards = merged.result.servebench.shards;

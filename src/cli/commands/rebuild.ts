@@ -24,6 +24,9 @@ import { journalBeside } from '../../config/run-files.js';
 import { writeResultFile } from '../../result/io.js';
 import { utcSeconds } from '../../result/build.js';
 import { formatSummary } from '../../report/console.js';
+import { recordsFlags } from '../records-flags.js';
+import { writeRecordsOutput } from '../../pipeline/records-output.js';
+import { chunkOffsetsByIndex } from '../../result/records-offsets.js';
 
 export const rebuildCommand: Command = async (argv, io) => {
   const parsed = parseCommandArgs(argv, commandSpec('rebuild'));
@@ -36,7 +39,14 @@ export const rebuildCommand: Command = async (argv, io) => {
     typeof parsed.values['output'] === 'string'
       ? resolve(io.cwd, parsed.values['output'])
       : full.replace(/(\.journal)?\.jsonl$/, '') + '.rebuilt.json';
-  checkWriteTargets([{ flag: '--output', path: output, mode: 'replace' }], [{ flag: 'journal', path: full }]);
+  const records = recordsFlags(parsed.values, parsed.given, io.cwd);
+  checkWriteTargets(
+    [
+      { flag: '--output', path: output, mode: 'replace' },
+      ...(records === null ? [] : [{ flag: '--records', path: records.path, mode: 'replace' as const }]),
+    ],
+    [{ flag: 'journal', path: full }],
+  );
   const { journal } = await openInput(file, {
     accept: ['journal'],
     cwd: io.cwd,
@@ -90,7 +100,10 @@ export const rebuildCommand: Command = async (argv, io) => {
     );
   }
   const { result, warnings } = assembled;
-  await writeResultFile(output, result);
+  await writeResultFile(
+    output,
+    records === null ? result : await writeRecordsOutput(result, chunkOffsetsByIndex(journal.results), records, output),
+  );
   io.stdout(`${formatSummary(result)}\n`);
   if (journal.truncatedLine !== null)
     io.stderr(
@@ -102,6 +115,7 @@ export const rebuildCommand: Command = async (argv, io) => {
     );
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
   io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
+  if (records !== null) io.stdout(`records written to ${records.path}\n`);
   return EXIT.ok;
 };
 

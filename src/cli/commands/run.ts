@@ -33,6 +33,9 @@ import { resultView } from '../../result/run-view.js';
 import { UsageError } from '../../util/errors.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
 import { shardFlags } from '../shard-flags.js';
+import { recordsFlags } from '../records-flags.js';
+import { writeRecordsOutput } from '../../pipeline/records-output.js';
+import { chunkOffsetsByIndex } from '../../result/records-offsets.js';
 import { finishLiveMetrics, liveMetricsFlags, startLiveMetrics } from '../live-metrics.js';
 
 export const runCommand: Command = async (argv, io) => {
@@ -54,6 +57,12 @@ export const runCommand: Command = async (argv, io) => {
     typeof parsed.values['context-buckets'] === 'string' ? parsed.values['context-buckets'] : null;
   const liveFlags = liveMetricsFlags(parsed.values, parsed.given);
   const shard = shardFlags(parsed.values, parsed.given);
+  const records = recordsFlags(parsed.values, parsed.given, io.cwd);
+  if (records !== null && (shard !== null || typeof parsed.values['shards'] === 'number'))
+    throw new UsageError(
+      '--records does not apply to a sharded run: each shard writes a shard file; give --records to servebench merge',
+    );
+  if (records !== null && cli.dryRun) throw new UsageError('--records needs a result; it does not apply to --dry-run');
   // The shard runners (and Redis's client with them) load only for a sharded run.
   if (shard !== null)
     return (await import('./run-shard.js')).runShardCommand(
@@ -98,6 +107,7 @@ export const runCommand: Command = async (argv, io) => {
     reportPath,
     contextBuckets,
     planFile === null ? [] : [{ flag: '--plan', path: planFile }],
+    records === null ? [] : [{ flag: '--records', path: records.path, mode: 'replace' }],
   );
   // With --json, stdout carries only the result; every message goes to stderr.
   const say = (text: string): void => (cli.json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`));
@@ -142,8 +152,12 @@ export const runCommand: Command = async (argv, io) => {
         : await runPlannedBenchmark(savedPlan, target, options);
     frame.finishing();
     const path = outputPath ?? defaultOutputPath(io, String(outcome.result['run_id']), [files.journal, reportPath]);
-    await writeResultFile(path, outcome.result);
-    if (cli.json) io.stdout(serializeResult(outcome.result));
+    const written =
+      records === null
+        ? outcome.result
+        : await writeRecordsOutput(outcome.result, chunkOffsetsByIndex(outcome.results), records, path);
+    await writeResultFile(path, written);
+    if (cli.json) io.stdout(serializeResult(written));
     else {
       io.stdout(`${formatSummary(outcome.result)}\n`);
       for (const line of serverMetricsLines(outcome.result.servebench.server_metrics, outcome.warnings))
@@ -153,6 +167,7 @@ export const runCommand: Command = async (argv, io) => {
     const journalGap = outcome.journal === null ? null : journalGapWarning(outcome.journal);
     if (journalGap !== null) io.stderr(`warning: ${journalGap}\n`);
     say(`result written to ${path}${outcome.journalPath ? ` (journal ${outcome.journalPath})` : ''}`);
+    if (records !== null) say(`records written to ${records.path}`);
     if (reportPath !== null) {
       // Loaded only for --report: the report's readers (peer formats) are not the run's.
       const { writeHtmlReport } = await import('./report.js');

@@ -8,9 +8,11 @@
  * and the exit code is 2 at the end.
  */
 
+import { resolve } from 'node:path';
 import { isFloatKey, pyFloatRepr } from '../../result/pyjson.js';
 import { openInput } from '../../report/open-input.js';
 import { validateResult, type ValidationReport } from '../../result/validate.js';
+import { withRecordsFileRows } from '../../result/records-validate.js';
 import { InputFileError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { commandSpec } from '../command-flags.js';
@@ -59,7 +61,7 @@ function textReport(outcome: FileOutcome): string {
 async function validateOne(file: string, io: CliIO): Promise<FileOutcome> {
   try {
     const read = await openInput(file, { accept: ['result'], cwd: io.cwd });
-    return { file, report: validateResult(read.loaded.result) };
+    return { file, report: validateResult(await withRecordsFileRows(read.loaded.result, resolve(io.cwd, file))) };
   } catch (err) {
     if (err instanceof InputFileError) return { file, error: err.problem };
     throw err;
