@@ -5,7 +5,6 @@
  * `completed + failed = requests` always holds for what is reported.
  */
 import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
-import type { RequestResult } from '../record/types.js';
 import {
   countRecords,
   filterRecords,

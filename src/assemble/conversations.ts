@@ -4,7 +4,7 @@
  * every turn sent, warm-up included; timing figures come from the rows (measured turns only).
  * Percentiles are the nearest-rank ones of every top-level figure (metrics/percentile.ts).
  */
-import type { RequestResult, StepKind } from '../record/types.js';
+import type { StepKind } from '../record/types.js';
 import { filterRecords, someRecord, sumRecords, type RequestRecords } from '../record/records.js';
 import type { WrittenRow } from '../metrics/types.js';
 import { percentile } from '../metrics/percentile.js';

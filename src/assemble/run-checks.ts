@@ -2,7 +2,6 @@
  * Checks made on a finished run, written to `servebench.calibration` and `servebench.warnings`
  * and printed on the console, so a result that does not measure what was planned says so.
  */
-import type { RequestResult } from '../record/types.js';
 import { mapRecords, type RequestRecords } from '../record/records.js';
 import { summarizeCalibration, type CalibrationSummary } from '../metrics/calibration.js';
 import type { TimingRow } from '../metrics/types.js';

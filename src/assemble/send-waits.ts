@@ -5,7 +5,6 @@
  * because a long wait says the client (or its pool) was the queue. In an open loop it is also part
  * of each request's send lag.
  */
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import { percentileSorted } from '../metrics/percentile.js';
 

@@ -20,7 +20,6 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { watchChunkLag, type ChunkLagFigures } from '../client/chunk-lag.js';
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import {
   LATE_TURN_MS,

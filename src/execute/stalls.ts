@@ -8,7 +8,6 @@
  * during it. A 1 ms timer sees each stall as one long gap between two of its runs, so each stall
  * is known to within that millisecond: when it ended and how long it was.
  */
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import { openThreadTimes, type ThreadTimes, type ThreadTimesSource } from '../util/thread-times.js';
 

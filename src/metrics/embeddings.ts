@@ -3,7 +3,6 @@
  * one body each (client/embeddings-body.ts), so latency is the rows' `e2e_ms` (and TTFT = E2E).
  * Each request sends one input (the planned prompt).
  */
-import type { RequestResult } from '../record/types.js';
 import { filterRecords, type RequestRecords } from '../record/records.js';
 import { isCount } from './rows.js';
 

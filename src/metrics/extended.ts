@@ -12,7 +12,6 @@
  * two sorts of n starts/ends for the in-flight sweep.
  */
 
-import type { RequestResult } from '../record/types.js';
 import { filterRecords, type RequestRecords } from '../record/records.js';
 import { attributeArrivals } from './extended/arrivals.js';
 import { Columns } from './extended/columns.js';

@@ -4,7 +4,6 @@
  * (docs/protocol.md#metric-formulas, docs/protocol.md#the-metrics-key-set). Every formula comes from definitions.ts.
  */
 
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';

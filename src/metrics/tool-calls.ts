@@ -2,7 +2,6 @@
  * `servebench.tool_calls`: what the run's successful responses did with the tools they were
  * offered (`--tools`). Each figure is defined next to it; rows carry the per-request counts.
  */
-import type { RequestResult } from '../record/types.js';
 import { filterRecords, type RequestRecords } from '../record/records.js';
 import { percentile } from './percentile.js';
 

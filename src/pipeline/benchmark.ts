@@ -15,7 +15,6 @@ import type { Dispatcher } from 'undici';
 import type { RunConfig } from '../config/run-config.js';
 import { createDispatcher } from '../client/transport.js';
 import { subscribeAbort } from '../client/abort.js';
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import type { JournalStatus } from '../record/journal.js';
 import { TokenizerCalibrationError } from '../workload/tokenizer/index.js';

@@ -11,7 +11,6 @@
  * Also here: the one warning that a fixed `--ctx-tokens` was clamped to the window's budget.
  */
 import type { RunConfig } from '../config/run-config.js';
-import type { RequestResult } from '../record/types.js';
 import { someRecord, type RequestRecords } from '../record/records.js';
 import type { TooSmall, Workload } from '../workload/workload.js';
 import { UsageError } from '../util/errors.js';

@@ -7,7 +7,6 @@
  */
 
 import type { Endpoint } from '../record/endpoint.js';
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import { contextDistribution, summarize } from '../metrics/summarize.js';
 import { SCHEMA_ID } from './schema.js';

@@ -4,7 +4,6 @@
  * scraper (scraper.ts) collects, this computes. docs/server-metrics.md defines every figure.
  */
 
-import type { RequestResult } from '../record/types.js';
 import type { RequestRecords } from '../record/records.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import type { CanonicalSeries } from '../result/server-metrics-names.js';

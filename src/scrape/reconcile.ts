@@ -13,7 +13,6 @@
  */
 
 import { percentile } from '../metrics/percentile.js';
-import type { RequestResult } from '../record/types.js';
 import { mapRecords, type RequestRecords } from '../record/records.js';
 import type { ServerMetricsBlock } from '../result/server-metrics-schema.js';
 import { grouped } from '../result/server-metrics-text.js';

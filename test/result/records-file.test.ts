@@ -15,6 +15,7 @@ import { openRecordsWriter } from '../../src/result/records-writer.js';
 import { readRecordsFile, type RecordsFileEntry } from '../../src/result/records-reader.js';
 import type { FailureRecord, WrittenRow } from '../../src/metrics/types.js';
 import { runCli } from '../helpers/cli.js';
+import { readJournalBytes } from '../../src/record/read-journal.js';
 
 let sim: SimHandle;
 before(async () => {
@@ -54,12 +55,8 @@ test('DuckDB reads the records file of a run: rows, output tokens, TTFT and chun
   assert.equal(rows.length, 12);
   assert.deepEqual(result.servebench.records_file.inline, true, 'at or below --inline-rows the rows stay inline');
   assert.equal(result.servebench.records_file.path, 'run.parquet');
-  const journal = readFileSync(join(dir, 'run.journal.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { type: string; result?: { requestIndex: number; chunkOffsetsS: number[] } })
-    .filter((line) => line.type === 'request')
-    .map((line) => line.result!)
+  const journal = [...readJournalBytes(readFileSync(join(dir, 'run.journal.jsonl'))).results]
+    .map((r) => ({ requestIndex: r.requestIndex, chunkOffsetsS: [...(r.chunkOffsetsS ?? [])] }))
     .sort((a, b) => a.requestIndex - b.requestIndex);
 
   const duck = await (await DuckDBInstance.create(':memory:')).connect();

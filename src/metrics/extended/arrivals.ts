@@ -4,7 +4,6 @@
  * gaps their first pass.
  */
 
-import type { RequestResult } from '../../record/types.js';
 import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import { StreamingOrderStats } from '../order-stats.js';
 import type { RequestFacts } from './request-facts.js';

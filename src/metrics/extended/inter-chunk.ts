@@ -1,6 +1,5 @@
 /** The `inter_chunk` block: the pooled distribution of gaps between consecutive output arrivals of a stream. */
 
-import type { RequestResult } from '../../record/types.js';
 import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import type { MsFamily } from '../extended-definitions.js';
 import type { StreamingOrderStats } from '../order-stats.js';

@@ -6,7 +6,6 @@
  * request of a million-request run.
  */
 
-import type { RequestResult } from '../../record/types.js';
 import type { RequestRecords } from '../../record/records.js';
 import { ROW_FIELDS } from '../definitions.js';
 import { Series } from '../order-stats.js';

@@ -47,9 +47,28 @@ function sections(capacity: number): { f64: number; u32: number; http: number; u
 }
 
 /** The block's bytes. */
+/**
+ * JSON has no −0, NaN or ±Infinity: such numbers in the extras (an offset kept as given) travel as
+ * `{"$number": "-0"}` and come back as themselves, so a block reads back exactly as written.
+ */
+const NUMBER_TAG = '$number';
+function keepNumbers(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0)))
+    return { [NUMBER_TAG]: Object.is(value, -0) ? '-0' : String(value) };
+  return value;
+}
+function restoreNumbers(_key: string, value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const tagged = (value as Record<string, unknown>)[NUMBER_TAG];
+    if (typeof tagged === 'string' && Object.keys(value).length === 1) return Number(tagged);
+  }
+  return value;
+}
+
 export function encodeBlock(block: RecordBlock): Uint8Array {
   const n = block.n;
-  const extras = block.extras.size === 0 ? new Uint8Array(0) : encoder.encode(JSON.stringify([...block.extras]));
+  const extras =
+    block.extras.size === 0 ? new Uint8Array(0) : encoder.encode(JSON.stringify([...block.extras], keepNumbers));
   const finish = encoder.encode(JSON.stringify(block.finishReasons));
   const fixedBytes = n * (8 * F64_COLUMNS + 4 * U32_COLUMNS + 2 + U8_COLUMNS);
   const out = new Uint8Array(HEADER_BYTES + fixedBytes + block.arenaUsed + extras.length + finish.length);
@@ -94,7 +113,7 @@ export function decodeBlock(bytes: Uint8Array): RecordBlock {
   block.arenaUsed = arenaBytes;
   at += arenaBytes;
   if (extrasBytes > 0) {
-    const entries = JSON.parse(decoder.decode(bytes.subarray(at, at + extrasBytes))) as unknown;
+    const entries = JSON.parse(decoder.decode(bytes.subarray(at, at + extrasBytes)), restoreNumbers) as unknown;
     if (!Array.isArray(entries)) throw new Error('record block: its extras are not a list');
     for (const entry of entries) {
       if (!Array.isArray(entry) || typeof entry[0] !== 'number' || entry[0] >= n)

@@ -4,16 +4,6 @@
  * 2^53 − 1, so the arithmetic is in doubles, not 32-bit bitwise operations.
  */
 
-/** Bytes {@link writeVarint} takes for `value`. */
-export function varintLength(value: number): number {
-  let bytes = 1;
-  while (value >= 128) {
-    value = Math.floor(value / 128);
-    bytes++;
-  }
-  return bytes;
-}
-
 /** Writes `value` (a safe non-negative integer) at `at`; returns the position after it. */
 export function writeVarint(bytes: Uint8Array, at: number, value: number): number {
   while (value >= 128) {
