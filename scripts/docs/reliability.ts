@@ -209,7 +209,7 @@ Base URLs with credentials, a query, a fragment or a scheme other than http/http
 ## Input files
 
 Every file servebench reads is bounded and checked, and a problem is one line naming the file,
-the line or JSON path, and the reason (exit 2): results (read whole up to 64 MiB; a larger result is read as a stream by `validate`, `show`, `compare`, `report` and `list`: at most 16 GiB of file, 64 MiB outside `request_timings` and `failures`, 1 MiB per row or failure, 20,000,000 entries per list — `STREAM_LIMITS` in src/result/read-streamed.ts, docs/output-files.md#reading-large-result-files), datasets (256 MiB), traces
+the line or JSON path, and the reason (exit 2): results (read whole up to 64 MiB; a larger result is read as a stream by \`validate\`, \`show\`, \`compare\`, \`report\` and \`list\`: at most 16 GiB of file, 64 MiB outside \`request_timings\` and \`failures\`, 1 MiB per row or failure, 20,000,000 entries per list — \`STREAM_LIMITS\` in src/result/read-streamed.ts, docs/output-files.md#reading-large-result-files), datasets (256 MiB), traces
 (256 MiB), manifests (4 MiB), sim configs (1 MiB), context-bucket files (1 MiB), journals for
 \`rebuild\` (500 MiB), tokenizer files (256 MiB), API key files (64 KiB). Non-regular files (FIFOs,
 devices, directories) are refused without blocking; text must be valid UTF-8. Output files are
