@@ -17,6 +17,7 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8Byte } from '../util/read-file.js';
 
 /** The limits of one streamed read, in bytes except `items`. */
 export interface StreamLimits {
@@ -203,7 +204,7 @@ export async function readJsonObjectStream(
   /** JSON.parse of a span, its error placed at the file's byte. */
   const parse = (s: Span): unknown => {
     const bytes = w.buf.subarray(s.start, s.stop);
-    if (!isUtf8(bytes)) throw new StreamProblem('not valid UTF-8', w.origin + s.start + firstBadByte(bytes));
+    if (!isUtf8(bytes)) throw new StreamProblem('not valid UTF-8', w.origin + s.start + firstInvalidUtf8Byte(bytes));
     const text = bytes.toString('utf8');
     try {
       return JSON.parse(text) as unknown;
@@ -303,22 +304,6 @@ export async function readJsonObjectStream(
       unexpected(j, "',' or ']' after an array element");
     }
   }
-}
-
-/** The offset of the first byte that is not UTF-8 (bisection: a prefix decodes, streaming, iff it holds none). */
-function firstBadByte(bytes: Uint8Array): number {
-  let good = 0;
-  let bad = bytes.length;
-  while (bad - good > 1) {
-    const mid = (good + bad) >>> 1;
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
-      good = mid;
-    } catch {
-      bad = mid;
-    }
-  }
-  return good;
 }
 
 /** `1 MiB`, `16 GiB`, `4096 bytes`. */

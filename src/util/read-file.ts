@@ -101,24 +101,29 @@ export function readInputBytes(
   return { bytes, mode, size: bytes.length };
 }
 
+/** The offset of the first byte that is not UTF-8: the longest valid prefix, by bisection. */
+export function firstInvalidUtf8Byte(bytes: Uint8Array): number {
+  let good = 0;
+  let bad = bytes.length;
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    try {
+      // A fresh streaming decoder accepts a prefix iff no invalid byte occurs in it.
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      good = mid;
+    } catch {
+      bad = mid;
+    }
+  }
+  return good;
+}
+
 /** Strict UTF-8; an invalid byte is reported with its line (1-based). */
 export function decodeUtf8(bytes: Uint8Array, displayName: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    // Find the first bad byte: the longest valid prefix, by bisection over the decodable prefix.
-    let good = 0;
-    let bad = bytes.length;
-    while (bad - good > 1) {
-      const mid = (good + bad) >>> 1;
-      try {
-        // A fresh streaming decoder accepts a prefix iff no invalid byte occurs in it.
-        new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
-        good = mid;
-      } catch {
-        bad = mid;
-      }
-    }
+    const good = firstInvalidUtf8Byte(bytes);
     let line = 1;
     for (let i = 0; i < good; i++) if (bytes[i] === 0x0a) line++;
     throw new InputFileError(displayName, `line ${line}: not valid UTF-8`);
