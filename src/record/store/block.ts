@@ -325,11 +325,6 @@ export class RecordBlock {
     return given ?? this.u32[U32.requestIndex * this.capacity + i]!;
   }
 
-  /** Whether record `i` is a warm-up request, without building the record. */
-  warmup(i: number): boolean {
-    return (this.u8[U8.flags * this.capacity + i]! & FLAG.warmup) !== 0;
-  }
-
   chunkOffsets(i: number, out: Float64Array): { values: Float64Array; count: number } | null {
     const c = this.capacity;
     const flags = this.u8[U8.flags * c + i]!;
