@@ -10,6 +10,7 @@
 import { exactMean } from './exact-mean.js';
 import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percentile.js';
 import { orderStatistics } from './order-stats.js';
+import { eachSuccess, rowValues, type RowValueField } from './run-columns.js';
 import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
 /** How a value is written in the result file (docs/protocol.md#serialization): Python float, int, str, bool or object. */
@@ -254,11 +255,6 @@ export const ROW_FIELDS: { readonly [K in keyof TimingRow]: Definition<TimingRow
   }),
 };
 
-/** Row keys holding numbers (the only ones a percentile can be taken of). */
-type NumericRowKey = {
-  [K in keyof CoreTimingRow]: CoreTimingRow[K] extends number | null ? K : never;
-}[keyof CoreTimingRow];
-
 /** The levels the run metrics take of row fields; asked for together, they share one selection. */
 const RUN_LEVELS = [50, 95] as const;
 
@@ -270,8 +266,8 @@ const RUN_LEVELS = [50, 95] as const;
  * reference's comparator order differently (−0 beside +0, NaN) or that selection cannot take
  * (±Infinity) send the field down the sorting path of percentile.ts, so results never change.
  */
-const fieldLevels = new WeakMap<RunInput, Map<NumericRowKey, Map<number, number | null>>>();
-function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number | null {
+const fieldLevels = new WeakMap<RunInput, Map<RowValueField, Map<number, number | null>>>();
+function fieldPercentile(x: RunInput, field: RowValueField, q: number): number | null {
   let perInput = fieldLevels.get(x);
   if (perInput === undefined) {
     perInput = new Map();
@@ -285,17 +281,15 @@ function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number |
   if (!levels.has(q)) {
     const wanted = RUN_LEVELS.includes(q as (typeof RUN_LEVELS)[number]) ? [...RUN_LEVELS] : [q];
     const values = wanted.map(() => null as number | null);
-    const present = new Float64Array(x.rows.length);
-    let n = 0;
+    const present = rowValues(x.rows, field);
+    const n = present.length;
     let plain = true;
-    for (const row of x.rows) {
-      const v = row[field];
-      if (v === null) continue;
-      present[n++] = v;
+    for (let i = 0; i < n; i++) {
+      const v = present[i]!;
       if (!Number.isFinite(v) || Object.is(v, -0)) plain = false;
     }
     if (n > 0) {
-      const sample = present.subarray(0, n);
+      const sample = present;
       if (plain) {
         orderStatistics(
           sample,
@@ -312,34 +306,37 @@ function fieldPercentile(x: RunInput, field: NumericRowKey, q: number): number |
 }
 
 const pct =
-  (field: NumericRowKey, q: number) =>
+  (field: RowValueField, q: number) =>
   (x: RunInput): number | null =>
     fieldPercentile(x, field, q);
 
 function outputTokens(x: RunInput): number | null {
   // Σ out_toks only when every success was counted by the server; zero successes give 0.
-  if (!x.successes.every((s) => s.source === 'usage')) return null;
-  return x.successes.reduce((sum, s) => sum + s.outToks, 0);
+  let counted = true;
+  let sum = 0;
+  eachSuccess(x.successes, (s) => {
+    if (s.source !== 'usage') counted = false;
+    sum += s.outToks;
+  });
+  return counted ? sum : null;
 }
 
 /** Rows with a prompt token count, and their sum in row order (one walk, no array per metric). */
 function promptTokenTotal(x: RunInput): { samples: number; sum: number } {
-  let samples = 0;
+  const values = rowValues(x.rows, 'prompt_tokens');
   let sum = 0;
-  for (const row of x.rows) {
-    if (row.prompt_tokens === null) continue;
-    samples += 1;
-    sum += row.prompt_tokens;
-  }
-  return { samples, sum };
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return { samples: values.length, sum };
 }
 
 function contentChunks(x: RunInput): number {
-  return x.successes.reduce((sum, s) => sum + s.contentChunks, 0);
+  let sum = 0;
+  eachSuccess(x.successes, (s) => (sum += s.contentChunks));
+  return sum;
 }
 
 function pctDef(
-  field: NumericRowKey,
+  field: RowValueField,
   q: number,
   unit: string,
   definition: string,
@@ -404,7 +401,7 @@ export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K]
     definition: 'Number of successful requests per output_token_source; {} when none succeeded.',
     derive: (x) => {
       const counts: Record<string, number> = {};
-      for (const s of x.successes) counts[s.source] = (counts[s.source] ?? 0) + 1;
+      eachSuccess(x.successes, (s) => (counts[s.source] = (counts[s.source] ?? 0) + 1));
       return counts;
     },
   }),
@@ -427,7 +424,9 @@ export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K]
     definition: 'Exact mean of cached_tokens / prompt_tokens over successes that report both; null if none do.',
     derive: (x) => {
       const ratios: number[] = [];
-      for (const s of x.successes) if (s.cacheHitRatio !== null) ratios.push(s.cacheHitRatio);
+      eachSuccess(x.successes, (s) => {
+        if (s.cacheHitRatio !== null) ratios.push(s.cacheHitRatio);
+      });
       return ratios.length === 0 ? null : exactMean(ratios);
     },
   }),
@@ -466,7 +465,11 @@ export const RUN_METRICS: { readonly [K in keyof Metrics]: Definition<Metrics[K]
     derived: true,
     extension: false,
     definition: 'Sum of reasoning chunks over successful requests; > 0 labels the run capacity-v4-reasoning.',
-    derive: (x) => x.successes.reduce((sum, s) => sum + s.reasoningChunks, 0),
+    derive: (x) => {
+      let sum = 0;
+      eachSuccess(x.successes, (s) => (sum += s.reasoningChunks));
+      return sum;
+    },
   }),
   throughput_tok_s: def({
     unit: 'tok/s',

@@ -4,19 +4,13 @@
  * (docs/protocol.md#metric-formulas, docs/protocol.md#the-metrics-key-set). Every formula comes from definitions.ts.
  */
 
-import type { RequestRecords } from '../record/records.js';
+import { requestIndexOrder, type RequestRecords } from '../record/records.js';
+import { lazyArray } from '../util/lazy-array.js';
+import { RowColumns, SuccessColumns } from './run-columns.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
-import {
-  buildFailure,
-  emptyRowInput,
-  fillRowInput,
-  rowFromInput,
-  successFacts,
-  withRequestExtras,
-  withConversation,
-} from './rows.js';
-import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, SuccessFacts, WrittenRow } from './types.js';
+import { buildFailure, buildRow, emptyRowInput, fillRowInput, rowFromInput, successFacts } from './rows.js';
+import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
 export interface Summary {
@@ -65,9 +59,6 @@ export function computeMetrics(input: RunInput): Metrics {
   return metrics as unknown as Metrics;
 }
 
-const byIndex = (a: { request_index: number }, b: { request_index: number }): number =>
-  a.request_index - b.request_index;
-
 /**
  * Summarize a run. `wallSeconds` is the run's monotonic wall time in seconds (docs/protocol.md#scheduling-and-clocks);
  * throughput divides by it directly, as the reference does (not by wall_clock_ms / 1000).
@@ -77,31 +68,49 @@ const byIndex = (a: { request_index: number }, b: { request_index: number }): nu
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */
 export function summarize(results: RequestRecords, wallSeconds: number, endpoint: Endpoint = 'chat'): Summary {
-  // One RowInput refilled per success (as buildRow would, without a temporary per request).
+  // One walk in request order: each success's row is built (into one refilled input) only to fill
+  // the columns the figures read; rows and failures are kept as positions and rebuilt when the
+  // writer reads them, so no object per request outlives the walk.
+  const order = requestOrder(results);
+  const n = order.length;
   const input = emptyRowInput();
-  const rows: WrittenRow[] = [];
-  const failures: FailureRecord[] = [];
-  const successes: SuccessFacts[] = [];
-  const planned: number[] = [];
-  for (const r of results) {
-    planned.push(r.plannedContextTokens);
+  const rowAt = new Uint32Array(n);
+  const failureAt = new Uint32Array(n);
+  let rows = 0;
+  let failures = 0;
+  const columns = new RowColumns(n);
+  const successes = new SuccessColumns(n);
+  const planned = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const r = results.at(order[k]!)!;
+    planned[k] = r.plannedContextTokens;
     if (!r.ok) {
-      failures.push(buildFailure(r));
+      failureAt[failures++] = order[k]!;
       continue;
     }
-    successes.push(successFacts(r));
-    if (fillRowInput(r, input)) rows.push(withConversation(withRequestExtras(rowFromInput(input), r), r));
+    successes.add(successFacts(r));
+    if (fillRowInput(r, input)) {
+      columns.add(rowFromInput(input));
+      rowAt[rows++] = order[k]!;
+    }
   }
-  rows.sort(byIndex);
-  failures.sort(byIndex);
-  const metrics = computeMetrics({ rows, successes, wallSeconds });
+  const metrics = computeMetrics({ rows: columns, successes, wallSeconds });
   return {
-    rows,
-    failures,
+    rows: lazyArray(rows, (i) => buildRow(results.at(rowAt[i]!)!)!),
+    failures: lazyArray(failures, (i) => buildFailure(results.at(failureAt[i]!)!)),
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),
     context_distribution: contextDistribution(planned),
     completed: successes.length,
-    failed: failures.length,
+    failed: failures,
   };
+}
+
+/** Positions of `results` in request-index order (ties keep their order). */
+function requestOrder(results: RequestRecords): Uint32Array {
+  const sorted = requestIndexOrder(results);
+  if (sorted !== null) return sorted.order;
+  const order = new Uint32Array(results.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order;
 }

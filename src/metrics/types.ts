@@ -23,6 +23,8 @@ export type MeasurementProtocol = (typeof MEASUREMENT_PROTOCOLS)[number];
 /** How a request's output tokens were counted (docs/protocol.md#output-token-accounting); `unknown` only appears in old files. */
 export type OutputTokenSource = 'usage' | 'content_chunks';
 
+import type { RunRows, RunSuccesses } from './run-columns.js';
+
 /** The 15 `request_timings[]` fields of the reference format (docs/protocol.md#per-request-row). */
 export interface CoreTimingRow {
   request_index: number;
@@ -210,8 +212,9 @@ export interface SuccessFacts {
 
 /** Everything the run-level formulas read. */
 export interface RunInput {
-  rows: readonly CoreTimingRow[];
-  successes: readonly SuccessFacts[];
+  /** The rows as objects (a validator's, rebuilt from a file) or as summarize's columns (run-columns.ts). */
+  rows: RunRows;
+  successes: RunSuccesses;
   /** Run wall time in seconds (monotonic, docs/protocol.md#scheduling-and-clocks). */
   wallSeconds: number;
 }

@@ -28,29 +28,54 @@ interface RequestIndexSource {
   requestIndexAt(i: number): number;
 }
 
+/** Record `i`'s request index, without building the record when the source can. */
+export function requestIndexOf(records: RequestRecords, i: number): number {
+  const source = records as Partial<RequestIndexSource>;
+  return typeof source.requestIndexAt === 'function' ? source.requestIndexAt(i) : records.at(i)!.requestIndex;
+}
+
+/**
+ * The positions of `records` in request-index order (ties keep their order), or null when they
+ * are in that order already. Indexes of one run are dense, so they are placed by counting
+ * (linear) when their range is within a few times the count.
+ */
+export function requestIndexOrder(records: RequestRecords): { order: Uint32Array; keys: Float64Array } | null {
+  const n = records.length;
+  const keys = new Float64Array(n);
+  let sorted = true;
+  let lo = Infinity;
+  let hi = -Infinity;
+  let integral = true;
+  for (let i = 0; i < n; i++) {
+    const key = (keys[i] = requestIndexOf(records, i));
+    if (i > 0 && key < keys[i - 1]!) sorted = false;
+    if (key < lo) lo = key;
+    if (key > hi) hi = key;
+    if (!Number.isSafeInteger(key)) integral = false;
+  }
+  if (sorted) return null;
+  const order = new Uint32Array(n);
+  if (integral && hi - lo < 4 * n + 1024) {
+    // A stable counting sort: the count of each key, its first place, then each record in turn.
+    const starts = new Uint32Array(hi - lo + 2);
+    for (let i = 0; i < n; i++) starts[keys[i]! - lo + 1]!++;
+    for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
+    for (let i = 0; i < n; i++) order[starts[keys[i]! - lo]!++] = i;
+  } else {
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((a, b) => keys[a]! - keys[b]! || a - b);
+  }
+  return { order, keys };
+}
+
 /**
  * `records` in request-index order (ties keep their order), as a view: a permutation of 4 bytes a
  * record, or `records` itself when already in order. Loops record requests as they finish; the
  * assembler reads them in the order the result lists them.
  */
 export function sortedByRequestIndex(records: RequestRecords): RequestRecords {
-  const source = records as Partial<RequestIndexSource>;
-  const indexAt =
-    typeof source.requestIndexAt === 'function'
-      ? (i: number): number => source.requestIndexAt!(i)
-      : (i: number): number => records.at(i)!.requestIndex;
-  const n = records.length;
-  const keys = new Float64Array(n);
-  let sorted = true;
-  for (let i = 0; i < n; i++) {
-    keys[i] = indexAt(i);
-    if (i > 0 && keys[i]! < keys[i - 1]!) sorted = false;
-  }
-  if (sorted) return records;
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => keys[a]! - keys[b]! || a - b);
-  return indexedView(records, order);
+  const sorted = requestIndexOrder(records);
+  return sorted === null ? records : indexedView(records, sorted.order, sorted.keys);
 }
 
 /** The records for which `keep` holds, in order, as a view (indices only: no record is copied). */
@@ -62,9 +87,14 @@ export function filterRecords(records: RequestRecords, keep: (r: RequestResult) 
   return indexedView(records, indices);
 }
 
-function indexedView(records: RequestRecords, indices: Uint32Array): RequestRecords & ChunkOffsetSource {
+function indexedView(
+  records: RequestRecords,
+  indices: Uint32Array,
+  keys?: Float64Array,
+): RequestRecords & ChunkOffsetSource & RequestIndexSource {
   return {
     length: indices.length,
+    requestIndexAt: (i) => (keys !== undefined ? keys[indices[i]!]! : requestIndexOf(records, indices[i]!)),
     at: (i) => (i >= 0 && i < indices.length ? records.at(indices[i]!) : undefined),
     chunkOffsetsAt: (i) => chunkOffsetsOf(records, indices[i]!),
     *[Symbol.iterator]() {

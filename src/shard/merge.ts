@@ -16,7 +16,8 @@ import { basename } from 'node:path';
 import { assembleResult, type RunHeader } from '../assemble/assemble.js';
 import { readRunHeader } from '../assemble/header.js';
 import { clientWarning } from '../metrics/client-warning.js';
-import type { RequestResult } from '../record/types.js';
+import { sortedByRequestIndex } from '../record/records.js';
+import { RecordStore } from '../record/store/record-store.js';
 import { referenceRunId, utcSeconds, type CapacityResult } from '../result/build.js';
 import type { ClientBlock, ConnectionsBlock, ShardsBlock } from '../result/servebench-schema.js';
 import { InputFileError, UsageError } from '../util/errors.js';
@@ -84,21 +85,24 @@ export async function mergeShardFiles(files: readonly string[], options: MergeOp
         .filter((part) => part !== '')
         .join(', ')}: this result holds only the requests of the shards present`,
     );
-  const results: RequestResult[] = [];
-  const seen = new Map<number, number>();
+  const merged = new RecordStore();
+  const seen = new RequestSet(placed[0]!.header.plan.requests);
   const ends: ShardEnd[] = [];
   const warmupRecords: number[] = [];
-  // Read and checked on worker threads (record files), then taken in shard order.
+  // Read and checked on worker threads (record files), then placed in shard order: each block
+  // moves onto the merged timeline in place and joins one store, never an object per request.
   const stores = await readShardStores(placed.map((shard) => shard.file));
   for (const [k, shard] of placed.entries()) {
     const warmup = shard.header.plan.warmup;
+    // Warm-up by time is a window of the merged run, as it would be of one process's.
+    const warmupBeforeMs = warmup !== null && 'seconds' in warmup ? warmup.seconds * 1000 : null;
     let warm = 0;
     const contents = stores[k]!;
-    for (const result of contents.store) {
-      checkRecordBelongs(shard.file, shard.header, result, seen);
-      const aligned = align(result, shard, warmup);
-      if (aligned.warmup === true) warm++;
-      results.push(aligned);
+    for (const block of contents.store.blocks) {
+      for (let row = 0; row < block.n; row++)
+        checkRecordBelongs(shard.file, shard.header, block.requestIndex(row), seen);
+      warm += block.placeOnTimeline(shard.startShiftMs, shard.scheduleShiftMs, warmupBeforeMs);
+      merged.adopt(block);
     }
     ends.push(contents.end);
     warmupRecords.push(warm);
@@ -109,7 +113,7 @@ export async function mergeShardFiles(files: readonly string[], options: MergeOp
       `merge: the shards sent different prompt sets (prompt_set_id ${[...promptSets].join(' vs ')}): not shards of one plan`,
     );
   // In index order, as a run hands them to the assembler: float sums then add up in the same order.
-  results.sort((a, b) => a.requestIndex - b.requestIndex);
+  const results = sortedByRequestIndex(merged);
   const block = shardsBlock(placed, ends, warmupRecords, count, missing, duplicates);
   const spread = block.alignment.start_spread_ms;
   if (block.alignment.mode === 'immediate' || block.alignment.mode === 'mixed')
@@ -194,30 +198,41 @@ function placeOnTimeline(chosen: readonly { file: string; header: ShardHeader }[
   });
 }
 
-/** Every record must be one its shard's part holds, and no request may come twice. */
-function checkRecordBelongs(file: string, header: ShardHeader, result: RequestResult, seen: Map<number, number>): void {
-  const index = result.requestIndex;
+/** Which request indexes a merge has taken: a bit each below the plan's count, a set above. */
+class RequestSet {
+  readonly #bits: Uint8Array;
+  readonly #beyond = new Set<number>();
+  constructor(planned: number) {
+    this.#bits = new Uint8Array(Math.ceil(Math.min(planned, 2 ** 32) / 8));
+  }
+  /** Adds `index`; false when it was there already. */
+  add(index: number): boolean {
+    const byte = index >>> 3;
+    if (Number.isInteger(index) && index >= 0 && byte < this.#bits.length) {
+      const bit = 1 << (index & 7);
+      if ((this.#bits[byte]! & bit) !== 0) return false;
+      this.#bits[byte] = this.#bits[byte]! | bit;
+      return true;
+    }
+    if (this.#beyond.has(index)) return false;
+    this.#beyond.add(index);
+    return true;
+  }
+}
+
+/**
+ * Every record must be one its shard's part holds, and no request may come twice. A request
+ * index belongs to one shard only, so a second record of it can only be in the same file.
+ */
+function checkRecordBelongs(file: string, header: ShardHeader, index: number, seen: RequestSet): void {
   const { count, index: shard, rule } = header.shard;
   if (index >= header.plan.requests)
     throw new InputFileError(file, `request ${index} is not in the plan (${header.plan.requests} requests)`);
   const owner = rule.kind === 'arrivals-mod-n' ? index % count : (index % rule.concurrency) % count;
   if (owner !== shard)
     throw new InputFileError(file, `request ${index} belongs to shard ${owner}, not to this shard ${shard}`);
-  const other = seen.get(index);
-  if (other !== undefined)
-    throw new InputFileError(file, `request ${index} is also in shard ${other}'s file: a request is measured once`);
-  seen.set(index, shard);
-}
-
-/** The record on the merged timeline (a copy: the shard's own record is not changed). */
-function align(result: RequestResult, shard: Placed, warmup: ShardHeader['plan']['warmup']): RequestResult {
-  const aligned: RequestResult = { ...result, startOffsetMs: result.startOffsetMs + shard.startShiftMs };
-  if (result.scheduledOffsetMs != null) aligned.scheduledOffsetMs = result.scheduledOffsetMs + shard.scheduleShiftMs;
-  if (result.attempts !== undefined)
-    aligned.attempts = result.attempts.map((a) => ({ ...a, startOffsetMs: a.startOffsetMs + shard.startShiftMs }));
-  // Warm-up by time is a window of the merged run, as it would be of one process's.
-  if (warmup !== null && 'seconds' in warmup) aligned.warmup = aligned.startOffsetMs < warmup.seconds * 1000;
-  return aligned;
+  if (!seen.add(index))
+    throw new InputFileError(file, `request ${index} is in this file twice: a request is measured once`);
 }
 
 /** The run header of the merged result: the lowest shard's, started at the merged timeline's origin. */

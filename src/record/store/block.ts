@@ -319,6 +319,37 @@ export class RecordBlock {
    * Record `i`'s chunk offsets (seconds) into `out` (grown when short; the array used is returned
    * with the count), or null when the record has none: the hot loops' way, without a record object.
    */
+  /**
+   * Moves every record onto a merged timeline in place, as merge places a shard (shard/merge.ts):
+   * start offsets (and retried attempts' starts) by `startShiftMs`, scheduled offsets by
+   * `scheduleShiftMs` (a null one stays null), and, when warm-up is a window of the merged run
+   * (`warmupBeforeMs`), each record's warm-up flag from its moved start. The additions are the
+   * ones a copied record would get, so every value is the same double.
+   * @returns the records now marked warm-up
+   */
+  placeOnTimeline(startShiftMs: number, scheduleShiftMs: number, warmupBeforeMs: number | null): number {
+    const c = this.capacity;
+    const f = this.f64;
+    const b = this.u8;
+    let warm = 0;
+    for (let i = 0; i < this.n; i++) {
+      const start = (f[F64.startOffsetMs * c + i] = f[F64.startOffsetMs * c + i]! + startShiftMs);
+      const present = b[U8.present * c + i]!;
+      if ((present & PRESENT.scheduledOffsetMs) !== 0 && !Number.isNaN(f[F64.scheduledOffsetMs * c + i]!))
+        f[F64.scheduledOffsetMs * c + i] = f[F64.scheduledOffsetMs * c + i]! + scheduleShiftMs;
+      const extras = this.extras.get(i);
+      if (extras?.attempts !== undefined)
+        extras.attempts = extras.attempts.map((a) => ({ ...a, startOffsetMs: a.startOffsetMs + startShiftMs }));
+      if (warmupBeforeMs !== null) {
+        b[U8.present * c + i] = present | PRESENT.warmup;
+        const flags = b[U8.flags * c + i]! & ~FLAG.warmup;
+        b[U8.flags * c + i] = start < warmupBeforeMs ? flags | FLAG.warmup : flags;
+      }
+      if ((b[U8.present * c + i]! & PRESENT.warmup) !== 0 && (b[U8.flags * c + i]! & FLAG.warmup) !== 0) warm++;
+    }
+    return warm;
+  }
+
   /** Record `i`'s request index, without building the record. */
   requestIndex(i: number): number {
     const given = this.extras.get(i)?.override?.requestIndex;
