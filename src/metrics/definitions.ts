@@ -11,7 +11,7 @@ import { exactMean } from './exact-mean.js';
 import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percentile.js';
 import { orderStatistics } from './order-stats.js';
 import { eachSuccess, rowValues, type RowValueField } from './run-columns.js';
-import type { CoreTimingRow, Metrics, RowInput, RunInput, TimingRow } from './types.js';
+import type { Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
 /** How a value is written in the result file (docs/protocol.md#serialization): Python float, int, str, bool or object. */
 export type Serialized = 'float' | 'int' | 'str' | 'object';
