@@ -277,7 +277,8 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
     const finishedAt = new Date();
     const interrupted = options.stopSignal?.aborted === true;
     // The main thread stamps chunks only without workers; each worker judges its own requests' stamps.
-    const results = sortedByRequestIndex(store);
+    // Without each record's offsets: figures read those from the columns (RecordStore.withoutOffsets).
+    const results = sortedByRequestIndex(store.withoutOffsets());
     const mainCheck = selfCheck.stop(
       workers === null ? { results: filterRecords(results, (r) => r.warmup !== true), runStartNs } : undefined,
     );

@@ -15,6 +15,7 @@ import { UsageError } from '../util/errors.js';
 import { encodeFrame, FRAME, jsonFrame, preamble } from './file/frame.js';
 import { RecordBlock } from './store/block.js';
 import { encodeBlock } from './store/block-codec.js';
+import type { RecordStore } from './store/record-store.js';
 import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
@@ -262,6 +263,8 @@ export interface JournalContents {
   /** The header's `run`, as JSON: assemble/header.ts `readRunHeader` gives it its type. */
   run: object;
   results: RequestResult[];
+  /** A journal of frames: its records as columns (what `rebuild` assembles from); absent for JSON lines. */
+  store?: RecordStore | null;
   end: JournalEnd | null;
   /** A last line (or frame) cut short by a crash, ignored (1-based line or frame number), or null. */
   truncatedLine: number | null;

@@ -6,6 +6,7 @@ import { hasMagic } from './file/frame.js';
 import { splitRecordBytes } from './file/split.js';
 import { decodeBlock } from './store/block-codec.js';
 import { RecordStore } from './store/record-store.js';
+import type { RequestResult } from './types.js';
 import { JOURNAL_SCHEMA, journalEndProblem, parseJournal, type JournalContents, type JournalEnd } from './journal.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -41,9 +42,13 @@ export function readJournalBytes(bytes: Uint8Array): JournalContents & { store: 
       throw new Error(`byte ${offset}: ${(error as Error).message}`);
     }
   }
+  let results: RequestResult[] | null = null;
   return {
     run,
-    results: [...store],
+    // Objects only for a reader that asks (rebuild assembles from the store's columns).
+    get results(): RequestResult[] {
+      return (results ??= [...store]);
+    },
     end,
     truncatedLine: split.torn?.number ?? null,
     era: 'frames',

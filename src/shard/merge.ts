@@ -113,7 +113,7 @@ export async function mergeShardFiles(files: readonly string[], options: MergeOp
       `merge: the shards sent different prompt sets (prompt_set_id ${[...promptSets].join(' vs ')}): not shards of one plan`,
     );
   // In index order, as a run hands them to the assembler: float sums then add up in the same order.
-  const results = sortedByRequestIndex(merged);
+  const results = sortedByRequestIndex(merged.withoutOffsets());
   const block = shardsBlock(placed, ends, warmupRecords, count, missing, duplicates);
   const spread = block.alignment.start_spread_ms;
   if (block.alignment.mode === 'immediate' || block.alignment.mode === 'mixed')

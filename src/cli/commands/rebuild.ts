@@ -17,6 +17,7 @@ import type { Command } from '../io.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { openInput } from '../../report/open-input.js';
 import type { RequestResult } from '../../record/types.js';
+import { sortedByRequestIndex } from '../../record/records.js';
 import { assembleResult, type RunHeader } from '../../assemble/assemble.js';
 import { readRunHeader } from '../../assemble/header.js';
 import { checkWriteTargets } from '../../util/write-targets.js';
@@ -58,7 +59,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   } catch (error) {
     throw new InputFileError(file, `line 1: ${(error as Error).message}`);
   }
-  const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.results);
+  const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.store?.withoutOffsets() ?? journal.results);
   const finishedAt =
     journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.started_at) + wallSeconds * 1000));
   // The end line's server metrics go into the result as they are: a hand-edited block is refused here, naming the key.
@@ -77,7 +78,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   let assembled;
   try {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
-    const results = [...journal.results].sort((a, b) => a.requestIndex - b.requestIndex);
+    const results = sortedByRequestIndex(journal.store?.withoutOffsets() ?? journal.results);
     const end = journal.end;
     assembled = assembleResult(header, results, {
       wallSeconds,
@@ -102,7 +103,9 @@ export const rebuildCommand: Command = async (argv, io) => {
   const { result, warnings } = assembled;
   await writeResultFile(
     output,
-    records === null ? result : await writeRecordsOutput(result, chunkOffsetsByIndex(journal.results), records, output),
+    records === null
+      ? result
+      : await writeRecordsOutput(result, chunkOffsetsByIndex(journal.store ?? journal.results), records, output),
   );
   io.stdout(`${formatSummary(result)}\n`);
   if (journal.truncatedLine !== null)
@@ -114,7 +117,7 @@ export const rebuildCommand: Command = async (argv, io) => {
       'note: the journal has no end line (the run did not finish); wall time estimated from the last request\n',
     );
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  io.stdout(`result rebuilt from ${journal.results.length} journaled requests: ${output}\n`);
+  io.stdout(`result rebuilt from ${(journal.store ?? journal.results).length} journaled requests: ${output}\n`);
   if (records !== null) io.stdout(`records written to ${records.path}\n`);
   return EXIT.ok;
 };
@@ -126,7 +129,7 @@ function journalHint(resultFile: string): string {
 }
 
 /** Seconds from run start to the latest request end (or failure) seen in the journal. */
-function latestEndS(results: readonly RequestResult[]): number {
+function latestEndS(results: Iterable<RequestResult>): number {
   let latest = 0;
   for (const r of results) {
     const duration = r.e2eS ?? r.error?.atS ?? 0;

@@ -5,8 +5,9 @@
  */
 
 /** Usable chunk arrival offsets: a non-empty array of finite, non-negative, non-decreasing numbers. */
-export function usableOffsets(offsets: readonly number[] | undefined): offsets is number[] {
-  if (!Array.isArray(offsets) || offsets.length === 0) return false;
+export function usableOffsets(offsets: ArrayLike<number> | undefined): offsets is ArrayLike<number> {
+  if (offsets === undefined || offsets === null || typeof offsets.length !== 'number' || offsets.length === 0)
+    return false;
   let previous = 0;
   for (let j = 0; j < offsets.length; j++) {
     const o = +offsets[j]!;

@@ -6,7 +6,7 @@
  * request of a million-request run.
  */
 
-import type { RequestRecords } from '../../record/records.js';
+import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import { ROW_FIELDS } from '../definitions.js';
 import { Series } from '../order-stats.js';
 import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
@@ -213,7 +213,7 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     const e2eS = r.e2eS !== null && Number.isFinite(r.e2eS) && r.e2eS >= 0 ? r.e2eS : 0;
     endS[i] = s + e2eS;
     if (s + e2eS > lastEventS) lastEventS = s + e2eS;
-    const offsets = r.chunkOffsetsS;
+    const offsets = chunkOffsetsOf(measured, i);
     if (usableOffsets(offsets)) {
       chunked[i] = 1;
       f.withChunks++;

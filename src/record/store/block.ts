@@ -240,8 +240,11 @@ export class RecordBlock {
     b[U8.present * c + i] = present;
   }
 
-  /** Record `i` as a new object (see the file comment for what differs from what went in). */
-  record(i: number): RequestResult {
+  /**
+   * Record `i` as a new object (see the file comment for what differs from what went in); without
+   * its chunk offsets when `offsets` is false (the figures read those from {@link chunkOffsets}).
+   */
+  record(i: number, offsets = true): RequestResult {
     const c = this.capacity;
     const f = this.f64;
     const u = this.u32;
@@ -285,7 +288,7 @@ export class RecordBlock {
     if ((present & PRESENT.expectedPromptTokens) !== 0)
       r.expectedPromptTokens = nullable(f[F64.expectedPromptTokens * c + i]!);
     if ((present & PRESENT.maxTokens) !== 0) r.maxTokens = u[U32.maxTokens * c + i]!;
-    if ((flags & FLAG.offsets) !== 0) {
+    if (offsets && (flags & FLAG.offsets) !== 0) {
       if ((flags & FLAG.rawOffsets) !== 0) r.chunkOffsetsS = [...(extras?.rawOffsets ?? [])];
       else {
         const count = reader.next();

@@ -75,6 +75,29 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
     return got.values.subarray(0, got.count);
   }
 
+  /**
+   * The same records without their chunk offsets on each object (`chunkOffsetsOf` still reads them
+   * from the columns): what the assembler walks, a record at a time, many times over, so the
+   * offsets (most of a record) are decoded only where a figure reads them.
+   */
+  withoutOffsets(): RequestRecords & ChunkOffsetSource & { requestIndexAt(i: number): number } {
+    return {
+      length: this.#length,
+      at: (i) => {
+        if (!(i >= 0 && i < this.#length)) return undefined;
+        const b = this.#locate(i);
+        return this.#blocks[b]!.record(i - this.#starts[b]!, false);
+      },
+      chunkOffsetsAt: (i) => this.chunkOffsetsAt(i),
+      requestIndexAt: (i) => this.requestIndexAt(i),
+      [Symbol.iterator]: () => this.#records(false),
+    };
+  }
+
+  *#records(offsets: boolean): Generator<RequestResult> {
+    for (const block of this.#blocks) for (let k = 0; k < block.n; k++) yield block.record(k, offsets);
+  }
+
   *[Symbol.iterator](): Iterator<RequestResult> {
     for (const block of this.#blocks) for (let k = 0; k < block.n; k++) yield block.record(k);
   }
