@@ -1,7 +1,8 @@
 /**
- * Reads a records file back (validate recomputes a result's figures from it): each Parquet row
- * as the `request_timings` row or `failures` entry it was written from, with its chunk offsets.
- * The file is read a batch at a time through a Blob (fs.openAsBlob), so memory holds one batch.
+ * Reads a records file back (validate, show, compare and report read a result's rows from it,
+ * records-validate.ts): each Parquet row as the `request_timings` row or `failures` entry it was
+ * written from, with its chunk offsets. The file is read a batch at a time through a Blob
+ * (fs.openAsBlob), so memory holds one batch.
  * `apache-arrow` and `parquet-wasm` are loaded here only (records-writer.ts says why these).
  */
 import { openAsBlob } from 'node:fs';

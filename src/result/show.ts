@@ -5,7 +5,7 @@
  */
 
 import type { ResultDocument } from './schema.js';
-import { asDoc, runWarnings, type Doc } from './run-view.js';
+import { asDoc, get, runWarnings, type Doc } from './run-view.js';
 import { finiteOrNull } from '../util/numbers.js';
 import { serverMetricsRows, serverMetricsWarnings } from './show-server.js';
 import { readServerMetrics } from './server-metrics-text.js';
@@ -180,6 +180,7 @@ export function renderShow(parsed: ResultDocument, label: string): string {
         ]
       : []),
     ...serverMetricsRows(server),
+    ...recordsFileRows(doc),
   ]);
   const own = runWarnings(doc);
   const warnings = [...own, ...serverMetricsWarnings(server, own)].map((warning) => `warning: ${warning}`);
@@ -193,6 +194,15 @@ export function renderShow(parsed: ResultDocument, label: string): string {
     ...(warnings.length > 0 ? ['', ...warnings] : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** `servebench.records_file` (`--records`) in one row: where the per-request rows are; none without one. */
+function recordsFileRows(doc: Doc): [string, string][] {
+  const label = asDoc(get(doc, 'servebench', 'records_file'));
+  if (typeof label['path'] !== 'string') return [];
+  const where =
+    label['inline'] === false ? 'the rows and failures are only there' : 'the rows and failures are inline too';
+  return [['records file', `${label['path']}, ${text(label['rows'])} rows (${where})`]];
 }
 
 /** A conversation run's `servebench.conversations` (docs/conversations.md) in two rows, three for agent sessions; none for other runs. */

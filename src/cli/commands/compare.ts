@@ -2,7 +2,8 @@
  * `servebench compare BASELINE CANDIDATE [...]`: workload identity check, then per-figure
  * deltas with seeded bootstrap intervals and verdicts (result/compare.ts), then `--fail-on`.
  * When any file is another tool's (peers/, docs/interop.md), every file is compared across tools
- * (peers/compare-peer.ts); a file of several runs is named `FILE#N` as the baseline.
+ * (peers/compare-peer.ts); a file of several runs is named `FILE#N` as the baseline. A result
+ * that keeps its rows in its records file is compared on those rows (records-validate.ts).
  * Exit 0: comparable and no gate breached. 1: a workload mismatch that --allow-mismatch does not
  * cover, or a breached gate. 2: bad usage or an unreadable file.
  */
@@ -17,6 +18,7 @@ import { crossFromPeer, crossFromServebench, type CrossRun } from '../../peers/c
 import { compareAcrossTools } from '../../peers/compare-peer.js';
 import { parseFailOn, type FailOnClause } from '../../result/fail-on.js';
 import { runView, type RunView } from '../../result/run-view.js';
+import { withRecordsFileRows } from '../../result/records-validate.js';
 import { formatCompare, sortedJson } from '../../report/compare.js';
 import { InputFileError, UsageError } from '../../util/errors.js';
 import { EXIT } from '../../util/exit-codes.js';
@@ -41,7 +43,8 @@ async function load(arg: string, io: CliIO, format: string | null): Promise<Load
   if (read.kind === 'result') {
     if (pick !== null)
       throw new InputFileError(file, `#${pick} picks a run of a file of several; a servebench result is one run`);
-    return { kind: 'servebench', view: runView(file, read.loaded.result) };
+    // Percentiles and bootstrap intervals come from the rows, wherever the result keeps them.
+    return { kind: 'servebench', view: runView(file, await withRecordsFileRows(read.loaded.result, read.path)) };
   }
   const runs = read.runs.map((run) => crossFromPeer(run, file));
   if (pick === null) return { kind: 'peer', runs };

@@ -3,7 +3,8 @@
  * files (and of a sweep summary), a self-contained HTML report (report/html/page.ts), and/or the
  * per-request rows as CSV. Files may be results of any era, other tools' result files (peers/,
  * shown beside servebench's runs: report/side-by-side.ts) and at most one `sweep.json`, whose
- * point results are loaded too. Exit 0, or 2 for bad usage or an unreadable file.
+ * point results are loaded too. A result that keeps its rows in its records file (`--records`
+ * past `--inline-rows`) is drawn from them. Exit 0, or 2 for bad usage or an unreadable file.
  */
 
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { renderShow } from '../../result/show.js';
 import { resultView, runView, type RunView } from '../../result/run-view.js';
 import type { CapacityResult } from '../../result/result-schema.js';
 import type { ResultDocument } from '../../result/schema.js';
+import { withRecordsFileRows, type RecordsNeed } from '../../result/records-validate.js';
 import { rowsCsv } from '../../report/csv.js';
 import { renderHtmlReport } from '../../report/html/page.js';
 import { formatSweep, type SweepSummary } from '../../report/sweep.js';
@@ -40,8 +42,16 @@ export interface ReportSources {
   inputs: string[];
 }
 
-/** Loads results and a sweep summary (whose point files are looked up as written, then beside it). */
-export async function loadReportSources(files: readonly string[], cwd: string): Promise<ReportSources> {
+/**
+ * Loads results and a sweep summary (whose point files are looked up as written, then beside it).
+ * A result that keeps its rows in its records file has them read from it: every row for the
+ * HTML and CSV outputs, the failures alone for the terminal summary (`need`).
+ */
+export async function loadReportSources(
+  files: readonly string[],
+  cwd: string,
+  need: RecordsNeed,
+): Promise<ReportSources> {
   const out: ReportSources = { runs: [], parsed: [], peers: [], sweep: null, warnings: [], inputs: [] };
   for (const file of files) {
     const read = await openInput(file, { accept: ['result', 'sweep', 'peer'], cwd });
@@ -49,19 +59,26 @@ export async function loadReportSources(files: readonly string[], cwd: string): 
     if (read.kind === 'peer') {
       out.peers.push(...read.runs.map((run) => ({ file, run })));
     } else if (read.kind === 'result') {
-      out.runs.push(runView(file, read.loaded.result));
-      out.parsed.push(read.loaded.result);
+      const result = await withRecordsFileRows(read.loaded.result, read.path, need);
+      out.runs.push(runView(file, result));
+      out.parsed.push(result);
     } else {
       if (out.sweep !== null) throw new UsageError('a report takes at most one sweep summary');
       out.sweep = read.summary;
-      await loadSweepPoints(read.summary, read.path, cwd, out);
+      await loadSweepPoints(read.summary, read.path, cwd, out, need);
     }
   }
   return out;
 }
 
 /** A sweep's point results, each looked up as written, then beside the summary; one missing is a warning. */
-async function loadSweepPoints(sweep: SweepSummary, full: string, cwd: string, out: ReportSources): Promise<void> {
+async function loadSweepPoints(
+  sweep: SweepSummary,
+  full: string,
+  cwd: string,
+  out: ReportSources,
+  need: RecordsNeed,
+): Promise<void> {
   for (const point of sweep.points) {
     const candidates = [
       path.resolve(path.dirname(full), point.file),
@@ -71,8 +88,10 @@ async function loadSweepPoints(sweep: SweepSummary, full: string, cwd: string, o
     for (const candidate of candidates) {
       const got = await openInput(candidate, { accept: ['result'] }).catch(() => null);
       if (got === null) continue;
-      out.runs.push(runView(shownPath(candidate, cwd), got.loaded.result));
-      out.parsed.push(got.loaded.result);
+      // Found, so a records file that is missing or changed is an error, not a point drawn without rows.
+      const result = await withRecordsFileRows(got.loaded.result, candidate, need);
+      out.runs.push(runView(shownPath(candidate, cwd), result));
+      out.parsed.push(result);
       out.inputs.push(candidate);
       loaded = true;
       break;
@@ -132,7 +151,11 @@ export const reportCommand: Command = async (argv, io: CliIO) => {
   const asInputs = (files: readonly string[]): ReadInput[] =>
     files.map((file) => ({ flag: 'result', path: path.resolve(io.cwd, file) }));
   checkWriteTargets(targets, asInputs(positionals)); // before reading anything
-  const sources = await loadReportSources(positionals, io.cwd);
+  const sources = await loadReportSources(
+    positionals,
+    io.cwd,
+    html === undefined && csv === undefined ? 'failures' : 'rows',
+  );
   checkWriteTargets(targets, asInputs(sources.inputs)); // a sweep's point results are inputs too
   for (const warning of sources.warnings) io.stderr(`warning: ${warning}\n`);
   if (html === undefined && csv === undefined) {
