@@ -8,9 +8,9 @@
  *
  * Generates `--requests` measured requests as the client records them (the records of
  * bench/merge-shards.ts: ~99% successes with 16–64 chunk stamps in whole nanoseconds, ~1%
- * failures; a closed loop of 64 slots), assembles
- * them with servebench's own assembler (assembleResult) and writes the result with its own writer
- * (writeResultFile), so the file is exactly what `run` writes for such a run. Then, each in a
+ * failures; a closed loop of 64 slots), assembles them with servebench's own assembler
+ * (assembleResult) and writes the result with its own writer (writeResultFile), so the file is
+ * exactly what `run` writes for such a run. Then, each in a
  * child process with its peak RSS sampled: `validate`, `show`, `compare FILE FILE`
  * (`--bootstrap 200`: the bootstrap's cost grows with rows × resamples) and `report --html`.
  * The last line is one JSON object of the figures. The temporary directory is removed at the end.
