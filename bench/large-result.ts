@@ -6,10 +6,11 @@
  *   node dist/bench/large-result.js --requests 100000
  *   node dist/bench/large-result.js --generate-only --requests 1000000 --out /tmp/big.json
  *
- * Generates `--requests` measured requests as the client records them (bench/merge.ts's records:
- * ~99% successes with 16–64 chunk stamps, ~1% failures; a closed loop of 64 slots), assembles
- * them with servebench's own assembler (assembleResult) and writes the result with its own writer
- * (writeResultFile), so the file is exactly what `run` writes for such a run. Then, each in a
+ * Generates `--requests` measured requests as the client records them (the records of
+ * bench/merge-shards.ts: ~99% successes with 16–64 chunk stamps in whole nanoseconds, ~1%
+ * failures; a closed loop of 64 slots), assembles them with servebench's own assembler
+ * (assembleResult) and writes the result with its own writer (writeResultFile), so the file is
+ * exactly what `run` writes for such a run. Then, each in a
  * child process with its peak RSS sampled: `validate`, `show`, `compare FILE FILE`
  * (`--bootstrap 200`: the bootstrap's cost grows with rows × resamples) and `report --html`.
  * The last line is one JSON object of the figures. The temporary directory is removed at the end.
@@ -24,7 +25,8 @@ import { writeResultFile } from '../src/result/io.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg } from './args.js';
 import { CLI_PATH, runMeasured } from './harness.js';
-import { record, smallPlan } from './merge.js';
+import { smallPlan } from './merge.js';
+import { record, RecordMaker } from './merge-shards.js';
 import { generator } from './random.js';
 
 /** Slots of the generated closed loop. */
@@ -48,13 +50,14 @@ export async function writeLargeResult(out: string, requests: number): Promise<n
       host: 'bench',
     });
     const random = generator(1);
+    const maker = new RecordMaker();
     const slotFree = new Float64Array(CONCURRENCY);
     const results: RequestResult[] = [];
     let wallMs = 0;
     for (let i = 0; i < requests; i++) {
       const slot = i % CONCURRENCY;
       const start = slotFree[slot]! + 0.5 * random();
-      const result = record(i, start, random);
+      const result = record(i, start, random, maker);
       const endMs = start + 1000 * (result.e2eS ?? result.error!.atS);
       slotFree[slot] = endMs;
       wallMs = Math.max(wallMs, endMs);

@@ -6,30 +6,42 @@
  *   node dist/bench/merge.js                              # 10,000,000 records in 100 shard files
  *   node dist/bench/merge.js --records 1000000 --shards 10
  *   node dist/bench/merge.js --timeout 300                # kill a merge after 300 s
+ *   node dist/bench/merge.js --records-file               # rows to Parquet too (merge --records)
  *   node dist/bench/merge.js --records 1000000 --cpu-prof /tmp/prof   # a V8 CPU profile of the merge
  *
  * Writes `--shards` shard files of one closed-loop plan (concurrency 2 × shards, so each shard
- * holds two slots) with the shard file writer itself, so the format is the real one: `--records`
- * request records in all, generated as they are written (never held), ~99% successes with a
- * server usage count and 16–64 chunk offsets at full double precision, ~1% failures. The plan is
- * a small one stretched in the header to `--records` requests: merge checks that the headers
- * agree and that every index is below the plan's count and in its shard's part, and never reads
- * the plan's own arrays.
+ * holds two slots) with the shard file writer itself, so the format is the real one (frames of
+ * record blocks): `--records` request records in all, generated as they are written (never held)
+ * on worker threads, one a core, each writing whole files (merge-shards.ts). The records are
+ * ~99% successes with a server usage count and 16–64 chunk offsets, ~1% failures, the same for a
+ * given `--records` and `--shards` every time. Chunk offsets are whole nanoseconds in increasing
+ * order, as the client stamps them (`ns / 1e9`), with the TTFT, end and failure instant derived
+ * from them, so the record store keeps them as varint gaps as it does a real run's (offsets at
+ * full double precision, as earlier versions of this bench made, took the store's rare path of
+ * offsets kept as given, and made files several times larger and slow to write). The plan is a
+ * small one stretched in the header to `--records` requests: merge checks that the headers agree
+ * and that every index is below the plan's count and in its shard's part, and never reads the
+ * plan's own arrays.
  *
- * Then, each in a child process with its peak RSS (VmHWM) sampled: the baseline (every line of the
- * same files read and `JSON.parse`d, nothing kept: the floor any merge that parses the files pays)
- * and `servebench merge … --output`. A merge that fails (out of memory, or killed at `--timeout`)
- * is reported as such, then retried on the first half of the shard files (`--allow-partial`: the
- * same work per record, on fewer records) until one succeeds, so the largest size that worked is
- * measured. The temporary directory is removed at the end.
+ * Then, each in a child process with its peak RSS (VmHWM) sampled: the baseline (every shard
+ * file read and every block decoded by servebench's own reader, readRecordFile, counting the
+ * records and keeping nothing: the floor any merge of these files pays) and
+ * `servebench merge … --output`, with `--records-file` also `--records DIR/merged.parquet` (so
+ * above `--inline-rows`, 1,000,000 by default, the rows go only to the Parquet file). A merge that
+ * fails (out of memory, or killed at `--timeout`) is reported as such, then retried on the first
+ * half of the shard files (`--allow-partial`: the same work per record, on fewer records) until
+ * one succeeds, so the largest size that worked is measured. The temporary directory is removed
+ * at the end.
+ *
+ * The last line of stdout is one JSON object: `records`, `shards`, `merge_s` (the merge child's
+ * wall seconds), `peak_rss_mb` (its VmHWM, MiB), `baseline_s` (the baseline's wall seconds on the
+ * same files) and `result_bytes` (the merged result file's size), for the largest merge that
+ * worked; when none did, for the files asked, with null for each figure of a step that failed.
  */
-import { once } from 'node:events';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { runHeader } from '../src/assemble/header.js';
 import { parseFlags } from '../src/cli/parse.js';
 import { RUN_FLAGS } from '../src/cli/options.js';
 import { resolveRunConfig } from '../src/config/run-config.js';
@@ -37,14 +49,12 @@ import { planLoad } from '../src/plan/load-plan.js';
 import { planRun } from '../src/plan/make-plan.js';
 import { promptCap } from '../src/plan/prompt-cap.js';
 import type { RunPlan } from '../src/plan/run-plan.js';
-import { planHash } from '../src/pipeline/shard-run.js';
-import type { RequestResult } from '../src/record/types.js';
-import { ShardFileWriter, type ShardHeaderInput } from '../src/shard/shard-file.js';
+import { readRecordFile } from '../src/record/file/read-record-file.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { fixedRatioSizer } from '../src/workload/workload.js';
 import { numberArg } from './args.js';
 import { CLI_PATH, runMeasured, type ClientRun } from './harness.js';
-import { generator } from './random.js';
+import { generateShards, shardFile } from './merge-shards.js';
 
 /** The merge-at-scale goal. */
 const GOAL = { seconds: 60, rssBytes: 2e9 };
@@ -55,13 +65,26 @@ interface MergeBenchOptions {
   timeoutS: number;
   /** Where the merge child writes a V8 CPU profile (`--cpu-prof`), or null. */
   cpuProfDir: string | null;
+  /** The merge also writes its rows to a Parquet records file (`--records-file`). */
+  recordsFile: boolean;
 }
 
 function parseArgs(argv: string[]): MergeBenchOptions {
-  const options: MergeBenchOptions = { records: 10_000_000, shards: 100, timeoutS: 600, cpuProfDir: null };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = argv[i + 1];
-    switch (argv[i]) {
+  const options: MergeBenchOptions = {
+    records: 10_000_000,
+    shards: 100,
+    timeoutS: 600,
+    cpuProfDir: null,
+    recordsFile: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--records-file') {
+      options.recordsFile = true;
+      continue;
+    }
+    const value = argv[++i];
+    switch (flag) {
       case '--records':
         options.records = numberArg('--records', value, 'count');
         break;
@@ -76,7 +99,7 @@ function parseArgs(argv: string[]): MergeBenchOptions {
         options.cpuProfDir = resolve(value);
         break;
       default:
-        throw new Error(`unknown argument ${argv[i]} (use --records, --shards, --timeout, --cpu-prof)`);
+        throw new Error(`unknown argument ${flag} (use --records, --shards, --timeout, --records-file, --cpu-prof)`);
     }
   }
   if (options.records < options.shards) throw new Error('--records: expected at least one record per shard');
@@ -100,141 +123,11 @@ export async function smallPlan(concurrency: number, dir: string): Promise<RunPl
   return plan;
 }
 
-/** One measured request as the client records it: a success (usage, 16–64 chunk stamps) or, 1 in 100, a failure. */
-export function record(index: number, startOffsetMs: number, random: () => number): RequestResult {
-  const ttft = 0.05 + 0.4 * random();
-  const chunks = 16 + Math.floor(49 * random());
-  const offsets: number[] = [];
-  let t = ttft;
-  for (let j = 0; j < chunks; j++) {
-    offsets.push(t);
-    t += 0.015 + 0.01 * random();
-  }
-  const common = {
-    requestIndex: index,
-    plannedContextTokens: 4096,
-    startOffsetMs,
-    timeToFirstOutputS: ttft,
-    ttftS: ttft,
-    reasoningChunks: 0,
-    expectedPromptTokens: 4000,
-    maxTokens: 64,
-    sendWaitMs: 0.05 * random(),
-  };
-  if (random() < 0.01)
-    return {
-      ...common,
-      ok: false,
-      e2eS: null,
-      contentChunks: 3,
-      chunkOffsetsS: offsets.slice(0, 3),
-      usage: null,
-      finishReason: null,
-      responseId: `chatcmpl-${index}`,
-      httpStatus: 200,
-      error: {
-        type: 'ConnectionResetError',
-        message: 'read ECONNRESET',
-        httpStatus: 200,
-        bodyExcerpt: null,
-        atS: offsets[2]! + 0.01,
-      },
-    };
-  return {
-    ...common,
-    ok: true,
-    e2eS: offsets[chunks - 1]! + 0.001,
-    contentChunks: chunks,
-    chunkOffsetsS: offsets,
-    usage: {
-      prompt_tokens: 3900 + Math.floor(200 * random()),
-      completion_tokens: chunks,
-      total_tokens: 3900 + chunks,
-      prompt_tokens_details: { cached_tokens: 2048 },
-    },
-    finishReason: 'length',
-    responseId: `chatcmpl-${index}`,
-    httpStatus: 200,
-    error: null,
-  };
-}
-
-/**
- * Writes shard `index` of `count`: requests i ≡ index (mod count) of `records` (concurrency
- * 2 × count, so slots index and index + count are this shard's and request i runs on slot
- * i mod concurrency), each slot starting its next request when the last ends.
- */
-function writeShard(file: string, plan: RunPlan, records: number, index: number, count: number, t0: number): number {
-  const concurrency = 2 * count;
-  const part = Math.ceil((records - index) / count);
-  const header: ShardHeaderInput = {
-    plan: { hash: planHash(plan), prompt_set_id: plan.identity.prompt_set_id, requests: records, warmup: null },
-    shard: {
-      index,
-      count,
-      host: `bench-${index}`,
-      pid: 10_000 + index,
-      part_requests: part,
-      slots: 2,
-      rule: { kind: 'closed-slots', concurrency },
-    },
-    clock: { source: 'redis-time', offset_ms: 0.4, uncertainty_ms: 0.15, rtt_ms: 0.3, samples: 8 },
-    start: {
-      mode: 'rendezvous',
-      planned_reference_ms: t0,
-      run_start_local_ms: t0 + index * 0.01 - 0.4,
-      run_start_reference_ms: t0 + index * 0.01,
-      late_ms: index * 0.01,
-      join: null,
-    },
-    run: runHeader(plan, {
-      baseUrl: 'http://127.0.0.1:9/v1',
-      startedAt: new Date(t0),
-      embeddedSimulator: false,
-      toolVersion: '0.1.0',
-      nodeVersion: process.version,
-      host: `bench-${index}`,
-    }),
-  };
-  const random = generator(index + 1);
-  const slotFree = new Map<number, number>();
-  const writer = new ShardFileWriter(file, header);
-  let wallMs = 0;
-  for (let i = index; i < records; i += count) {
-    const slot = i % concurrency;
-    const start = (slotFree.get(slot) ?? 0) + 0.5 * random();
-    const result = record(i, start, random);
-    const endMs = start + 1000 * (result.e2eS ?? result.error!.atS);
-    slotFree.set(slot, endMs);
-    wallMs = Math.max(wallMs, endMs);
-    writer.append(result);
-  }
-  writer.finish({
-    wall_s: wallMs / 1000,
-    finished_at: new Date(t0 + wallMs).toISOString().replace(/\.\d+Z$/, 'Z'),
-    interrupted: false,
-    client: null,
-    workers: null,
-    prompt_set_id: plan.identity.prompt_set_id ?? 'unknown',
-  });
-  return part;
-}
-
-/** The baseline, run as a child: read every line of every file and `JSON.parse` it, keeping nothing. */
-async function parseEveryLine(files: readonly string[]): Promise<void> {
-  let lines = 0;
-  for (const file of files) {
-    const input = createReadStream(file, { encoding: 'utf8', highWaterMark: 1024 * 1024 });
-    const reader = createInterface({ input, crlfDelay: Infinity });
-    reader.on('line', (line) => {
-      if (line !== '') {
-        JSON.parse(line);
-        lines++;
-      }
-    });
-    await once(reader, 'close');
-  }
-  process.stdout.write(`${lines}\n`);
+/** The baseline, run as a child: read every shard file and decode every block, counting the records, keeping nothing. */
+async function decodeEveryBlock(files: readonly string[]): Promise<void> {
+  let records = 0;
+  for (const file of files) records += (await readRecordFile(file)).store.length;
+  process.stdout.write(`${records}\n`);
 }
 
 const SELF = fileURLToPath(import.meta.url);
@@ -244,6 +137,8 @@ interface Figures {
   records: number;
   run: ClientRun;
   ok: boolean;
+  /** The merged result file's size (a merge that worked), else null. */
+  resultBytes: number | null;
 }
 
 const mib = (x: number | null): string =>
@@ -271,9 +166,22 @@ function failureLine(text: string): string {
   return (lines.find((l) => /FATAL ERROR|out of memory/.test(l)) ?? lines.pop() ?? '').trim();
 }
 
+/** The last line: the figures of `merged` (and `baseline`, on the same files), null where a step failed. */
+function summary(merged: Figures, baseline: Figures): string {
+  const seconds = (f: Figures): number | null => (f.ok ? Number((f.run.wallMs / 1000).toFixed(3)) : null);
+  return JSON.stringify({
+    records: merged.records,
+    shards: merged.shards,
+    merge_s: seconds(merged),
+    peak_rss_mb: merged.ok && merged.run.peakRssMiB !== null ? Number(merged.run.peakRssMiB.toFixed(1)) : null,
+    baseline_s: seconds(baseline),
+    result_bytes: merged.resultBytes,
+  });
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv[0] === '--parse-only') return parseEveryLine(argv.slice(1));
+  if (argv[0] === '--decode-only') return decodeEveryBlock(argv.slice(1));
   const options = parseArgs(argv);
   const dir = mkdtempSync(join(tmpdir(), 'servebench-bench-merge-'));
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
@@ -290,25 +198,23 @@ async function main(): Promise<void> {
     const plan = await smallPlan(2 * shards, dir);
     const t0 = Date.parse('2026-12-02T00:00:00Z');
     const generated = process.hrtime.bigint();
-    const files: string[] = [];
-    const perShard: number[] = [];
-    let bytes = 0;
-    for (let index = 0; index < shards; index++) {
-      const file = join(dir, `shard-${String(index).padStart(3, '0')}.ndjson`);
-      perShard.push(writeShard(file, plan, records, index, shards, t0));
-      bytes += statSync(file).size;
-      files.push(file);
-    }
+    const threads = availableParallelism();
+    const { perShard, bytes } = await generateShards(dir, { plan, records, count: shards, t0 }, threads);
+    const files = perShard.map((_, index) => shardFile(dir, index));
     const genS = Number(process.hrtime.bigint() - generated) / 1e9;
     console.log(
-      `generated ${records} records in ${shards} shard files (${(bytes / 1e9).toFixed(2)} GB, ${(bytes / records).toFixed(0)} bytes a record) in ${genS.toFixed(1)} s`,
+      `generated ${records} records in ${shards} shard files on ${threads} threads (${(bytes / 1e9).toFixed(2)} GB, ${(bytes / records).toFixed(0)} bytes a record) in ${genS.toFixed(1)} s`,
     );
     console.log(`goal: under ${GOAL.seconds} s and under ${GOAL.rssBytes / 1e9} GB peak RSS; ${process.version}`);
+    console.log(
+      `baseline: every shard file read and every block decoded (readRecordFile), nothing kept; merge${options.recordsFile ? ' with --records merged.parquet' : ''}`,
+    );
     const timeoutMs = options.timeoutS * 1000;
     const measure = async (count: number, merge: boolean): Promise<Figures> => {
       const chosen = files.slice(0, count);
       const n = perShard.slice(0, count).reduce((a, b) => a + b, 0);
       const output = join(dir, `merged-${count}.json`);
+      const parquet = join(dir, 'merged.parquet');
       const args = merge
         ? [
             ...(options.cpuProfDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir]),
@@ -317,34 +223,42 @@ async function main(): Promise<void> {
             ...chosen,
             '--output',
             output,
+            ...(options.recordsFile ? ['--records', parquet] : []),
             ...(count < shards ? ['--allow-partial'] : []),
           ]
-        : [SELF, '--parse-only', ...chosen];
+        : [SELF, '--decode-only', ...chosen];
       const run = await runMeasured(process.execPath, args, timeoutMs);
       // merge exits 1 when some requests failed (these files hold failures): still a merged result.
       const ok = merge
         ? (run.code === 0 || run.code === 1) && statSync(output, { throwIfNoEntry: false }) !== undefined
-        : run.code === 0 && Number(run.stdout.trim()) === n + 2 * count;
+        : run.code === 0 && Number(run.stdout.trim()) === n;
+      let resultBytes: number | null = null;
       if (merge && ok) {
-        const size = statSync(output).size;
-        rmSync(output);
-        console.log(`  merged result: ${(size / 1e9).toFixed(2)} GB`);
+        resultBytes = statSync(output).size;
+        const parquetBytes = statSync(parquet, { throwIfNoEntry: false })?.size;
+        console.log(
+          `  merged result: ${(resultBytes / 1e9).toFixed(2)} GB${parquetBytes === undefined ? '' : `, records file ${(parquetBytes / 1e9).toFixed(2)} GB`}`,
+        );
       }
+      rmSync(output, { force: true });
+      rmSync(parquet, { force: true });
       if (!ok)
         console.log(`  ${merge ? 'merge' : 'baseline'} failed: ${failureLine(run.stderr) || `exit ${run.code}`}`);
-      return { shards: count, records: n, run, ok };
+      return { shards: count, records: n, run, ok, resultBytes };
     };
-    const baseline = await measure(shards, false);
-    console.log(line('baseline', baseline, null));
+    const fullBaseline = await measure(shards, false);
+    console.log(line('baseline', fullBaseline, null));
+    let baseline = fullBaseline;
     let count = shards;
     let merged = await measure(count, true);
     console.log(line('merge', merged, baseline));
     while (!merged.ok && count > 1) {
       count = Math.ceil(count / 2);
-      merged = await measure(count, true);
+      const attempt = await measure(count, true);
       const base = await measure(count, false);
       console.log(line('baseline', base, null));
-      console.log(line('merge', merged, base));
+      console.log(line('merge', attempt, base));
+      if (attempt.ok) [merged, baseline] = [attempt, base];
     }
     if (!merged.ok) console.log('no merge succeeded, even of one shard file');
     else {
@@ -357,6 +271,7 @@ async function main(): Promise<void> {
           `peak RSS ${mib(merged.run.peakRssMiB)} ${rss < GOAL.rssBytes ? 'meets' : 'MISSES'} the 2 GB goal`,
       );
     }
+    console.log(summary(merged, baseline));
   } finally {
     cleanup();
   }
