@@ -206,7 +206,7 @@ export function attemptRecord(a: RequestAttempt): AttemptRecord {
  * request says so in its own row or failure; and a row of a response that streamed tool calls
  * with their tool-call keys (types.ts `ToolCallRowFields`). Other rows are left as they were.
  */
-export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
+function withRequestExtras<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
   if (r.attempts !== undefined && r.attempts.length > 0) record.attempts = r.attempts.map(attemptRecord);
   if (r.toolCalls !== undefined && 'ttft_ms' in record) {
     const row: WrittenRow = record;
@@ -223,7 +223,7 @@ export function withRequestExtras<T extends WrittenRow | FailureRecord>(record: 
  * (docs/agent-traces.md), and for a row `history_tokens` (the prompt tokens the server counted
  * for the whole history sent, = prompt_tokens). Rows of other runs are left as they were.
  */
-export function withConversation<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
+function withConversation<T extends WrittenRow | FailureRecord>(record: T, r: RequestResult): T {
   if (r.conversationId === undefined) return record;
   record.conversation_id = r.conversationId;
   record.turn_index = r.turnIndex ?? 0;
