@@ -22,12 +22,18 @@ function pinned(core: number | null): string[] {
   return core !== null && CAN_PIN ? ['taskset', '-c', String(core)] : [];
 }
 
-function command(core: number | null, args: string[], nice: number | null = null): [string, string[]] {
+function command(
+  core: number | null,
+  args: string[],
+  nice: number | null = null,
+  nodeArgs: readonly string[] = [],
+): [string, string[]] {
   // taskset and nice each exec the next, so the pid is node's and both settings reach every thread.
   const full = [
     ...pinned(core),
     ...(nice === null ? [] : ['nice', '-n', String(nice)]),
     process.execPath,
+    ...nodeArgs,
     CLI_PATH,
     ...args,
   ];
@@ -145,11 +151,21 @@ export interface ClientRun {
   /** Highest resident set size the client reached (VmHWM), MiB; null where /proc is not readable. */
   peakRssMiB: number | null;
   wallMs: number;
+  /** User + system CPU seconds of the process at the last sample (up to 200 ms before it exited), or null. */
+  cpuSeconds: number | null;
 }
 
-/** Runs the servebench CLI (pinned to `core` when given, at `nice` when given), sampling its peak RSS while it runs. */
-export function runClient(args: string[], core: number | null, nice: number | null = null): Promise<ClientRun> {
-  const [cmd, full] = command(core, args, nice);
+/**
+ * Runs the servebench CLI (pinned to `core` when given, at `nice` when given, with `nodeArgs` for
+ * node itself, e.g. `--cpu-prof`), sampling its peak RSS while it runs.
+ */
+export function runClient(
+  args: string[],
+  core: number | null,
+  nice: number | null = null,
+  nodeArgs: readonly string[] = [],
+): Promise<ClientRun> {
+  const [cmd, full] = command(core, args, nice, nodeArgs);
   return runMeasured(cmd, full);
 }
 
@@ -163,6 +179,7 @@ export function runMeasured(cmd: string, args: string[], timeoutMs: number | nul
   let stdout = '';
   let stderr = '';
   let peakKiB: number | null = null;
+  let cpuSeconds: number | null = null;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   // VmHWM is the peak so far, so sampling every 200 ms misses nothing but the last moments before exit.
@@ -173,6 +190,7 @@ export function runMeasured(cmd: string, args: string[], timeoutMs: number | nul
     } catch {
       // the process has exited, or /proc is not there
     }
+    cpuSeconds = cpuSecondsOf(child.pid!) ?? cpuSeconds;
   };
   const timer = setInterval(sample, 200);
   const deadline = timeoutMs === null ? null : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -187,6 +205,7 @@ export function runMeasured(cmd: string, args: string[], timeoutMs: number | nul
         stderr,
         peakRssMiB: peakKiB === null ? null : peakKiB / 1024,
         wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+        cpuSeconds,
       });
     });
   });

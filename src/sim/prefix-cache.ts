@@ -32,6 +32,14 @@ export function blockHashes(pieces: readonly string[], blockTokens: number): str
 export class PrefixCache {
   // A Map iterates in insertion order; re-inserting on use makes the first key the LRU one.
   private readonly blocks = new Map<string, true>();
+  /**
+   * Walks `blocks` oldest first from one insert to the next. A deleted Map entry stays behind as a
+   * hole until the table is rebuilt, so a fresh `keys()` per eviction would step over every block
+   * evicted (or moved to the end) since the last rebuild: a cost that grew with the run. Every
+   * entry before this iterator's position has been evicted and new entries go to the end, so its
+   * next key is still the least recently used one.
+   */
+  private evictor: MapIterator<string> | null = null;
 
   constructor(private readonly capacityBlocks: number) {}
 
@@ -54,8 +62,12 @@ export class PrefixCache {
       this.blocks.set(h, true);
     }
     while (this.blocks.size > this.capacityBlocks) {
-      const oldest = this.blocks.keys().next();
-      if (oldest.done === true) break;
+      this.evictor ??= this.blocks.keys();
+      const oldest = this.evictor.next();
+      if (oldest.done === true) {
+        this.evictor = null; // cannot happen while the map holds blocks; start over to be safe
+        continue;
+      }
       this.blocks.delete(oldest.value);
     }
   }
