@@ -105,7 +105,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = [
     type: 'int',
     default: runDefault('requests'),
     min: 1,
-    max: 1000000,
+    max: 20_000_000,
     meta: 'N',
     help: 'number of requests (ignored with --burst; the reference allows up to 10000)',
   },

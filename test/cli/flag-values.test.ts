@@ -16,7 +16,7 @@ const refused: [string[], string][] = [
   [['--seed', '1e20'], `--seed: 1e20 is out of range [-${SAFE}, ${SAFE}]`],
   [['--seed', '100000000000000000000'], `--seed: 100000000000000000000 is out of range [-${SAFE}, ${SAFE}]`],
   [['--seed=-9007199254740993'], `--seed: -9007199254740993 is out of range [-${SAFE}, ${SAFE}]`],
-  [['--requests', '99999999999999999999'], '--requests: 99999999999999999999 is out of range [1, 1000000]'],
+  [['--requests', '99999999999999999999'], '--requests: 99999999999999999999 is out of range [1, 20000000]'],
   [['--rate', '1e400'], '--rate: 1e400 is out of range (0, 100000]'],
   // Not numbers, or not whole: still a syntax problem.
   [['--seed', '1.5'], "--seed: expected an integer, got '1.5'"],

@@ -102,7 +102,7 @@ test('positional arguments: counted by the table, and `--` ends the flags', () =
 });
 
 test('each command keeps its wording for a bad number; every one names the flag', () => {
-  refused(['--requests', '0'], 'run', '--requests: 0 is out of range [1, 1000000]');
+  refused(['--requests', '0'], 'run', '--requests: 0 is out of range [1, 20000000]');
   refused(
     ['--seed', '4294967296', 'a', 'b'],
     'compare',
