@@ -8,6 +8,7 @@
  *   node dist/bench/merge.js --timeout 300                # kill a merge after 300 s
  *   node dist/bench/merge.js --records-file               # rows to Parquet too (merge --records)
  *   node dist/bench/merge.js --records 1000000 --cpu-prof /tmp/prof   # a V8 CPU profile of the merge
+ *   node dist/bench/merge.js --previous OLD/dist/src/cli/main.js      # another build merges the same files first
  *
  * Writes `--shards` shard files of one closed-loop plan (concurrency 2 × shards, so each shard
  * holds two slots) with the shard file writer itself, so the format is the real one (frames of
@@ -67,6 +68,8 @@ interface MergeBenchOptions {
   cpuProfDir: string | null;
   /** The merge also writes its rows to a Parquet records file (`--records-file`). */
   recordsFile: boolean;
+  /** Another build's CLI (`--previous OLD/dist/src/cli/main.js`) merging the same files once, before this one. */
+  previous: string | null;
 }
 
 function parseArgs(argv: string[]): MergeBenchOptions {
@@ -76,6 +79,7 @@ function parseArgs(argv: string[]): MergeBenchOptions {
     timeoutS: 600,
     cpuProfDir: null,
     recordsFile: false,
+    previous: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -98,8 +102,14 @@ function parseArgs(argv: string[]): MergeBenchOptions {
         if (value === undefined || value === '') throw new Error('--cpu-prof: expected a directory');
         options.cpuProfDir = resolve(value);
         break;
+      case '--previous':
+        if (value === undefined || value === '') throw new Error("--previous: expected the path of a build's CLI");
+        options.previous = resolve(value);
+        break;
       default:
-        throw new Error(`unknown argument ${flag} (use --records, --shards, --timeout, --records-file, --cpu-prof)`);
+        throw new Error(
+          `unknown argument ${flag} (use --records, --shards, --timeout, --records-file, --cpu-prof, --previous)`,
+        );
     }
   }
   if (options.records < options.shards) throw new Error('--records: expected at least one record per shard');
@@ -210,15 +220,17 @@ async function main(): Promise<void> {
       `baseline: every shard file read and every block decoded (readRecordFile), nothing kept; merge${options.recordsFile ? ' with --records merged.parquet' : ''}`,
     );
     const timeoutMs = options.timeoutS * 1000;
-    const measure = async (count: number, merge: boolean): Promise<Figures> => {
+    const measure = async (count: number, merge: boolean, cli: string = CLI_PATH): Promise<Figures> => {
       const chosen = files.slice(0, count);
       const n = perShard.slice(0, count).reduce((a, b) => a + b, 0);
       const output = join(dir, `merged-${count}.json`);
       const parquet = join(dir, 'merged.parquet');
       const args = merge
         ? [
-            ...(options.cpuProfDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir]),
-            CLI_PATH,
+            ...(options.cpuProfDir === null || cli !== CLI_PATH
+              ? []
+              : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir]),
+            cli,
             'merge',
             ...chosen,
             '--output',
@@ -248,6 +260,11 @@ async function main(): Promise<void> {
     };
     const fullBaseline = await measure(shards, false);
     console.log(line('baseline', fullBaseline, null));
+    // The previous build, once on every file (no halving: its failure is the finding).
+    if (options.previous !== null) {
+      console.log(`previous: ${options.previous}`);
+      console.log(line('previous', await measure(shards, true, options.previous), fullBaseline));
+    }
     let baseline = fullBaseline;
     let count = shards;
     let merged = await measure(count, true);
