@@ -56,11 +56,16 @@ export function computeExtendedMetrics(results: RequestRecords, run: RunShape): 
   const measured = filterRecords(results, (r) => r.warmup !== true);
   const m = measured.length;
   // Per-request columns: 7 of pass A, the steady-state values and series (2 each), the
-  // distributions, 3 schedule series, 2 sorted copies for the sweep, 1 for the per-bucket TTFT
-  // medians; 3 flag columns. Columns throws if this count is short.
+  // distributions, 3 schedule series (open loop only), 2 sorted copies for the sweep, 1 for the
+  // per-bucket TTFT medians; 3 flag columns. Columns throws if this count is short.
   const columns = new Columns(
     m,
-    7 + 2 * familiesOf('steady_state').length + familiesOf('distributions').length + 3 + 2 + 1,
+    7 +
+      2 * familiesOf('steady_state').length +
+      familiesOf('distributions').length +
+      (run.mode === 'open' ? 3 : 0) +
+      2 +
+      1,
     3,
   );
   const f = requestFacts(measured, run, columns);

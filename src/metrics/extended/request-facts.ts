@@ -165,9 +165,10 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     ttftAbsS: columns.f64(NaN),
     perRequest: Object.fromEntries(perRequestKeys.map((k, i) => [k, perRequestColumns[i]!])),
     dist: distFamilies.map(() => new Series(columns.f64())),
-    sendLag: new Series(columns.f64()),
-    ttftFromSchedule: new Series(columns.f64()),
-    e2eFromSchedule: new Series(columns.f64()),
+    // The schedule's series only exist in an open loop (extended.ts reserves their columns then).
+    sendLag: new Series(open ? columns.f64() : 0),
+    ttftFromSchedule: new Series(open ? columns.f64() : 0),
+    e2eFromSchedule: new Series(open ? columns.f64() : 0),
     succeeded: 0,
     timedCount: 0,
     withChunks: 0,
