@@ -4,7 +4,7 @@
  * memory read from /proc while it runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,8 @@ export function startSim(
   writeFileSync(file, JSON.stringify(config));
   const [cmd, args] = command(core, ['sim', '--config', file, '--port', '0']);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', stderr] });
+  // The config file is read at start-up; its directory goes when the simulator does.
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`simulator did not start: ${out}`)), 20_000);
