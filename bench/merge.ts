@@ -39,7 +39,8 @@
  * same files) and `result_bytes` (the merged result file's size), for the largest merge that
  * worked; when none did, for the files asked, with null for each figure of a step that failed.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,10 +150,18 @@ interface Figures {
   ok: boolean;
   /** The merged result file's size (a merge that worked), else null. */
   resultBytes: number | null;
+  /** Its SHA-256 (a merge that worked), else null. */
+  sha256: string | null;
 }
 
 const mib = (x: number | null): string =>
   x === null ? '?' : `${x.toFixed(0)} MiB (${((x * 2 ** 20) / 1e9).toFixed(2)} GB)`;
+
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
 
 function line(label: string, f: Figures, baseline: Figures | null): string {
   const wall = f.run.wallMs / 1000;
@@ -245,8 +254,10 @@ async function main(): Promise<void> {
         ? (run.code === 0 || run.code === 1) && statSync(output, { throwIfNoEntry: false }) !== undefined
         : run.code === 0 && Number(run.stdout.trim()) === n;
       let resultBytes: number | null = null;
+      let sha256: string | null = null;
       if (merge && ok) {
         resultBytes = statSync(output).size;
+        sha256 = await fileSha256(output);
         const parquetBytes = statSync(parquet, { throwIfNoEntry: false })?.size;
         console.log(
           `  merged result: ${(resultBytes / 1e9).toFixed(2)} GB${parquetBytes === undefined ? '' : `, records file ${(parquetBytes / 1e9).toFixed(2)} GB`}`,
@@ -256,19 +267,25 @@ async function main(): Promise<void> {
       rmSync(parquet, { force: true });
       if (!ok)
         console.log(`  ${merge ? 'merge' : 'baseline'} failed: ${failureLine(run.stderr) || `exit ${run.code}`}`);
-      return { shards: count, records: n, run, ok, resultBytes };
+      return { shards: count, records: n, run, ok, resultBytes, sha256 };
     };
     const fullBaseline = await measure(shards, false);
     console.log(line('baseline', fullBaseline, null));
     // The previous build, once on every file (no halving: its failure is the finding).
+    let previous: Figures | null = null;
     if (options.previous !== null) {
       console.log(`previous: ${options.previous}`);
-      console.log(line('previous', await measure(shards, true, options.previous), fullBaseline));
+      previous = await measure(shards, true, options.previous);
+      console.log(line('previous', previous, fullBaseline));
     }
     let baseline = fullBaseline;
     let count = shards;
     let merged = await measure(count, true);
     console.log(line('merge', merged, baseline));
+    if (previous?.sha256 != null && merged.sha256 !== null)
+      console.log(
+        `  the two builds' results are ${previous.sha256 === merged.sha256 ? 'byte for byte the same' : 'DIFFERENT'} (sha256 ${merged.sha256.slice(0, 16)}…)`,
+      );
     while (!merged.ok && count > 1) {
       count = Math.ceil(count / 2);
       const attempt = await measure(count, true);
