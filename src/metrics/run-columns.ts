@@ -1,7 +1,7 @@
 /**
  * What the run-level formulas (definitions.ts `RUN_METRICS`) read, as columns: summarize fills them
  * in one walk over the records, so a run's figures come from a few typed arrays instead of a row
- * object and a facts object per request (docs/architecture.md, "Records at scale"). The formulas
+ * object and a facts object per request (docs/architecture.md#a-run-from-flags-to-file, step 8). The formulas
  * read either these or the arrays a validator rebuilds from a file, through the accessors below,
  * in the same order, so both give the same doubles.
  */

@@ -1,7 +1,7 @@
 /**
  * A read-only array whose items are built when read: `at(i)` makes item `i` afresh on every
  * read, so a list of millions of objects costs nothing until each is read, and is garbage soon
- * after (docs/architecture.md, "Records at scale"). It is a real array to every reader
+ * after (docs/architecture.md#a-run-from-flags-to-file, step 8). It is a real array to every reader
  * (`Array.isArray`, indexing, `length`, iteration, `map`/`filter`, JSON): the assembler hands the
  * result's rows over this way and the writer streams them out one at a time. Writing to it
  * throws; an item read twice is two equal objects, not one.
