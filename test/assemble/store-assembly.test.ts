@@ -1,7 +1,7 @@
 /**
  * The assembler reads a run's records from the record store's columns, builds each row when the
- * writer reads it, and takes its figures from typed columns (docs/architecture.md, "Records at
- * scale"). The file it writes must be byte for byte the file an array of the same records gives:
+ * writer reads it, and takes its figures from typed columns (docs/architecture.md#a-run-from-flags-to-file,
+ * step 8). The file it writes must be byte for byte the file an array of the same records gives:
  * checked on a generated open-loop run with failures, warm-up, retried attempts, tool calls,
  * reasoning, odd usage and records out of request order.
  */
