@@ -5,6 +5,7 @@
  *   node dist/bench/large-result.js                         # 1,000,000 requests
  *   node dist/bench/large-result.js --requests 100000
  *   node dist/bench/large-result.js --generate-only --requests 1000000 --out /tmp/big.json
+ *   node dist/bench/large-result.js --records /tmp/big.parquet   # rows and failures only in Parquet
  *
  * Generates `--requests` measured requests as the client records them (the records of
  * bench/merge-shards.ts: ~99% successes with 16–64 chunk stamps in whole nanoseconds, ~1%
@@ -22,6 +23,8 @@ import { assembleResult } from '../src/assemble/assemble.js';
 import { runHeader } from '../src/assemble/header.js';
 import type { RequestResult } from '../src/record/types.js';
 import { writeResultFile } from '../src/result/io.js';
+import { writeRecordsOutput } from '../src/pipeline/records-output.js';
+import { chunkOffsetsByIndex } from '../src/result/records-offsets.js';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg } from './args.js';
 import { CLI_PATH, runMeasured } from './harness.js';
@@ -36,7 +39,7 @@ const CONCURRENCY = 64;
  * Writes a result of `requests` measured requests to `out` with servebench's assembler and
  * writer; returns the file's size in bytes.
  */
-export async function writeLargeResult(out: string, requests: number): Promise<number> {
+export async function writeLargeResult(out: string, requests: number, records: string | null = null): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'servebench-large-plan-'));
   try {
     const plan = await smallPlan(CONCURRENCY, dir);
@@ -68,8 +71,13 @@ export async function writeLargeResult(out: string, requests: number): Promise<n
       finishedAt: new Date(t0 + wallMs).toISOString().replace(/\.\d+Z$/, 'Z'),
       interrupted: false,
     });
+    // With a records file, every row and failure goes there and none stays inline (`--inline-rows 0`).
+    const written =
+      records === null
+        ? result
+        : await writeRecordsOutput(result, chunkOffsetsByIndex(results), { path: records, inlineRows: 0 }, out);
     results.length = 0;
-    await writeResultFile(out, result);
+    await writeResultFile(out, written);
     return statSync(out).size;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -79,17 +87,20 @@ export async function writeLargeResult(out: string, requests: number): Promise<n
 interface Options {
   requests: number;
   out: string | null;
+  /** `--records FILE.parquet`: the rows and failures go to this records file only. */
+  records: string | null;
   generateOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { requests: 1_000_000, out: null, generateOnly: false };
+  const options: Options = { requests: 1_000_000, out: null, records: null, generateOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--generate-only') options.generateOnly = true;
     else if (arg === '--requests') options.requests = numberArg('--requests', argv[++i], 'count');
     else if (arg === '--out') options.out = resolve(argv[++i] ?? '');
-    else throw new Error(`unknown argument ${arg} (use --requests, --out, --generate-only)`);
+    else if (arg === '--records') options.records = resolve(argv[++i] ?? '');
+    else throw new Error(`unknown argument ${arg} (use --requests, --out, --records, --generate-only)`);
   }
   return options;
 }
@@ -100,7 +111,7 @@ async function main(): Promise<void> {
   const file = options.out ?? join(dir, 'large.json');
   try {
     const began = process.hrtime.bigint();
-    const bytes = await writeLargeResult(file, options.requests);
+    const bytes = await writeLargeResult(file, options.requests, options.records);
     const genS = Number(process.hrtime.bigint() - began) / 1e9;
     console.log(`wrote ${options.requests} requests (${(bytes / 1e6).toFixed(0)} MB) in ${genS.toFixed(1)} s`);
     if (options.generateOnly) return;

@@ -2,12 +2,13 @@
  * Every command reads what servebench writes, at a million requests (issue 33 part 5): a result
  * of 1,000,000 measured requests (inline rows, ~850 MB) written by servebench's own assembler and
  * writer (bench/large-result.ts), then `validate`, `show`, `compare` and `report --html` on it,
- * each in its own process as a user runs them, and the report opened in Chromium.
+ * each in its own process as a user runs them, and the report opened in Chromium; then the same
+ * for a result whose rows and failures are only in its Parquet records file.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -70,6 +71,63 @@ test(
         'a timeline is drawn',
       );
       for (const chart of charts) assert.ok(chart.elements > 0, `${chart.id} draws`);
+    } finally {
+      await browser.close();
+    }
+  },
+);
+
+test(
+  'validate, show, compare and report --html on a 1,000,000-request result whose rows are in Parquet; the report opens in Chromium',
+  { timeout: 900_000 },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'servebench-large-parquet-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'large.json');
+    const records = join(dir, 'large.parquet');
+    node([
+      '--max-old-space-size=8192',
+      GENERATOR,
+      '--generate-only',
+      '--requests',
+      String(REQUESTS),
+      '--out',
+      file,
+      '--records',
+      records,
+    ]);
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      request_timings: unknown[];
+      servebench: { records_file?: { inline: boolean; rows: number } };
+    };
+    assert.equal(written.request_timings.length, 0, 'the figures only: the rows are in the records file');
+    assert.equal(written.servebench.records_file?.inline, false);
+    assert.equal(written.servebench.records_file?.rows, REQUESTS);
+    assert.match(
+      node([CLI_PATH, 'validate', file]),
+      /: consistent \(current, capacity-v3; \d+ figures, 99\d{4} rows\)\n$/,
+    );
+    assert.match(node([CLI_PATH, 'show', file]), /outcome +99\d{4} completed, \d+ failed of 1000000\n/);
+    const compared = node([CLI_PATH, 'compare', file, file, '--bootstrap', '20']);
+    assert.match(compared, /TTFT p95 .* no significant difference\n/);
+    const html = join(dir, 'large.html');
+    node([CLI_PATH, 'report', file, '--html', html]);
+    assert.ok(statSync(html).size < 3 * 1024 * 1024, `the page is ${statSync(html).size} bytes`);
+    const browser = await launchChromium(t);
+    if (browser === null) return;
+    try {
+      const page = await browser.context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+      const drawn = await page.evaluate<number>(
+        `[...document.querySelectorAll('canvas[data-chart]')].filter((canvas) => {
+        const chart = Chart.getChart(canvas);
+        return chart !== undefined && chart.data.datasets.some((_, i) => chart.getDatasetMeta(i).data.length > 0);
+      }).length`,
+      );
+      assert.deepEqual(errors, []);
+      assert.ok(drawn > 0, 'the per-request charts draw from the records file');
     } finally {
       await browser.close();
     }
