@@ -71,8 +71,9 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
   // One walk in request order: each success's row is built (into one refilled input) only to fill
   // the columns the figures read; rows and failures are kept as positions and rebuilt when the
   // writer reads them, so no object per request outlives the walk.
-  const order = requestOrder(results);
-  const n = order.length;
+  // Positions in request-index order (ties keep their order); null when already in that order.
+  const order = requestIndexOrder(results)?.order ?? null;
+  const n = results.length;
   const input = emptyRowInput();
   const rowAt = new Uint32Array(n);
   const failureAt = new Uint32Array(n);
@@ -82,16 +83,17 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
   const successes = new SuccessColumns(n);
   const planned = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    const r = results.at(order[k]!)!;
+    const at = order === null ? k : order[k]!;
+    const r = results.at(at)!;
     planned[k] = r.plannedContextTokens;
     if (!r.ok) {
-      failureAt[failures++] = order[k]!;
+      failureAt[failures++] = at;
       continue;
     }
     successes.add(successFacts(r));
     if (fillRowInput(r, input)) {
       columns.add(rowFromInput(input));
-      rowAt[rows++] = order[k]!;
+      rowAt[rows++] = at;
     }
   }
   const metrics = computeMetrics({ rows: columns, successes, wallSeconds });
@@ -104,13 +106,4 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
     completed: successes.length,
     failed: failures,
   };
-}
-
-/** Positions of `results` in request-index order (ties keep their order). */
-function requestOrder(results: RequestRecords): Uint32Array {
-  const sorted = requestIndexOrder(results);
-  if (sorted !== null) return sorted.order;
-  const order = new Uint32Array(results.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  return order;
 }

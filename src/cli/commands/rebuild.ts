@@ -59,7 +59,9 @@ export const rebuildCommand: Command = async (argv, io) => {
   } catch (error) {
     throw new InputFileError(file, `line 1: ${(error as Error).message}`);
   }
-  const wallSeconds = journal.end?.wall_s ?? latestEndS(journal.store?.withoutOffsets() ?? journal.results);
+  // A journal of frames is read as columns (its records built as each pass reads them); one of JSON lines as objects.
+  const journaled = journal.store?.withoutOffsets() ?? journal.results;
+  const wallSeconds = journal.end?.wall_s ?? latestEndS(journaled);
   const finishedAt =
     journal.end?.finished_at ?? utcSeconds(new Date(Date.parse(header.meta.started_at) + wallSeconds * 1000));
   // The end line's server metrics go into the result as they are: a hand-edited block is refused here, naming the key.
@@ -78,7 +80,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   let assembled;
   try {
     // In index order, as a run hands them over: sums of floats then add up in the same order.
-    const results = sortedByRequestIndex(journal.store?.withoutOffsets() ?? journal.results);
+    const results = sortedByRequestIndex(journaled);
     const end = journal.end;
     assembled = assembleResult(header, results, {
       wallSeconds,
@@ -103,9 +105,7 @@ export const rebuildCommand: Command = async (argv, io) => {
   const { result, warnings } = assembled;
   await writeResultFile(
     output,
-    records === null
-      ? result
-      : await writeRecordsOutput(result, chunkOffsetsByIndex(journal.store ?? journal.results), records, output),
+    records === null ? result : await writeRecordsOutput(result, chunkOffsetsByIndex(journaled), records, output),
   );
   io.stdout(`${formatSummary(result)}\n`);
   if (journal.truncatedLine !== null)
@@ -117,7 +117,7 @@ export const rebuildCommand: Command = async (argv, io) => {
       'note: the journal has no end line (the run did not finish); wall time estimated from the last request\n',
     );
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`);
-  io.stdout(`result rebuilt from ${(journal.store ?? journal.results).length} journaled requests: ${output}\n`);
+  io.stdout(`result rebuilt from ${journaled.length} journaled requests: ${output}\n`);
   if (records !== null) io.stdout(`records written to ${records.path}\n`);
   return EXIT.ok;
 };
