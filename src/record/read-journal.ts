@@ -37,7 +37,7 @@ export function readJournalBytes(bytes: Uint8Array): JournalContents & { store: 
   const store = new RecordStore();
   for (const { bytes: block, offset } of split.blocks) {
     try {
-      store.adopt(decodeBlock(block));
+      store.take(decodeBlock(block));
     } catch (error) {
       throw new Error(`byte ${offset}: ${(error as Error).message}`);
     }

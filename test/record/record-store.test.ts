@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { decodeBlock, encodeBlock } from '../../src/record/store/block-codec.js';
 import { RecordStore } from '../../src/record/store/record-store.js';
 import type { RequestResult } from '../../src/record/types.js';
+import { ok } from '../helpers/request-results.js';
 
 /** Offsets as the client makes them: whole nanoseconds over 1e9, in order. */
 const nsOffsets = fc
@@ -147,6 +148,53 @@ describe('the record store (src/record/store)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('copies the small blocks of a file (a journal writes one a request) into full ones, byte for byte as if appended', () => {
+    fc.assert(
+      fc.property(
+        fc.array(record, { maxLength: 60 }),
+        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 8 }),
+        (records, frameSizes) => {
+          // Frames of 1–3 records, as written and read back; a store of 32-record blocks copies
+          // every frame under 32 / 16 = 2 records and keeps the others.
+          const frames: RecordStore[] = [];
+          for (let at = 0, k = 0; at < records.length; k++) {
+            const frame = new RecordStore(8);
+            for (const r of records.slice(at, at + frameSizes[k % frameSizes.length]!)) frame.append(r);
+            at += frame.length;
+            frames.push(frame);
+          }
+          const taken = new RecordStore(32);
+          for (const frame of frames) for (const block of frame.blocks) taken.take(decodeBlock(encodeBlock(block)));
+          assert.deepStrictEqual(structuredClone([...taken]), records.map(kept));
+          records.forEach((r, i) => {
+            const offsets = taken.chunkOffsetsAt(i);
+            assert.deepStrictEqual(offsets === undefined ? undefined : [...offsets], r.chunkOffsetsS);
+          });
+          if (frameSizes.every((size) => size === 1)) {
+            const appended = new RecordStore(32);
+            for (const r of records) appended.append(r);
+            taken.blocks.forEach((block) => block.seal());
+            appended.blocks.forEach((block) => block.seal());
+            assert.deepStrictEqual(taken.blocks.map(encodeBlock), appended.blocks.map(encodeBlock));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('copies a record whose finish reason no longer fits the block dictionary as an override', () => {
+    const records = Array.from({ length: 300 }, (_, i) => ({ ...ok({ requestIndex: i }), finishReason: `reason-${i}` }));
+    const taken = new RecordStore(512);
+    for (const r of records) {
+      const frame = new RecordStore(1);
+      frame.append(r);
+      taken.take(decodeBlock(encodeBlock(frame.blocks[0]!)));
+    }
+    assert.equal(taken.blocks.length, 1);
+    assert.deepStrictEqual(structuredClone([...taken]), records.map(kept));
   });
 
   it('keeps chunk offsets made from whole nanoseconds bit for bit, in a few bytes each', () => {

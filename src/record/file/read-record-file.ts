@@ -33,12 +33,12 @@ function message(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
-/** The store of a split file: each block decoded (a copy) and adopted in order. */
+/** The store of a split file: each block decoded (a copy) and taken in order (small ones copied into full ones). */
 export function storeOf(file: string, split: SplitRecordFile): RecordFile {
   const store = new RecordStore();
   for (const { bytes, offset } of split.blocks) {
     try {
-      store.adopt(decodeBlock(bytes));
+      store.take(decodeBlock(bytes));
     } catch (error) {
       throw new InputFileError(file, `${offset === null ? '' : `byte ${offset}: `}${message(error)}`);
     }

@@ -241,6 +241,53 @@ export class RecordBlock {
   }
 
   /**
+   * Appends row `k` of `source` as it is there (the block must not be full): every column, the
+   * row's arena bytes and its extras, with the finish reason coded in this block's dictionary. The
+   * same record as `append(source.record(k))` gives, without building it: how a file of many small
+   * blocks (a journal has one a request) becomes a few full ones (record-store.ts `take`).
+   */
+  copyRow(source: RecordBlock, k: number): void {
+    const i = this.n++;
+    const c = this.capacity;
+    const sc = source.capacity;
+    for (let col = 0; col < F64_COLUMNS; col++) this.f64[col * c + i] = source.f64[col * sc + k]!;
+    for (let col = 0; col < U32_COLUMNS; col++) this.u32[col * c + i] = source.u32[col * sc + k]!;
+    this.http[i] = source.http[k]!;
+    for (let col = 0; col < U8_COLUMNS; col++) this.u8[col * c + i] = source.u8[col * sc + k]!;
+    const start = source.u32[U32.arenaStart * sc + k]!;
+    const end = source.#rowArenaEnd(k, start);
+    this.#reserve(end - start);
+    this.arena.set(source.arena.subarray(start, end), this.arenaUsed);
+    this.u32[U32.arenaStart * c + i] = this.arenaUsed;
+    this.arenaUsed += end - start;
+    let extras = source.extras.get(k);
+    const finish = source.u8[U8.finishReason * sc + k]!;
+    if (finish !== 0) {
+      const name = source.finishReasons[finish - 1]!;
+      const code = this.#finishCode(name);
+      this.u8[U8.finishReason * c + i] = code;
+      if (code === 0) {
+        extras = { ...extras, override: { ...extras?.override, finishReason: name } };
+        this.u8[U8.flags * c + i] = this.u8[U8.flags * c + i]! | FLAG.extras;
+      }
+    }
+    if (extras !== undefined) this.extras.set(i, extras);
+  }
+
+  /** Where row `k`'s arena bytes (response id, then chunk gaps unless kept raw) end. */
+  #rowArenaEnd(k: number, start: number): number {
+    const reader = new VarintReader(this.arena, start);
+    const idLength = reader.next();
+    if (idLength > 0) reader.at += idLength - 1;
+    const flags = this.u8[U8.flags * this.capacity + k]!;
+    if ((flags & FLAG.offsets) !== 0 && (flags & FLAG.rawOffsets) === 0) {
+      const count = reader.next();
+      for (let j = 0; j < count; j++) reader.next();
+    }
+    return reader.at;
+  }
+
+  /**
    * Record `i` as a new object (see the file comment for what differs from what went in); without
    * its chunk offsets when `offsets` is false (the figures read those from {@link chunkOffsets}).
    */

@@ -10,6 +10,8 @@ import { RecordBlock } from './block.js';
 
 /** Records a block holds: big enough that per-block costs vanish, small enough that the last block's slack does. */
 const BLOCK_RECORDS = 8192;
+/** A block read from a file with fewer than 1/this of {@link BLOCK_RECORDS} records is copied, not kept ({@link RecordStore.take}). */
+const SMALL_BLOCK_SHARE = 16;
 
 export class RecordStore implements RequestRecords, ChunkOffsetSource {
   readonly #blocks: RecordBlock[] = [];
@@ -32,6 +34,12 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
   }
 
   append(result: RequestResult): void {
+    this.#openBlock().append(result);
+    this.#length++;
+  }
+
+  /** The last block if it has room, else a new one after it (the last one sealed). */
+  #openBlock(): RecordBlock {
     let block = this.#blocks.at(-1);
     if (block === undefined || block.full) {
       block?.seal();
@@ -39,8 +47,24 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
       this.#blocks.push(block);
       this.#starts.push(this.#length);
     }
-    block.append(result);
-    this.#length++;
+    return block;
+  }
+
+  /**
+   * Takes a block read from a file as the next records: a full-sized one as it is (it must not
+   * change afterwards), a small one (a journal writes one a request) copied row by row into the
+   * open block, so a million one-record frames cost what a million appended records do, not a
+   * million blocks (each block's columns, arena and maps are about 1.2 KB of heap and buffers).
+   */
+  take(block: RecordBlock): void {
+    if (block.n >= this.blockRecords / SMALL_BLOCK_SHARE) {
+      this.adopt(block);
+      return;
+    }
+    for (let k = 0; k < block.n; k++) {
+      this.#openBlock().copyRow(block, k);
+      this.#length++;
+    }
   }
 
   /** Takes a whole block (read from a file) as the next records; it must not change afterwards. */
