@@ -186,7 +186,10 @@ describe('the record store (src/record/store)', () => {
   });
 
   it('copies a record whose finish reason no longer fits the block dictionary as an override', () => {
-    const records = Array.from({ length: 300 }, (_, i) => ({ ...ok({ requestIndex: i }), finishReason: `reason-${i}` }));
+    const records = Array.from({ length: 300 }, (_, i) => ({
+      ...ok({ requestIndex: i }),
+      finishReason: `reason-${i}`,
+    }));
     const taken = new RecordStore(512);
     for (const r of records) {
       const frame = new RecordStore(1);
