@@ -6,10 +6,12 @@
  * extended-definitions.ts (rendered into docs/metrics.md); each concept is one file of
  * extended/, composed here in the block's key order.
  *
- * Built for a million requests: two passes over the results (request-facts.ts, then
- * arrivals.ts) and one more over the chunk arrivals (inter-chunk.ts), values in typed arrays of
- * one buffer (columns.ts), percentiles by radix selection (order-stats.ts) instead of sorting,
- * two sorts of n starts/ends for the in-flight sweep.
+ * Built for millions of requests: passes over the results (request-facts.ts A and A2, then
+ * arrivals.ts) and over the chunk arrivals (inter-chunk.ts, with the steady state's second pass),
+ * the values every later pass reads in typed arrays of one buffer (columns.ts), every
+ * distribution's exact percentiles in two passes that keep only the values near its wanted ranks
+ * (order-stats.ts StreamingOrderStats) instead of a column of every request's value, two sorts
+ * of n starts/ends for the in-flight sweep.
  */
 
 import { filterRecords, type RequestRecords } from '../record/records.js';
@@ -22,7 +24,15 @@ import { inFlightPerBucket, inFlightSweep } from './extended/in-flight.js';
 import { collectGaps, interChunkBlock, type InterChunk } from './extended/inter-chunk.js';
 import { scheduleBlock, type ScheduleDistributions } from './extended/lateness.js';
 import { loadBlock, type Load } from './extended/load.js';
-import { requestCounts, requestFacts, type RequestCounts } from './extended/request-facts.js';
+import {
+  collectRequestValues,
+  collectSteadyValues,
+  requestCounts,
+  requestFacts,
+  type RequestCounts,
+  type SteadyInside,
+} from './extended/request-facts.js';
+import { StreamingOrderStats } from './order-stats.js';
 import type { RunShape } from './extended/run-shape.js';
 import { measuredSpan, spanBlock, type Span } from './extended/span.js';
 import { steadyFigures, steadyWindow, type SteadyState } from './extended/steady-state.js';
@@ -55,19 +65,10 @@ export interface ExtendedMetrics {
 export function computeExtendedMetrics(results: RequestRecords, run: RunShape): ExtendedMetrics {
   const measured = filterRecords(results, (r) => r.warmup !== true);
   const m = measured.length;
-  // Per-request columns: 7 of pass A, the steady-state values and series (2 each), the
-  // distributions, 3 schedule series (open loop only), 2 sorted copies for the sweep, 1 for the
-  // per-bucket TTFT medians; 3 flag columns. Columns throws if this count is short.
-  const columns = new Columns(
-    m,
-    7 +
-      2 * familiesOf('steady_state').length +
-      familiesOf('distributions').length +
-      (run.mode === 'open' ? 3 : 0) +
-      2 +
-      1,
-    3,
-  );
+  // Per-request columns: 8 of pass A, 2 sorted copies for the sweep, 1 for the per-bucket TTFT
+  // medians; 3 flag columns. Columns throws if this count is short. The distributions' values are
+  // not kept: they are produced again by pass A2 (order-stats.ts StreamingOrderStats).
+  const columns = new Columns(m, 8 + 2 + 1, 3);
   const f = requestFacts(measured, run, columns);
   const span = measuredSpan(f);
   const buckets = seriesBuckets(run, f);
@@ -80,11 +81,21 @@ export function computeExtendedMetrics(results: RequestRecords, run: RunShape): 
     run.mode === 'closed' ? run.targetConcurrency : null,
   );
   const window = steadyWindow(run, m, f.startS, f.schedS, sweep);
+  const steady: SteadyInside | null = window.ok
+    ? {
+        w0: window.startMs / 1000,
+        w1: window.endMs / 1000,
+        series: familiesOf('steady_state').map(() => new StreamingOrderStats()),
+      }
+    : null;
+  collectRequestValues(measured, f, run, steady);
   const arrivals = window.ok
     ? attributeArrivals(measured, f, buckets, window.startMs / 1000, window.endMs / 1000)
     : attributeArrivals(measured, f, buckets, Infinity, -Infinity);
   collectGaps(measured, f, arrivals.gaps);
-  const steady = window.ok ? steadyFigures(f, window, arrivals.windowTokens, columns) : null;
+  if (steady !== null) collectSteadyValues(measured, f, steady);
+  const steadyState =
+    window.ok && steady !== null ? steadyFigures(f, window, arrivals.windowTokens, steady.series) : null;
   const distributions = distributionsBlock(f);
   return {
     requests: requestCounts(results.length, f),
@@ -93,9 +104,9 @@ export function computeExtendedMetrics(results: RequestRecords, run: RunShape): 
     schedule: run.mode === 'open' ? scheduleBlock(f) : null,
     inter_chunk: interChunkBlock(arrivals),
     throughput: throughputBlock(f, span, arrivals),
-    steady_state: steady,
+    steady_state: steadyState,
     steady_state_reason: window.ok ? null : window.reason,
-    load: loadBlock(run, m, span, sweep.max, steady),
+    load: loadBlock(run, m, span, sweep.max, steadyState),
     time_series: timeSeriesBlock(f, buckets, inFlightPerBucket(f.startS, f.endS, buckets), sweep, arrivals, columns),
     goodput:
       run.slo === null

@@ -310,9 +310,11 @@ export class StreamingOrderStats {
       this.counts,
       levelRanks(this.#n).map((rank, slot) => ({ rank, slot })),
     );
-    this.#keep = new Int32Array(STREAM_RADIX).fill(-1);
+    // Slot + 1 of each kept digit, 0 for the others: left as allocated (zeros), so the pages of
+    // digits no value has are never touched and cost no memory (a run has a dozen of these).
+    this.#keep = new Int32Array(STREAM_RADIX);
     for (const [d, group] of groups) {
-      this.#keep[d] = this.#buffers.length;
+      this.#keep[d] = this.#buffers.length + 1;
       this.#buffers.push(new Float64Array(this.counts[d]!));
       this.#groups.push(group);
     }
@@ -334,7 +336,7 @@ export class StreamingOrderStats {
     return (value: number): void => {
       const v = value + 0;
       scratch[0] = v;
-      const slot = keep[streamDigitOfHigh(words[HI]!)]!;
+      const slot = keep[streamDigitOfHigh(words[HI]!)]! - 1;
       if (slot >= 0) buffers[slot]![fill[slot]!++] = v;
     };
   }

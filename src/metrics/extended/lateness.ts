@@ -5,7 +5,7 @@
  */
 
 import type { MsFamily } from '../extended-definitions.js';
-import type { Series } from '../order-stats.js';
+import type { StreamingOrderStats } from '../order-stats.js';
 import { familiesOf, familyRecord } from './families.js';
 import type { RequestFacts } from './request-facts.js';
 
@@ -14,10 +14,10 @@ export type ScheduleDistributions = MsFamily<'send_lag'> &
   MsFamily<'ttft_from_schedule'> &
   MsFamily<'e2e_from_schedule'>;
 
-/** The schedule families' keys, from the series pass A filled for an open loop. */
+/** The schedule families' keys, from the series passes A and A2 filled for an open loop. */
 export function scheduleBlock(f: RequestFacts): ScheduleDistributions {
   const block: Record<string, number | null> = {};
-  const series: Record<string, Series> = {
+  const series: Record<string, StreamingOrderStats> = {
     send_lag: f.sendLag,
     ttft_from_schedule: f.ttftFromSchedule,
     e2e_from_schedule: f.e2eFromSchedule,

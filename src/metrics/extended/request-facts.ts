@@ -8,9 +8,10 @@
 
 import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import { ROW_FIELDS } from '../definitions.js';
-import { Series } from '../order-stats.js';
+import { StreamingOrderStats } from '../order-stats.js';
 import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
 import { SLO_METRICS } from '../slo.js';
+import type { RequestResult } from '../../record/types.js';
 import type { RowInput, TimingRow } from '../types.js';
 import { usableOffsets } from './chunk-offsets.js';
 import type { Columns } from './columns.js';
@@ -101,12 +102,17 @@ export interface RequestFacts {
   tfoRelS: Float64Array;
   e2eRelS: Float64Array;
   ttftAbsS: Float64Array;
-  /** Timed successes' TTFT, E2E and mean ITL (ms), NaN when absent: the steady-state families' values. */
-  perRequest: Record<string, Float64Array>;
-  dist: Series[];
-  sendLag: Series;
-  ttftFromSchedule: Series;
-  e2eFromSchedule: Series;
+  /** Timed successes' TTFT (ms), NaN when absent: the time series' per-bucket medians read them. */
+  ttftMs: Float64Array;
+  /**
+   * The distribution families (FAMILIES order) and, in an open loop, the schedule's: counted by
+   * pass A, their wanted ranks' values kept by {@link collectRequestValues} (two passes instead of
+   * a column of every request's value each: order-stats.ts {@link StreamingOrderStats}).
+   */
+  dist: StreamingOrderStats[];
+  sendLag: StreamingOrderStats;
+  ttftFromSchedule: StreamingOrderStats;
+  e2eFromSchedule: StreamingOrderStats;
   succeeded: number;
   timedCount: number;
   withChunks: number;
@@ -120,37 +126,65 @@ export interface RequestFacts {
   lastEventS: number;
 }
 
+/**
+ * The row-field values every per-request figure reads, evaluated per request by their ROW_FIELDS
+ * formulas: the distribution families' fields (which include the SLO metrics' and the
+ * steady-state families'), in FAMILIES order.
+ */
+class RowFieldValues {
+  readonly fields: NumericRowField[];
+  /** The last request's values (NaN for null), by index into {@link fields}. */
+  readonly values: Float64Array;
+  readonly #input: RowInput = emptyRowInput();
+
+  constructor() {
+    this.fields = familiesOf('distributions').map((f) => {
+      if (f.rowField === null || !isEvaluatedRowField(f.rowField))
+        throw new Error(`distribution family ${f.base} needs a numeric row field`);
+      return f.rowField;
+    });
+    this.values = new Float64Array(this.fields.length);
+  }
+
+  /** The index of `field` in {@link values}. */
+  indexOf(field: NumericRowField): number {
+    const index = this.fields.indexOf(field);
+    if (index < 0) throw new Error(`row field ${field} is not evaluated`);
+    return index;
+  }
+
+  /** Evaluates `r`'s values; false (and nothing evaluated) when `r` is not timed (the row rule). */
+  read(r: RequestResult): boolean {
+    if (!fillRowInput(r, this.#input)) return false;
+    rowValues(this.#input, this.fields, this.values);
+    return true;
+  }
+
+  /** The row input of the last request read (valid until the next {@link read}). */
+  get input(): RowInput {
+    return this.#input;
+  }
+}
+
+/** The index into the evaluated values of each steady-state family's field, in FAMILIES order. */
+function steadyFieldIndex(row: RowFieldValues): number[] {
+  return familiesOf('steady_state').map((family) => {
+    if (family.rowField === null || !isEvaluatedRowField(family.rowField))
+      throw new Error(`steady-state family ${family.base} needs a numeric row field`);
+    return row.indexOf(family.rowField);
+  });
+}
+
 /** Pass A (see the file comment). */
 export function requestFacts(measured: RequestRecords, run: RunShape, columns: Columns): RequestFacts {
   const m = measured.length;
   const open = run.mode === 'open';
-  const distFamilies = familiesOf('distributions');
-  // The row fields every per-request figure reads: the distribution families' (which include the
-  // SLO metrics' and the steady-state families'), evaluated once per request into `values`.
-  const fields = distFamilies.map((f) => {
-    if (f.rowField === null || !isEvaluatedRowField(f.rowField))
-      throw new Error(`distribution family ${f.base} needs a numeric row field`);
-    return f.rowField;
-  });
-  const values = new Float64Array(fields.length);
-  const fieldIndex = (field: NumericRowField): number => {
-    const index = fields.indexOf(field);
-    if (index < 0) throw new Error(`row field ${field} is not evaluated`);
-    return index;
-  };
-  const perRequestFields: Record<string, number> = {};
-  for (const family of familiesOf('steady_state')) {
-    if (family.rowField === null || !isEvaluatedRowField(family.rowField))
-      throw new Error(`steady-state family ${family.base} needs a numeric row field`);
-    perRequestFields[family.base] = fieldIndex(family.rowField);
-  }
-  const perRequestKeys = Object.keys(perRequestFields);
-  const perRequestIndex = perRequestKeys.map((k) => perRequestFields[k]!);
-  const perRequestColumns = perRequestKeys.map(() => columns.f64(NaN));
-  const TTFT = fieldIndex('ttft_ms');
-  const E2E = fieldIndex('e2e_ms');
+  const row = new RowFieldValues();
+  const { fields, values } = row;
+  const TTFT = row.indexOf('ttft_ms');
+  const E2E = row.indexOf('e2e_ms');
   const clauses = run.slo?.clauses ?? [];
-  const clauseIndex = clauses.map((clause) => fieldIndex(SLO_METRICS[clause.metric].rowField));
+  const clauseIndex = clauses.map((clause) => row.indexOf(SLO_METRICS[clause.metric].rowField));
   const f: RequestFacts = {
     m,
     startS: columns.f64(),
@@ -163,12 +197,11 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     tfoRelS: columns.f64(),
     e2eRelS: columns.f64(),
     ttftAbsS: columns.f64(NaN),
-    perRequest: Object.fromEntries(perRequestKeys.map((k, i) => [k, perRequestColumns[i]!])),
-    dist: distFamilies.map(() => new Series(columns.f64())),
-    // The schedule's series only exist in an open loop (extended.ts reserves their columns then).
-    sendLag: new Series(open ? columns.f64() : 0),
-    ttftFromSchedule: new Series(open ? columns.f64() : 0),
-    e2eFromSchedule: new Series(open ? columns.f64() : 0),
+    ttftMs: columns.f64(NaN),
+    dist: fields.map(() => new StreamingOrderStats()),
+    sendLag: new StreamingOrderStats(),
+    ttftFromSchedule: new StreamingOrderStats(),
+    e2eFromSchedule: new StreamingOrderStats(),
     succeeded: 0,
     timedCount: 0,
     withChunks: 0,
@@ -180,8 +213,7 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     clauseWithout: clauses.map(() => 0),
     lastEventS: 0,
   };
-  const { startS, endS, schedS, ok, chunked, timed, outToks, tfoRelS, e2eRelS, ttftAbsS, dist } = f;
-  const input = emptyRowInput();
+  const { startS, endS, schedS, ok, chunked, timed, outToks, tfoRelS, e2eRelS, ttftAbsS, ttftMs, dist } = f;
   let lastEventS = 0;
   for (let i = 0; i < m; i++) {
     const r = measured.at(i)!;
@@ -190,7 +222,7 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     const sched = r.scheduledOffsetMs ?? r.startOffsetMs;
     schedS[i] = sched / 1000;
     const lagMs = r.startOffsetMs - sched;
-    if (open) f.sendLag.push(lagMs);
+    if (open) addFinite(f.sendLag, lagMs);
     if (!r.ok) {
       const error = r.error;
       const e2e = r.e2eS;
@@ -221,18 +253,17 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
       const last = s + +offsets[offsets.length - 1]!;
       if (last > lastEventS) lastEventS = last;
     }
-    if (!fillRowInput(r, input)) continue;
+    if (!row.read(r)) continue;
     timed[i] = 1;
     f.timedCount++;
-    tfoRelS[i] = input.tfoS;
-    e2eRelS[i] = input.e2eS;
-    ttftAbsS[i] = s + input.ttftS;
-    rowValues(input, fields, values);
-    for (let k = 0; k < fields.length; k++) dist[k]!.push(values[k]!);
-    for (let k = 0; k < perRequestIndex.length; k++) perRequestColumns[k]![i] = values[perRequestIndex[k]!]!;
+    tfoRelS[i] = row.input.tfoS;
+    e2eRelS[i] = row.input.e2eS;
+    ttftAbsS[i] = s + row.input.ttftS;
+    ttftMs[i] = values[TTFT]!;
+    for (let k = 0; k < fields.length; k++) addFinite(dist[k]!, values[k]!);
     if (open) {
-      f.ttftFromSchedule.push(lagMs + values[TTFT]!);
-      f.e2eFromSchedule.push(lagMs + values[E2E]!);
+      addFinite(f.ttftFromSchedule, lagMs + values[TTFT]!);
+      addFinite(f.e2eFromSchedule, lagMs + values[E2E]!);
     }
     if (clauses.length > 0) {
       let good = true;
@@ -252,6 +283,80 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
   }
   f.lastEventS = lastEventS;
   return f;
+}
+
+/** A value of a per-request series: null, NaN and ±Infinity are no value, as in the rows. */
+function addFinite(series: StreamingOrderStats, value: number): void {
+  if (Number.isFinite(value)) series.add(value);
+}
+
+/** `collect` for a value of a per-request series (the second pass's {@link addFinite}). */
+function collectFinite(collect: (value: number) => void, value: number): void {
+  if (Number.isFinite(value)) collect(value);
+}
+
+/** The steady-state window in run seconds, and its families' series (FAMILIES order). */
+export interface SteadyInside {
+  w0: number;
+  w1: number;
+  series: StreamingOrderStats[];
+}
+
+/** A timed request lies inside the window: it started at or after w0 and ended by w1. */
+const isInside = (f: RequestFacts, i: number, w0: number, w1: number): boolean =>
+  f.timed[i] === 1 && f.startS[i]! >= w0 && f.endS[i]! <= w1;
+
+/**
+ * Pass A2: the same values as pass A again, each series keeping only the values of the digits
+ * that hold its wanted ranks; and, when there is a steady-state window, the first pass of its
+ * families' series over the timed requests inside it.
+ */
+export function collectRequestValues(
+  measured: RequestRecords,
+  f: RequestFacts,
+  run: RunShape,
+  steady: SteadyInside | null,
+): void {
+  const open = run.mode === 'open';
+  const row = new RowFieldValues();
+  const { fields, values } = row;
+  const TTFT = row.indexOf('ttft_ms');
+  const E2E = row.indexOf('e2e_ms');
+  const steadyField = steadyFieldIndex(row);
+  const none = (): void => {};
+  const collectorOf = (series: StreamingOrderStats): ((value: number) => void) =>
+    series.plan() ? series.collector() : none;
+  const dist = f.dist.map(collectorOf);
+  const sendLag = open ? collectorOf(f.sendLag) : none;
+  const ttftFromSchedule = open ? collectorOf(f.ttftFromSchedule) : none;
+  const e2eFromSchedule = open ? collectorOf(f.e2eFromSchedule) : none;
+  for (let i = 0; i < f.m; i++) {
+    if (!open && f.timed[i] !== 1) continue;
+    const r = measured.at(i)!;
+    const lagMs = r.startOffsetMs - (r.scheduledOffsetMs ?? r.startOffsetMs);
+    if (open) collectFinite(sendLag, lagMs);
+    if (f.timed[i] !== 1) continue;
+    row.read(r);
+    for (let k = 0; k < fields.length; k++) collectFinite(dist[k]!, values[k]!);
+    if (open) {
+      collectFinite(ttftFromSchedule, lagMs + values[TTFT]!);
+      collectFinite(e2eFromSchedule, lagMs + values[E2E]!);
+    }
+    if (steady !== null && isInside(f, i, steady.w0, steady.w1))
+      for (let k = 0; k < steadyField.length; k++) addFinite(steady.series[k]!, values[steadyField[k]!]!);
+  }
+}
+
+/** Pass C's share of the steady state: its families' values inside the window again, for their second pass. */
+export function collectSteadyValues(measured: RequestRecords, f: RequestFacts, steady: SteadyInside): void {
+  const row = new RowFieldValues();
+  const steadyField = steadyFieldIndex(row);
+  const collect = steady.series.map((series) => (series.plan() ? series.collector() : () => {}));
+  for (let i = 0; i < f.m; i++) {
+    if (!isInside(f, i, steady.w0, steady.w1)) continue;
+    row.read(measured.at(i)!);
+    for (let k = 0; k < steadyField.length; k++) collectFinite(collect[k]!, row.values[steadyField[k]!]!);
+  }
 }
 
 /** The `requests` block: how many requests were measured and what they carried. */

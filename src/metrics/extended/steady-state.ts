@@ -4,8 +4,7 @@
  */
 
 import type { MsFamily } from '../extended-definitions.js';
-import { Series } from '../order-stats.js';
-import type { Columns } from './columns.js';
+import type { StreamingOrderStats } from '../order-stats.js';
 import { familiesOf, familyRecord } from './families.js';
 import type { SweepResult } from './in-flight.js';
 import type { RequestFacts } from './request-facts.js';
@@ -82,23 +81,21 @@ export function steadyWindow(
   return { ok: true, rule: 'open: ramp end → last scheduled arrival', startMs, endMs };
 }
 
-/** The steady-state figures over [w0, w1) (see EXTENDED_RULES "Steady-state window"). */
+/**
+ * The steady-state figures over [w0, w1) (see EXTENDED_RULES "Steady-state window"); `inside`
+ * holds its families' values over the timed requests inside the window, both passes done
+ * (request-facts.ts `collectRequestValues`, `collectSteadyValues`).
+ */
 export function steadyFigures(
   f: RequestFacts,
   window: Extract<Window, { ok: true }>,
   windowTokens: number,
-  columns: Columns,
+  inside: readonly StreamingOrderStats[],
 ): SteadyState {
   const w0 = window.startMs / 1000;
   const w1 = window.endMs / 1000;
   const durationS = (window.endMs - window.startMs) / 1000;
   const families = familiesOf('steady_state');
-  const sources = families.map((family) => {
-    const values = f.perRequest[family.base];
-    if (values === undefined) throw new Error(`no per-request values for steady-state family ${family.base}`);
-    return values;
-  });
-  const inside = families.map(() => new Series(columns.f64()));
   let started = 0;
   let completed = 0;
   let failed = 0;
@@ -115,10 +112,7 @@ export function steadyFigures(
     const lo = s > w0 ? s : w0;
     const hi = e < w1 ? e : w1;
     if (hi > lo) overlap += hi - lo;
-    if (f.timed[i] === 1 && s >= w0 && e <= w1) {
-      insideCount++;
-      for (let k = 0; k < inside.length; k++) inside[k]!.push(sources[k]![i]!);
-    }
+    if (f.timed[i] === 1 && s >= w0 && e <= w1) insideCount++;
   }
   const records: Record<string, number | null> = {};
   families.forEach((family, k) => Object.assign(records, familyRecord(family.base, family.unit, inside[k]!.stats())));

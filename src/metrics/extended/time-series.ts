@@ -82,8 +82,6 @@ export function timeSeriesBlock(
       else failures[bucketOf(f.endS[i]!, buckets)]!++;
     }
   }
-  const ttftValues = f.perRequest['ttft'];
-  if (ttftValues === undefined) throw new Error('the steady-state families must include ttft');
   return {
     bucket_s: 1,
     t_s: Array.from({ length: buckets }, (_, k) => k),
@@ -92,6 +90,6 @@ export function timeSeriesBlock(
     output_tok_s: Array.from(arrivals.bucketTokens),
     completions,
     failures,
-    ttft_p50_ms: bucketMedians(f.ttftAbsS, ttftValues, buckets, columns.f64()),
+    ttft_p50_ms: bucketMedians(f.ttftAbsS, f.ttftMs, buckets, columns.f64()),
   };
 }
