@@ -81,10 +81,13 @@ export function sortedByRequestIndex(records: RequestRecords): RequestRecords {
 /** The records for which `keep` holds, in order, as a view (indices only: no record is copied). */
 export function filterRecords(records: RequestRecords, keep: (r: RequestResult) => boolean): RequestRecords {
   if (Array.isArray(records)) return (records as RequestResult[]).filter(keep);
-  const kept: number[] = [];
-  for (let i = 0; i < records.length; i++) if (keep(records.at(i)!)) kept.push(i);
-  const indices = Uint32Array.from(kept);
-  return indexedView(records, indices);
+  // Positions in a typed array of the full length (4 bytes a record, not a growing array of
+  // numbers); when every record is kept (a run without warm-up) the records themselves.
+  const indices = new Uint32Array(records.length);
+  let kept = 0;
+  for (let i = 0; i < records.length; i++) if (keep(records.at(i)!)) indices[kept++] = i;
+  if (kept === records.length) return records;
+  return indexedView(records, indices.slice(0, kept));
 }
 
 function indexedView(
