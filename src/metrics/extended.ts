@@ -32,7 +32,7 @@ import {
   type RequestCounts,
   type SteadyInside,
 } from './extended/request-facts.js';
-import { StreamingOrderStats } from './order-stats.js';
+import { REQUEST_SERIES_BITS, StreamingOrderStats } from './order-stats.js';
 import type { RunShape } from './extended/run-shape.js';
 import { measuredSpan, spanBlock, type Span } from './extended/span.js';
 import { steadyFigures, steadyWindow, type SteadyState } from './extended/steady-state.js';
@@ -85,7 +85,7 @@ export function computeExtendedMetrics(results: RequestRecords, run: RunShape): 
     ? {
         w0: window.startMs / 1000,
         w1: window.endMs / 1000,
-        series: familiesOf('steady_state').map(() => new StreamingOrderStats()),
+        series: familiesOf('steady_state').map(() => new StreamingOrderStats(REQUEST_SERIES_BITS)),
       }
     : null;
   collectRequestValues(measured, f, run, steady);

@@ -238,25 +238,35 @@ export class Series {
   }
 }
 
-/** Bits of the streaming top digit: sign, 11 exponent bits and 8 mantissa bits (1/256 of an octave). */
+/**
+ * Bits of the streaming top digit by default: sign, 11 exponent bits and 8 mantissa bits (1/256 of
+ * an octave), for the pooled inter-chunk gaps (hundreds of millions of values).
+ */
 const STREAM_BITS = 20;
-const STREAM_RADIX = 1 << STREAM_BITS;
-const STREAM_SHIFT = 32 - STREAM_BITS;
+/**
+ * Bits of the top digit of a per-request series (one value a request): sign, 11 exponent bits and
+ * 4 mantissa bits (1/16 of an octave). A run has a dozen such series at once; 2^16 counts each
+ * (256 KiB) instead of 2^20 (4 MiB), and a digit still holds a small share of any spread sample.
+ */
+export const REQUEST_SERIES_BITS = 16;
 
-/** Top {@link STREAM_BITS} bits of the order-preserving key of a double's high word. */
-const streamDigitOfHigh = (hi: number): number =>
-  hi < 0x80000000 ? (hi >>> STREAM_SHIFT) | (1 << (STREAM_BITS - 1)) : ~hi >>> STREAM_SHIFT;
+/** The top `32 − shift` bits of the order-preserving key of a double's high word. */
+const topDigit = (hi: number, shift: number): number =>
+  hi < 0x80000000 ? (hi >>> shift) | (1 << (31 - shift)) : ~hi >>> shift;
 
 /**
  * Exact nearest-rank statistics of a sample that is produced twice instead of stored: feed every
  * value to {@link add}, call {@link plan}, feed the same values again (same multiset, any order)
- * to {@link collect}, then read {@link stats}. Memory: 2^20 counts of the values' top 20 key bits
- * plus the values of the (at most five) top digits that hold a wanted rank — each digit spans
- * 1/256 of an octave, so for any realistic spread a small fraction of the sample.
+ * to the {@link collector}, then read {@link stats}. Memory: 2^bits counts of the values' top
+ * `bits` key bits plus the values of the (at most five) top digits that hold a wanted rank: for
+ * any realistic spread a small fraction of the sample (a sample of one repeated value keeps all
+ * of it, as a column would).
  */
 export class StreamingOrderStats {
-  /** Values per top key digit (sign, 11 exponent bits, 8 mantissa bits). */
-  readonly counts = new Uint32Array(STREAM_RADIX);
+  /** Values per top key digit (sign, 11 exponent bits, the top `bits − 12` mantissa bits). */
+  readonly counts: Uint32Array;
+  readonly #bits: number;
+  readonly #shift: number;
   #n = 0;
   #zeros = 0;
   #sum = 0;
@@ -266,11 +276,19 @@ export class StreamingOrderStats {
   #fill = new Int32Array(0);
   #groups: Wanted[][] = [];
 
+  /** @param bits the top digit's width, 13 to 20 (at least the sign, the exponent and one mantissa bit). */
+  constructor(bits: number = STREAM_BITS) {
+    if (!(Number.isInteger(bits) && bits >= 13 && bits <= 20)) throw new Error(`StreamingOrderStats: ${bits} bits`);
+    this.#bits = bits;
+    this.#shift = 32 - bits;
+    this.counts = new Uint32Array(1 << bits);
+  }
+
   /** First pass: a finite value (−0 counts as +0). */
   add(value: number): void {
     const v = value + 0;
     SCRATCH[0] = v;
-    this.counts[streamDigitOfHigh(SCRATCH_WORDS[HI]!)]!++;
+    this.counts[topDigit(SCRATCH_WORDS[HI]!, this.#shift)]!++;
     this.#n++;
     this.#sum += v;
     if (v > this.#max) this.#max = v;
@@ -292,12 +310,13 @@ export class StreamingOrderStats {
    */
   halfOctaveCounts(): Map<number, number> {
     const out = new Map<number, number>();
-    const base = 1 << (STREAM_BITS - 1);
-    for (let d = base; d < STREAM_RADIX; d++) {
+    const base = 1 << (this.#bits - 1);
+    const mantissaBits = this.#bits - 12;
+    for (let d = base; d < this.counts.length; d++) {
       const c = this.counts[d]! - (d === base ? this.#zeros : 0);
       if (c <= 0) continue;
-      const bits = d - base; // 11 exponent bits, then 8 mantissa bits
-      const index = 2 * ((bits >>> 8) - 1023) + ((bits >>> 7) & 1);
+      const bits = d - base; // 11 exponent bits, then the top mantissa bits
+      const index = 2 * ((bits >>> mantissaBits) - 1023) + ((bits >>> (mantissaBits - 1)) & 1);
       out.set(index, (out.get(index) ?? 0) + c);
     }
     return out;
@@ -312,7 +331,7 @@ export class StreamingOrderStats {
     );
     // Slot + 1 of each kept digit, 0 for the others: left as allocated (zeros), so the pages of
     // digits no value has are never touched and cost no memory (a run has a dozen of these).
-    this.#keep = new Int32Array(STREAM_RADIX);
+    this.#keep = new Int32Array(this.counts.length);
     for (const [d, group] of groups) {
       this.#keep[d] = this.#buffers.length + 1;
       this.#buffers.push(new Float64Array(this.counts[d]!));
@@ -333,10 +352,11 @@ export class StreamingOrderStats {
     const fill = this.#fill;
     const scratch = SCRATCH;
     const words = SCRATCH_WORDS;
+    const shift = this.#shift;
     return (value: number): void => {
       const v = value + 0;
       scratch[0] = v;
-      const slot = keep[streamDigitOfHigh(words[HI]!)]! - 1;
+      const slot = keep[topDigit(words[HI]!, shift)]! - 1;
       if (slot >= 0) buffers[slot]![fill[slot]!++] = v;
     };
   }
@@ -348,7 +368,7 @@ export class StreamingOrderStats {
     if (collected !== expected)
       throw new Error(`the second pass kept ${collected} values where the first pass counted ${expected}`);
     const out: number[] = new Array<number>(LEVELS.length).fill(NaN);
-    // The kept values share their top 20 key bits; selection restarts from the top digit.
+    // The kept values share their top key bits; selection restarts from the top digit.
     this.#buffers.forEach((buffer, k) => select(buffer, this.#groups[k] ?? [], 0, out));
     return { samples: this.#n, mean: this.#sum / this.#n, max: this.#max, percentiles: out };
   }

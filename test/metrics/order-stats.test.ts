@@ -10,6 +10,7 @@ import {
   nearestRankStats,
   orderStatistics,
   Series,
+  REQUEST_SERIES_BITS,
   StreamingOrderStats,
 } from '../../src/metrics/order-stats.js';
 import { nearestRankIndex, percentile, sortNumbers, sortAscending } from '../../src/metrics/percentile.js';
@@ -58,32 +59,57 @@ describe('orderStatistics', () => {
 });
 
 describe('nearestRankStats / Series / StreamingOrderStats', () => {
-  it('property: Series and the streaming two-pass selector agree with percentile.ts', () => {
+  it('property: Series and the streaming two-pass selector (any digit width) agree with percentile.ts', () => {
     fc.assert(
       fc.property(fc.array(clustered, { minLength: 0, maxLength: 9000 }), (raw) => {
         const values = raw.map((v) => v + 0); // the series store −0 as +0; percentile.ts keeps it
         const series = new Series(4);
-        const streaming = new StreamingOrderStats();
+        const widths = [13, REQUEST_SERIES_BITS, undefined];
+        const streams = widths.map((bits) => new StreamingOrderStats(bits));
         for (const v of raw) {
           series.push(v);
-          streaming.add(v);
+          for (const streaming of streams) streaming.add(v);
         }
-        streaming.plan();
-        const collect = values.length > 0 ? streaming.collector() : () => undefined;
-        for (let i = values.length - 1; i >= 0; i--) collect(raw[i]!); // any order
         const expected = LEVELS.map((q) => percentile(values, q));
         const a = series.stats();
-        const b = streaming.stats();
         assert.deepEqual(a.percentiles, expected);
-        assert.deepEqual(b.percentiles, expected);
         assert.equal(a.samples, values.length);
-        assert.equal(b.samples, values.length);
         assert.equal(a.max, values.length === 0 ? null : Math.max(...values));
-        assert.equal(b.max, a.max);
-        assert.equal(streaming.zeros, values.filter((v) => v === 0).length);
+        // The half-octave histogram by hand: non-negative, non-zero values by floor(2·log2 v) steps.
+        const halfOctaves = new Map<number, number>();
+        for (const v of values) {
+          if (!(v > 0)) continue;
+          const e = Math.floor(Math.log2(v));
+          const exact = 2 ** e <= v ? e : e - 1;
+          // A subnormal (below 2^-1022) has exponent bits 0: it lands in bucket 2·(−1023), or the
+          // next one when its top mantissa bit is set (at or above 2^-1023), as the bits say.
+          const index =
+            v < 2 ** -1022 ? -2046 + (v >= 2 ** -1023 ? 1 : 0) : 2 * exact + (v >= 1.5 * 2 ** exact ? 1 : 0);
+          halfOctaves.set(index, (halfOctaves.get(index) ?? 0) + 1);
+        }
+        for (const streaming of streams) {
+          streaming.plan();
+          const collect = values.length > 0 ? streaming.collector() : () => undefined;
+          for (let i = values.length - 1; i >= 0; i--) collect(raw[i]!); // any order
+          const b = streaming.stats();
+          assert.deepEqual(b.percentiles, expected);
+          assert.equal(b.samples, values.length);
+          assert.equal(b.max, a.max);
+          assert.equal(b.mean, a.mean);
+          assert.equal(streaming.zeros, values.filter((v) => v === 0).length);
+          assert.deepEqual(
+            new Map([...streaming.halfOctaveCounts()].sort((x, y) => x[0] - y[0])),
+            new Map([...halfOctaves].sort((x, y) => x[0] - y[0])),
+          );
+        }
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('refuses a digit too narrow for the exponent, or wider than its tables', () => {
+    assert.throws(() => new StreamingOrderStats(12), /12 bits/);
+    assert.throws(() => new StreamingOrderStats(21), /21 bits/);
   });
 
   it('property: percentiles are monotone p50 ≤ p90 ≤ p95 ≤ p99 ≤ p99.9 ≤ max', () => {

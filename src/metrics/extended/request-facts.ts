@@ -8,7 +8,7 @@
 
 import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
 import { ROW_FIELDS } from '../definitions.js';
-import { StreamingOrderStats } from '../order-stats.js';
+import { REQUEST_SERIES_BITS, StreamingOrderStats } from '../order-stats.js';
 import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
 import { SLO_METRICS } from '../slo.js';
 import type { RequestResult } from '../../record/types.js';
@@ -198,10 +198,10 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     e2eRelS: columns.f64(),
     ttftAbsS: columns.f64(NaN),
     ttftMs: columns.f64(NaN),
-    dist: fields.map(() => new StreamingOrderStats()),
-    sendLag: new StreamingOrderStats(),
-    ttftFromSchedule: new StreamingOrderStats(),
-    e2eFromSchedule: new StreamingOrderStats(),
+    dist: fields.map(() => new StreamingOrderStats(REQUEST_SERIES_BITS)),
+    sendLag: new StreamingOrderStats(REQUEST_SERIES_BITS),
+    ttftFromSchedule: new StreamingOrderStats(REQUEST_SERIES_BITS),
+    e2eFromSchedule: new StreamingOrderStats(REQUEST_SERIES_BITS),
     succeeded: 0,
     timedCount: 0,
     withChunks: 0,
