@@ -5,14 +5,8 @@
  * `completed + failed = requests` always holds for what is reported.
  */
 import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
-import {
-  countRecords,
-  filterRecords,
-  mapRecords,
-  someRecord,
-  sumRecords,
-  type RequestRecords,
-} from '../record/records.js';
+import { pickRecords, type RequestRecords } from '../record/records.js';
+import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
 import type {
@@ -112,7 +106,56 @@ export interface RunEnd {
   warnings?: readonly string[];
 }
 
-const connectionRetries = (results: RequestRecords): number => sumRecords(results, (r) => r.connectionRetries ?? 0);
+/** What the assembly reads of every record besides the figures, gathered in one walk. */
+interface RecordScan {
+  /** The records that are not warm-up, in order (`results` itself when none is). */
+  measured: RequestRecords;
+  /** Their planned context sizes, in order. */
+  planned: number[];
+  /**
+   * Σ `connectionRetries` of the measured records and of the warm-up ones, in record order (the
+   * order a sum over each set alone would take): measured requests resent once without --retries
+   * because the server had closed their reused keep-alive socket as they went out
+   * (client/stale-connection.ts; each lists that attempt in its row); warm-up requests' resends
+   * are counted apart, like the requests themselves.
+   */
+  connectionRetries: number;
+  warmupConnectionRetries: number;
+  /** Measured requests that streamed reasoning inside `<think>` tags. */
+  thinkTagRequests: number;
+  /** Some measured request made tool calls. */
+  toolCalls: boolean;
+  /** Every record with earlier attempts (warm-up ones too), in order: `retrySummary` picks its `--retries` ones. */
+  retried: RequestResult[];
+}
+
+/** One walk over the records for {@link RecordScan} (each record is built once, not once a fact). */
+function scanRecords(results: RequestRecords): RecordScan {
+  const positions = new Uint32Array(results.length);
+  let kept = 0;
+  const scan: Omit<RecordScan, 'measured'> = {
+    planned: [],
+    connectionRetries: 0,
+    warmupConnectionRetries: 0,
+    thinkTagRequests: 0,
+    toolCalls: false,
+    retried: [],
+  };
+  for (let i = 0; i < results.length; i++) {
+    const r = results.at(i)!;
+    if (r.attempts !== undefined && r.attempts.length > 0) scan.retried.push(r);
+    if (r.warmup === true) {
+      scan.warmupConnectionRetries += r.connectionRetries ?? 0;
+      continue;
+    }
+    positions[kept++] = i;
+    scan.planned.push(r.plannedContextTokens);
+    scan.connectionRetries += r.connectionRetries ?? 0;
+    if (r.thinkTags === true) scan.thinkTagRequests++;
+    if (r.toolCalls !== undefined) scan.toolCalls = true;
+  }
+  return { measured: pickRecords(results, positions.subarray(0, kept)), ...scan };
+}
 
 /** The recorded `--endpoint`; a header written before the flag existed is chat. */
 function endpointOf(value: string | undefined): Endpoint {
@@ -125,7 +168,8 @@ export function assembleResult(
   results: RequestRecords,
   end: RunEnd,
 ): { result: CapacityResult; warnings: string[] } {
-  const measured = filterRecords(results, (r) => r.warmup !== true);
+  const scan = scanRecords(results);
+  const measured = scan.measured;
   const warmupCount = results.length - measured.length;
   const promptSetId = end.promptSetId ?? header.meta.prompt_set_id ?? 'unknown';
   const reference = buildReferenceKeys(
@@ -134,14 +178,14 @@ export function assembleResult(
       finishedAt: end.finishedAt,
       wallSeconds: end.wallSeconds,
       requests: measured.length,
-      contextPlan: mapRecords(measured, (r) => r.plannedContextTokens),
+      contextPlan: scan.planned,
       promptSetId,
       endpoint: endpointOf(header.servebench.config.endpoint),
     },
     measured,
   );
   // `--retries`: every retried attempt, by request (absent when retries were off and none happened).
-  const retries = retrySummary(results, header.client.retries, header.client.retry_max_wait_s);
+  const retries = retrySummary(scan.retried, header.client.retries, header.client.retry_max_wait_s);
   // A conversation's later turn carries a history its plan did not size: only first turns are checked against their plan.
   const calibrated =
     header.conversations === undefined
@@ -159,13 +203,8 @@ export function assembleResult(
     requests_sent: results.length,
     warmup_requests: warmupCount,
     prompt_set_id: promptSetId,
-    // Measured requests resent once without --retries because the server had closed their reused
-    // keep-alive socket as they went out (client/stale-connection.ts; each lists that attempt in its
-    // row); warm-up requests' resends are counted apart, like the requests themselves.
-    connection_retries: connectionRetries(measured),
-    ...(warmupCount > 0
-      ? { warmup_connection_retries: connectionRetries(filterRecords(results, (r) => r.warmup === true)) }
-      : {}),
+    connection_retries: scan.connectionRetries,
+    ...(warmupCount > 0 ? { warmup_connection_retries: scan.warmupConnectionRetries } : {}),
     ...(retries !== null ? { retries } : {}),
     ...(end.workers !== undefined ? { workers: end.workers } : {}),
     ...(end.journal !== undefined ? { journal: end.journal } : {}),
@@ -176,25 +215,27 @@ export function assembleResult(
     ...(end.serverMetrics !== undefined ? { server_metrics: end.serverMetrics } : {}),
     reasoning_parser: {
       setting: header.servebench.config.reasoning_parser ?? 'none',
-      think_tag_requests: countRecords(measured, (r) => r.thinkTags === true),
+      think_tag_requests: scan.thinkTagRequests,
     },
-    ...(header.servebench.config.tools != null || someRecord(measured, (r) => r.toolCalls !== undefined)
-      ? { tool_calls: toolCallsBlock(measured) }
-      : {}),
+    ...(header.servebench.config.tools != null || scan.toolCalls ? { tool_calls: toolCallsBlock(measured) } : {}),
     ...(endpointOf(header.servebench.config.endpoint) === 'embeddings'
       ? { embeddings: embeddingsBlock(measured, end.wallSeconds) }
       : {}),
     ...(header.conversations !== undefined
       ? { conversations: conversationsBlock(header.conversations.turns, results, reference.request_timings) }
       : {}),
-    metrics: computeExtendedMetrics(results, {
-      mode: header.shape.mode,
-      targetConcurrency: header.shape.target_concurrency,
-      targetRate: header.shape.target_rate,
-      rampEndMs: header.shape.ramp_end_ms,
-      wallSeconds: end.wallSeconds,
-      slo: header.shape.slo,
-    }),
+    metrics: computeExtendedMetrics(
+      results,
+      {
+        mode: header.shape.mode,
+        targetConcurrency: header.shape.target_concurrency,
+        targetRate: header.shape.target_rate,
+        rampEndMs: header.shape.ramp_end_ms,
+        wallSeconds: end.wallSeconds,
+        slo: header.shape.slo,
+      },
+      measured,
+    ),
     calibration: checks.calibration,
     early_stops: checks.early_stops,
     warnings: checks.warnings,

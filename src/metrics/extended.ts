@@ -62,8 +62,12 @@ export interface ExtendedMetrics {
  * Pure: no clock, no I/O. See extended-definitions.ts for every key and formula.
  * @example computeExtendedMetrics(results, { mode: 'closed', targetConcurrency: 20, targetRate: null, wallSeconds: 21.6, slo: parseSlo('ttft_p95<=2000') })
  */
-export function computeExtendedMetrics(results: RequestRecords, run: RunShape): ExtendedMetrics {
-  const measured = filterRecords(results, (r) => r.warmup !== true);
+export function computeExtendedMetrics(
+  results: RequestRecords,
+  run: RunShape,
+  /** The records of `results` that are not warm-up, when the caller has them already. */
+  measured: RequestRecords = filterRecords(results, (r) => r.warmup !== true),
+): ExtendedMetrics {
   const m = measured.length;
   // Per-request columns: 8 of pass A, 2 sorted copies for the sweep, 1 for the per-bucket TTFT
   // medians; 3 flag columns. Columns throws if this count is short. The distributions' values are

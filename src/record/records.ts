@@ -86,8 +86,16 @@ export function filterRecords(records: RequestRecords, keep: (r: RequestResult) 
   const indices = new Uint32Array(records.length);
   let kept = 0;
   for (let i = 0; i < records.length; i++) if (keep(records.at(i)!)) indices[kept++] = i;
-  if (kept === records.length) return records;
-  return indexedView(records, indices.slice(0, kept));
+  return pickRecords(records, indices.subarray(0, kept));
+}
+
+/**
+ * The records at `positions` (ascending), as a view: `records` itself when the positions are all
+ * of them, else a copy of the positions (4 bytes a record) and no record copied.
+ */
+export function pickRecords(records: RequestRecords, positions: Uint32Array): RequestRecords {
+  if (positions.length === records.length) return records;
+  return indexedView(records, positions.slice());
 }
 
 function indexedView(

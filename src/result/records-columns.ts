@@ -124,14 +124,16 @@ function grow<T extends Uint8Array | Float64Array>(buffer: T, need: number, make
   return bigger;
 }
 
-class Utf8Column implements ColumnBuffer {
-  private bytes = new Uint8Array(1 << 16);
-  private readonly offsets: Int32Array;
-  private readonly validity: Validity;
-  private readonly encoder = new TextEncoder();
+/**
+ * A variable-length column (strings, lists): each value's end in `offsets`, a validity bit, and
+ * the values' content in a growable buffer the subclass keeps.
+ */
+abstract class OffsetColumn implements ColumnBuffer {
+  protected readonly offsets: Int32Array;
+  protected readonly validity: Validity;
   private n = 0;
   constructor(
-    private readonly arrow: ArrowModule,
+    protected readonly arrow: ArrowModule,
     capacity: number,
   ) {
     this.offsets = new Int32Array(capacity + 1);
@@ -139,14 +141,28 @@ class Utf8Column implements ColumnBuffer {
   }
   push(value: RecordsValue): void {
     const i = this.n++;
-    let end = this.offsets[i]!;
-    this.validity.set(i, typeof value === 'string');
-    if (typeof value === 'string') {
-      // A UTF-16 unit is at most 3 bytes of UTF-8.
-      this.bytes = grow(this.bytes, end + value.length * 3, (n) => new Uint8Array(n));
-      end += this.encoder.encodeInto(value, this.bytes.subarray(end)).written;
-    }
-    this.offsets[i + 1] = end;
+    const start = this.offsets[i]!;
+    const end = this.append(value, start);
+    this.validity.set(i, end !== null);
+    this.offsets[i + 1] = end ?? start;
+  }
+  /** Writes `value`'s content from `start`; returns where it ends, or null for a value of the wrong kind (a null). */
+  protected abstract append(value: RecordsValue, start: number): number | null;
+  abstract data(length: number): Arrow.Data;
+  reset(): void {
+    this.n = 0;
+    this.validity.reset();
+  }
+}
+
+class Utf8Column extends OffsetColumn {
+  private bytes = new Uint8Array(1 << 16);
+  private readonly encoder = new TextEncoder();
+  protected append(value: RecordsValue, start: number): number | null {
+    if (typeof value !== 'string') return null;
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    this.bytes = grow(this.bytes, start + value.length * 3, (n) => new Uint8Array(n));
+    return start + this.encoder.encodeInto(value, this.bytes.subarray(start)).written;
   }
   data(length: number): Arrow.Data {
     const a = this.arrow;
@@ -159,35 +175,15 @@ class Utf8Column implements ColumnBuffer {
       data: this.bytes.subarray(0, this.offsets[length]),
     });
   }
-  reset(): void {
-    this.n = 0;
-    this.validity.reset();
-  }
 }
 
-class Float64ListColumn implements ColumnBuffer {
+class Float64ListColumn extends OffsetColumn {
   private values = new Float64Array(1 << 16);
-  private readonly offsets: Int32Array;
-  private readonly validity: Validity;
-  private n = 0;
-  constructor(
-    private readonly arrow: ArrowModule,
-    capacity: number,
-  ) {
-    this.offsets = new Int32Array(capacity + 1);
-    this.validity = new Validity(capacity);
-  }
-  push(value: RecordsValue): void {
-    const i = this.n++;
-    let end = this.offsets[i]!;
-    const list = Array.isArray(value) ? value : null;
-    this.validity.set(i, list !== null);
-    if (list !== null) {
-      this.values = grow(this.values, end + list.length, (n) => new Float64Array(n));
-      this.values.set(list, end);
-      end += list.length;
-    }
-    this.offsets[i + 1] = end;
+  protected append(value: RecordsValue, start: number): number | null {
+    if (!Array.isArray(value)) return null;
+    this.values = grow(this.values, start + value.length, (n) => new Float64Array(n));
+    this.values.set(value, start);
+    return start + value.length;
   }
   data(length: number): Arrow.Data {
     const a = this.arrow;
@@ -201,10 +197,6 @@ class Float64ListColumn implements ColumnBuffer {
       valueOffsets: this.offsets.subarray(0, length + 1),
       child,
     });
-  }
-  reset(): void {
-    this.n = 0;
-    this.validity.reset();
   }
 }
 
