@@ -90,10 +90,12 @@ export function filterRecords(records: RequestRecords, keep: (r: RequestResult) 
 }
 
 /**
- * The records at `positions` (ascending), as a view: `records` itself when the positions are all
- * of them, else a copy of the positions (4 bytes a record) and no record copied.
+ * The records at `positions` (ascending). An array gives a new array (as `filter` does: the
+ * result does not change when the caller's array does afterwards); a store gives a view of it
+ * (itself when the positions are all of them, else a copy of the positions, 4 bytes a record).
  */
 export function pickRecords(records: RequestRecords, positions: Uint32Array): RequestRecords {
+  if (Array.isArray(records)) return Array.from(positions, (i) => (records as RequestResult[])[i]!);
   if (positions.length === records.length) return records;
   return indexedView(records, positions.slice());
 }
