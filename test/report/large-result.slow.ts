@@ -5,7 +5,7 @@
  * each in its own process as a user runs them, and the report opened in Chromium; then the same
  * for a result whose rows and failures are only in its Parquet records file.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +25,53 @@ function node(args: string[], expectCode = 0): string {
   return run.stdout;
 }
 
+/** What the report of a result showed in Chromium: each chart's drawn elements and the page's errors. */
+interface ReportInChromium {
+  charts: { id: string; elements: number }[];
+  pageErrors: string[];
+  consoleErrors: string[];
+}
+
+/**
+ * `validate`, `show`, `compare --bootstrap 20` and `report --html` on `file` (a 1,000,000-request
+ * result), each in its own process; then the report opened in Chromium (null without one).
+ */
+async function everyCommandOn(t: TestContext, file: string, dir: string): Promise<ReportInChromium | null> {
+  assert.match(
+    node([CLI_PATH, 'validate', file]),
+    /: consistent \(current, capacity-v3; \d+ figures, 99\d{4} rows\)\n$/,
+  );
+  assert.match(node([CLI_PATH, 'show', file]), /outcome +99\d{4} completed, \d+ failed of 1000000\n/);
+  const compared = node([CLI_PATH, 'compare', file, file, '--bootstrap', '20']);
+  assert.match(compared, /TTFT p95 .* no significant difference\n/);
+  const html = join(dir, 'large.html');
+  node([CLI_PATH, 'report', file, '--html', html]);
+  assert.ok(statSync(html).size < 3 * 1024 * 1024, `the page is ${statSync(html).size} bytes`);
+  const browser = await launchChromium(t);
+  if (browser === null) return null;
+  try {
+    const page = await browser.context.newPage();
+    const pageErrors: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+    const charts = await page.evaluate<{ id: string; elements: number }[]>(
+      `[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+        const chart = Chart.getChart(canvas);
+        let elements = 0;
+        if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
+        return { id: canvas.id, elements };
+      })`,
+    );
+    return { charts, pageErrors, consoleErrors };
+  } finally {
+    await browser.close();
+  }
+}
+
 test(
   'validate, show, compare and report --html on a 1,000,000-request result; the report opens in Chromium',
   { timeout: 600_000 },
@@ -36,44 +83,14 @@ test(
     node(['--max-old-space-size=8192', GENERATOR, '--generate-only', '--requests', String(REQUESTS), '--out', file]);
     assert.ok(statSync(file).size > 512 * 1024 * 1024, 'over the longest string V8 can hold');
 
-    assert.match(
-      node([CLI_PATH, 'validate', file]),
-      /: consistent \(current, capacity-v3; \d+ figures, 99\d{4} rows\)\n$/,
+    const report = await everyCommandOn(t, file, dir);
+    if (report === null) return;
+    assert.deepEqual([...report.pageErrors, ...report.consoleErrors], []);
+    assert.ok(
+      report.charts.some((c) => c.id.startsWith('timeline')),
+      'a timeline is drawn',
     );
-    assert.match(node([CLI_PATH, 'show', file]), /outcome +99\d{4} completed, \d+ failed of 1000000\n/);
-    const compared = node([CLI_PATH, 'compare', file, file, '--bootstrap', '20']);
-    assert.match(compared, /TTFT p95 .* no significant difference\n/);
-    const html = join(dir, 'large.html');
-    node([CLI_PATH, 'report', file, '--html', html]);
-    assert.ok(statSync(html).size < 3 * 1024 * 1024, `the page is ${statSync(html).size} bytes`);
-
-    const browser = await launchChromium(t);
-    if (browser === null) return;
-    try {
-      const page = await browser.context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(m.text());
-      });
-      await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
-      const charts = await page.evaluate<{ id: string; elements: number }[]>(
-        `[...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
-        const chart = Chart.getChart(canvas);
-        let elements = 0;
-        if (chart) for (let i = 0; i < chart.data.datasets.length; i++) elements += chart.getDatasetMeta(i).data.length;
-        return { id: canvas.id, elements };
-      })`,
-      );
-      assert.deepEqual(errors, []);
-      assert.ok(
-        charts.some((c) => c.id.startsWith('timeline')),
-        'a timeline is drawn',
-      );
-      for (const chart of charts) assert.ok(chart.elements > 0, `${chart.id} draws`);
-    } finally {
-      await browser.close();
-    }
+    for (const chart of report.charts) assert.ok(chart.elements > 0, `${chart.id} draws`);
   },
 );
 
@@ -103,33 +120,12 @@ test(
     assert.equal(written.request_timings.length, 0, 'the figures only: the rows are in the records file');
     assert.equal(written.servebench.records_file?.inline, false);
     assert.equal(written.servebench.records_file?.rows, REQUESTS);
-    assert.match(
-      node([CLI_PATH, 'validate', file]),
-      /: consistent \(current, capacity-v3; \d+ figures, 99\d{4} rows\)\n$/,
+    const report = await everyCommandOn(t, file, dir);
+    if (report === null) return;
+    assert.deepEqual(report.pageErrors, []);
+    assert.ok(
+      report.charts.some((c) => c.elements > 0),
+      'the per-request charts draw from the records file',
     );
-    assert.match(node([CLI_PATH, 'show', file]), /outcome +99\d{4} completed, \d+ failed of 1000000\n/);
-    const compared = node([CLI_PATH, 'compare', file, file, '--bootstrap', '20']);
-    assert.match(compared, /TTFT p95 .* no significant difference\n/);
-    const html = join(dir, 'large.html');
-    node([CLI_PATH, 'report', file, '--html', html]);
-    assert.ok(statSync(html).size < 3 * 1024 * 1024, `the page is ${statSync(html).size} bytes`);
-    const browser = await launchChromium(t);
-    if (browser === null) return;
-    try {
-      const page = await browser.context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
-      const drawn = await page.evaluate<number>(
-        `[...document.querySelectorAll('canvas[data-chart]')].filter((canvas) => {
-        const chart = Chart.getChart(canvas);
-        return chart !== undefined && chart.data.datasets.some((_, i) => chart.getDatasetMeta(i).data.length > 0);
-      }).length`,
-      );
-      assert.deepEqual(errors, []);
-      assert.ok(drawn > 0, 'the per-request charts draw from the records file');
-    } finally {
-      await browser.close();
-    }
   },
 );
