@@ -1,0 +1,274 @@
+/**
+ * The client's roofline (issue 34): servebench's CPU per request and per streamed event against a
+ * minimal Node client (minimal-client.ts) on the same loads, in the same run, and the events a
+ * second each reaches on one core. Not part of `npm run bench` (it takes a few minutes). Build, then:
+ *
+ *   node dist/bench/roofline.js                         # the three loads, once each
+ *   node dist/bench/roofline.js --loads burst --repeat 3
+ *   node dist/bench/roofline.js --cpu-prof /tmp/prof    # a V8 CPU profile of each servebench run
+ *
+ * Each client runs pinned to core 0 and the server to core 1 (harness.ts). The loads:
+ * - `request`: a closed loop of 64 streams of 16 output tokens against the simulator at a 0.01 ms
+ *   decode step (its per-request cost dominates: the fast-test issue's "16-token load");
+ * - `paced`: 256 streams of 100 tokens one every 10 ms (about 25,600 events a second), the
+ *   simulator's pace, so the client idles between events (also reports servebench's self-check);
+ * - `burst`: 16 streams against a stub (burst-server.ts) that writes each response's 1,000
+ *   one-token events at once: parsing is the whole cost.
+ * Each client runs each load at two sizes and its cost is the difference over the difference in
+ * requests (the marginal cost: start-up, planning, connection set-up and the result's fixed part
+ * cancel out; `start-up` is reported on its own). CPU is the process's own user + system time of
+ * every thread at exit (cpu-at-exit.ts). An event is one SSE `data:` event the minimal client
+ * parsed (content events and the usage event; `[DONE]` is not counted).
+ *
+ * The last line is one JSON object: for each load, `cpu_us_per_request` and `cpu_us_per_event` of
+ * each client, `ratio` (servebench / minimal), `events_per_cpu_s` of each, and for `paced`
+ * servebench's self-check `verdict` of the large run.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isEntryModule } from '../src/util/entry.js';
+import { numberArg } from './args.js';
+import { cpuSecondsFrom } from './cpu-at-exit.js';
+import {
+  CAN_PIN,
+  closedLoopArgs,
+  fixedPaceSim,
+  runClient,
+  runMeasured,
+  scratchDir,
+  startSim,
+  type ClientRun,
+} from './harness.js';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const PRELOAD = ['--import', pathToFileURL(join(HERE, 'cpu-at-exit.js')).href];
+
+/** One load: the server it needs, its streams and tokens, and the two run sizes. */
+interface Load {
+  name: 'request' | 'paced' | 'burst';
+  concurrency: number;
+  tokens: number;
+  sizes: [number, number];
+  server: () => Promise<Server>;
+}
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const LOADS: Load[] = [
+  {
+    name: 'request',
+    concurrency: 64,
+    tokens: 16,
+    sizes: [4_000, 20_000],
+    server: () => startSim({ ...fixedPaceSim(64, 0.01, 0), prefix_cache: { enabled: false } }, 1),
+  },
+  {
+    name: 'paced',
+    concurrency: 256,
+    tokens: 100,
+    sizes: [512, 2_048],
+    server: () => startSim({ ...fixedPaceSim(256, 10, 0), prefix_cache: { enabled: false } }, 1),
+  },
+  { name: 'burst', concurrency: 16, tokens: 1000, sizes: [100, 600], server: () => startBurstServer(1000) },
+];
+
+/** Starts burst-server.js pinned to core 1. */
+function startBurstServer(events: number): Promise<Server> {
+  const script = join(HERE, 'burst-server.js');
+  const args = [...(CAN_PIN ? ['-c', '1', process.execPath] : []), script, '--events', String(events)];
+  const child = spawn(CAN_PIN ? 'taskset' : process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((done, fail) => {
+    let out = '';
+    child.once('exit', (code) => fail(new Error(`burst server exited with ${code}: ${out}`)));
+    child.stdout.setEncoding('utf8').on('data', (piece: string) => {
+      out += piece;
+      const match = /listening on (http:\/\/\S+)\/v1/.exec(out);
+      if (match === null) return;
+      done({
+        url: match[1]!,
+        stop: () =>
+          new Promise((stopped) => {
+            if (child.exitCode !== null) return stopped();
+            child.once('exit', () => stopped());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+interface Measured {
+  cpuS: number;
+  events: number;
+  wallS: number;
+  verdict: string | null;
+}
+
+function cpuOf(run: ClientRun, what: string): number {
+  const cpu = cpuSecondsFrom(run.stderr);
+  if (run.code === null || cpu === null)
+    throw new Error(`${what}: no CPU figure (exit ${run.code}): ${run.stderr.slice(-400)}`);
+  return cpu;
+}
+
+async function runMinimal(url: string, load: Load, requests: number): Promise<Measured> {
+  const script = join(HERE, 'minimal-client.js');
+  const args = [
+    ...PRELOAD,
+    script,
+    '--url',
+    url,
+    '--concurrency',
+    String(load.concurrency),
+    '--requests',
+    String(requests),
+    '--max-tokens',
+    String(load.tokens),
+  ];
+  const run = CAN_PIN
+    ? await runMeasured('taskset', ['-c', '0', process.execPath, ...args])
+    : await runMeasured(process.execPath, args);
+  if (run.code !== 0) throw new Error(`minimal client: exit ${run.code}: ${run.stderr.slice(-400)}`);
+  const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { events: number; failed: number; wall_s: number };
+  if (out.failed > 0) throw new Error(`minimal client: ${out.failed} requests failed`);
+  return { cpuS: cpuOf(run, 'minimal client'), events: out.events, wallS: out.wall_s, verdict: null };
+}
+
+async function runServebench(
+  url: string,
+  load: Load,
+  requests: number,
+  dir: string,
+  cpuProfDir: string | null,
+): Promise<Measured> {
+  const output = join(dir, `${load.name}-${requests}.json`);
+  const nodeArgs = [...PRELOAD, ...(cpuProfDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfDir])];
+  const run = await runClient(
+    closedLoopArgs(`${url}`, load.concurrency, requests, load.tokens, output),
+    0,
+    null,
+    nodeArgs,
+  );
+  // Exit 1 is "some requests failed": the load must not fail any.
+  if (run.code !== 0) throw new Error(`servebench run: exit ${run.code}: ${run.stderr.slice(-600)}`);
+  const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    servebench?: { client?: { verdict?: string } };
+  };
+  rmSync(output, { force: true });
+  rmSync(`${output}.journal.jsonl`, { force: true });
+  return {
+    cpuS: cpuOf(run, 'servebench run'),
+    events: Number.NaN,
+    wallS: run.wallMs / 1000,
+    verdict: result.servebench?.client?.verdict ?? null,
+  };
+}
+
+interface LoadFigures {
+  load: string;
+  events_per_request: number;
+  minimal: ClientFigures;
+  servebench: ClientFigures & { verdicts: (string | null)[] };
+  ratio: number;
+}
+
+interface ClientFigures {
+  cpu_us_per_request: number;
+  cpu_us_per_event: number;
+  events_per_cpu_s: number;
+  /** CPU seconds of the smaller run beyond its requests' marginal cost: start-up and fixed work. */
+  fixed_cpu_s: number;
+}
+
+function figures(small: Measured, large: Measured, sizes: [number, number], eventsPerRequest: number): ClientFigures {
+  const perRequest = (large.cpuS - small.cpuS) / (sizes[1] - sizes[0]);
+  return {
+    cpu_us_per_request: perRequest * 1e6,
+    cpu_us_per_event: (perRequest / eventsPerRequest) * 1e6,
+    events_per_cpu_s: eventsPerRequest / perRequest,
+    fixed_cpu_s: small.cpuS - perRequest * sizes[0],
+  };
+}
+
+async function measureLoad(load: Load, dir: string, cpuProfDir: string | null): Promise<LoadFigures> {
+  const server = await load.server();
+  try {
+    const [s0, s1] = load.sizes;
+    const minimalSmall = await runMinimal(server.url, load, s0);
+    const oursSmall = await runServebench(server.url, load, s0, dir, null);
+    const minimalLarge = await runMinimal(server.url, load, s1);
+    const oursLarge = await runServebench(server.url, load, s1, dir, cpuProfDir);
+    const eventsPerRequest = minimalLarge.events / s1;
+    const minimal = figures(minimalSmall, minimalLarge, load.sizes, eventsPerRequest);
+    const ours = figures(oursSmall, oursLarge, load.sizes, eventsPerRequest);
+    return {
+      load: load.name,
+      events_per_request: eventsPerRequest,
+      minimal,
+      servebench: { ...ours, verdicts: [oursSmall.verdict, oursLarge.verdict] },
+      ratio: ours.cpu_us_per_request / minimal.cpu_us_per_request,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+interface Options {
+  loads: Load[];
+  repeat: number;
+  cpuProfDir: string | null;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { loads: LOADS, repeat: 1, cpuProfDir: null };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (flag === '--loads') {
+      const names = (value ?? '').split(',');
+      const unknown = names.filter((name) => !LOADS.some((load) => load.name === name));
+      if (unknown.length > 0) throw new Error(`--loads: unknown load ${unknown.join(', ')} (request, paced, burst)`);
+      options.loads = LOADS.filter((load) => names.includes(load.name));
+    } else if (flag === '--repeat') options.repeat = numberArg(flag, value, 'count');
+    else if (flag === '--cpu-prof') options.cpuProfDir = resolve(value ?? '.');
+    else throw new Error(`unknown argument ${flag} (use --loads request,paced,burst, --repeat N, --cpu-prof DIR)`);
+  }
+  return options;
+}
+
+const us = (v: number): string => `${v.toFixed(1)} µs`;
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (!CAN_PIN)
+    console.log('note: cannot pin processes to cores (taskset or a second core missing): figures are noisier');
+  const dir = scratchDir('roofline');
+  const all: LoadFigures[] = [];
+  try {
+    for (let round = 0; round < options.repeat; round++)
+      for (const load of options.loads) {
+        const f = await measureLoad(load, dir, options.cpuProfDir);
+        all.push(f);
+        console.log(
+          `${f.load.padEnd(8)} ${f.events_per_request.toFixed(0)} events/request: ` +
+            `minimal ${us(f.minimal.cpu_us_per_request)}/request, ${us(f.minimal.cpu_us_per_event)}/event, ${(f.minimal.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s; ` +
+            `servebench ${us(f.servebench.cpu_us_per_request)}/request, ${us(f.servebench.cpu_us_per_event)}/event, ${(f.servebench.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s ` +
+            `(fixed ${f.servebench.fixed_cpu_s.toFixed(2)} s vs ${f.minimal.fixed_cpu_s.toFixed(2)} s); ratio ${f.ratio.toFixed(2)}` +
+            (f.load === 'paced' ? `; self-check ${f.servebench.verdicts.join(', ')}` : ''),
+        );
+      }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(all));
+}
+
+if (isEntryModule(import.meta.url))
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
