@@ -7,6 +7,7 @@ import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
 import type { ReasoningParser } from '../record/reasoning-parser.js';
 import { ThinkTagSplitter } from './think-tags.js';
 import { noteCallPart, type ReplyCalls } from './reply-calls.js';
+import { ScannedChunk, scanChunk } from './chunk-scan.js';
 
 /** Longest excerpt of a payload kept in a failure (docs/protocol.md#success-and-failure bounds messages to 2048 characters). */
 export const EXCERPT_CHARS = 2048;
@@ -134,9 +135,39 @@ export function applyDataEvent(
   const trimmed = data.trim();
   if (trimmed === '[DONE]') return DONE;
   if (trimmed === '') return CONTINUE;
+  const scanned = scanChunk(trimmed, shape);
+  if (scanned !== null) return applyScanned(state, scanned, atNs, shape);
+  return applyParsed(state, trimmed, atNs, shape);
+}
+
+/** {@link applyDataEvent}'s full path for a payload that is not `[DONE]` or empty: `JSON.parse`, then {@link applyChunk}. */
+export function applyParsed(state: ChunkState, trimmed: string, atNs: bigint, shape: ChoiceShape): ChunkVerdict {
   const parsed = parseEventJson(state, trimmed);
   if ('failure' in parsed) return parsed.failure;
   return applyChunk(state, parsed.value, atNs, trimmed, shape);
+}
+
+/**
+ * {@link applyChunk} for a chunk the fast scan read (chunk-scan.ts): the same steps in the same
+ * order, on the members it picked out. The scan answers only where these are all a chunk can
+ * do: no failure, no tool call; a member that is absent, null or an empty string counts alike.
+ */
+function applyScanned(state: ChunkState, chunk: ScannedChunk, atNs: bigint, shape: ChoiceShape): ChunkVerdict {
+  if (state.responseId === null && ScannedChunk.nonEmpty(chunk.id)) state.responseId = chunk.stringOf(chunk.id);
+  const usage = chunk.usage;
+  if (isTruthy(usage)) state.usage = isDict(usage) ? usage : null;
+  for (let k = 0; k < chunk.choiceCount; k++) {
+    const choice = chunk.choices[k]!;
+    if (shape === 'completions') countContent(state, false, chunk.stringOf(choice.text) ?? '', atNs);
+    else {
+      // reasoning_content if truthy, else reasoning; either is a string or nothing here.
+      const reasoning = ScannedChunk.nonEmpty(choice.reasoningContent) || ScannedChunk.nonEmpty(choice.reasoning);
+      countContent(state, reasoning, chunk.stringOf(choice.content) ?? '', atNs);
+    }
+    const finish = chunk.stringOf(choice.finishReason);
+    if (finish !== null) state.finishReason = finish;
+  }
+  return CONTINUE;
 }
 
 /**
@@ -149,11 +180,13 @@ export type ChoiceShape = 'chat' | 'completions';
 export function parseEventJson(
   state: ChunkState,
   trimmed: string,
-  where = `stream data event #${state.dataEvents}`,
+  place?: string,
 ): { value: unknown } | { failure: Extract<ChunkVerdict, { kind: 'failed' }> } {
   try {
     return { value: JSON.parse(trimmed) as unknown };
   } catch (error) {
+    // Named only on failure: a default parameter would build this string for every event.
+    const where = place ?? `stream data event #${state.dataEvents}`;
     const reason = error instanceof Error ? error.message : String(error);
     return {
       failure: failed('JSONDecodeError', `invalid JSON in ${where}: ${bounded(reason, 512)}`, trimmed),
