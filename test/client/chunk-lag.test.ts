@@ -33,3 +33,31 @@ test('a fresh watch forgets earlier chunks; none parsed gives nulls; a stamp in 
   recordChunkLag(2_000n, 1_000n);
   assert.ok((again.stop().chunk_processing_lag_ms_max ?? Infinity) <= 1e-6);
 });
+
+test('any lags: p50 and p99 read back within 0.1% of the nearest-rank order statistic, never below it; max exact', async () => {
+  const { default: fc } = await import('fast-check');
+  const { percentileSorted } = await import('../../src/metrics/percentile.js');
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 2 ** 45 })), {
+        minLength: 1,
+        maxLength: 300,
+      }),
+      (values) => {
+        const watch = watchChunkLag();
+        for (const ns of values) recordChunkLag(0n, BigInt(ns));
+        const figures = watch.stop();
+        const sorted = Float64Array.from(values).sort();
+        for (const [q, got] of [
+          [50, figures.chunk_processing_lag_ms_p50],
+          [99, figures.chunk_processing_lag_ms_p99],
+        ] as const) {
+          const exact = percentileSorted(sorted, q)! / 1e6;
+          assert.ok(got !== null && got >= exact - 1e-12 && got <= exact * (1 + 1e-3), `p${q}: ${got} vs ${exact}`);
+        }
+        assert.equal(figures.chunk_processing_lag_ms_max, sorted[sorted.length - 1]! / 1e6);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
