@@ -4,7 +4,14 @@
  * the clock has started, so a set-up that is interrupted, or a shard refused at the common
  * instant, leaves none (docs/output-files.md, "Nothing measured is lost").
  */
-import { JOURNAL_SCHEMA, JournalWriter, type JournalLine } from '../record/journal.js';
+import {
+  JOURNAL_BATCH_MS,
+  JOURNAL_BATCH_REQUESTS,
+  JOURNAL_SCHEMA,
+  JournalWriter,
+  type JournalLine,
+} from '../record/journal.js';
+import { RecordBlock } from '../record/store/block.js';
 import type { RunEndAddition, RunEnding, RunOutput } from './run-output.js';
 import type { RunHeader } from '../assemble/assemble.js';
 import type { RequestResult } from '../record/types.js';
@@ -16,6 +23,9 @@ export type JournalPath = string | ((runId: string) => string);
 export class JournalOutput implements RunOutput {
   private path: string | null;
   private writer: JournalWriter | null = null;
+  /** Finished requests not yet written: one frame, once full or {@link JOURNAL_BATCH_MS} after its first. */
+  private batch: RecordBlock | null = null;
+  private batchTimer: NodeJS.Timeout | null = null;
 
   /** `warn` says once, when it happens, that the journal could not be written; the run goes on. */
   constructor(
@@ -38,12 +48,32 @@ export class JournalOutput implements RunOutput {
   }
 
   record(result: RequestResult): void {
-    this.line({ type: 'request', result });
+    if (this.writer === null) return;
+    const batch = (this.batch ??= new RecordBlock(JOURNAL_BATCH_REQUESTS));
+    batch.append(result);
+    if (batch.n === JOURNAL_BATCH_REQUESTS) this.flush();
+    else if (this.batchTimer === null) {
+      this.batchTimer = setTimeout(() => this.flush(), JOURNAL_BATCH_MS);
+      this.batchTimer.unref();
+    }
+  }
+
+  /** Writes the batch (the requests finished so far), if any. */
+  private flush(): void {
+    if (this.batchTimer !== null) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    const batch = this.batch;
+    const writer = this.writer;
+    if (batch === null || writer === null) return;
+    this.batch = null;
+    const wasWriting = writer.error === null;
+    if (!writer.appendBlock(batch) && wasWriting) this.warnFailure(writer);
   }
 
   async finish(ending: RunEnding | null): Promise<RunEndAddition | void> {
     const writer = this.writer;
     if (writer === null) return;
+    this.flush();
     if (ending !== null) {
       const { end } = ending;
       // The end line records the journal's status as it will be once that line is written, so a
@@ -73,8 +103,11 @@ export class JournalOutput implements RunOutput {
     const writer = this.writer;
     if (writer === null) return;
     const wasWriting = writer.error === null;
-    if (writer.append(line) || !wasWriting) return;
-    // Read afresh: the append above may have set it.
+    if (!writer.append(line) && wasWriting) this.warnFailure(writer);
+  }
+
+  private warnFailure(writer: JournalWriter): void {
+    // Read afresh: the write that failed has just set it.
     const { error } = writer.status();
     if (error !== null)
       this.warn(`the journal ${writer.path} could not be written (${error}); the run goes on without it`);

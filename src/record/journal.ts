@@ -1,12 +1,12 @@
 /**
- * The run journal: one frame per finished request (a record file, docs/output-files.md#record-files),
- * appended as it finishes, so a crash or a SIGKILL never loses what was measured. Frame 1 is a
- * header (the run's metadata, as known at the start); then a one-record block per request; a clean
- * run ends with an `end` frame. Journals of earlier versions are JSON lines of the same entries
+ * The run journal (a record file, docs/output-files.md#record-files): frame 1 is a header (the
+ * run's metadata, as known at the start); then blocks of finished requests, in the order they
+ * finished; a clean run ends with an `end` frame. A run writes its requests in batches
+ * (pipeline/journal-output.ts: a block at most {@link JOURNAL_BATCH_REQUESTS} requests or
+ * {@link JOURNAL_BATCH_MS} after its first), so a crash or a SIGKILL loses at most that last batch. Journals of earlier versions are JSON lines of the same entries
  * (parseJournal reads them; read-journal.ts reads either). `servebench rebuild JOURNAL` turns a
  * journal back into a result.
- * Each frame is written with one synchronous write: it reaches the operating system before the
- * next request is accounted for, so only a machine crash can lose it. A journal that cannot be
+ * Each frame is written with one synchronous write: once written, only a machine crash can lose it. A journal that cannot be
  * written (disk full, EIO) does not stop the run; the result then says what the journal lacks.
  */
 import { closeSync, fsyncSync, openSync, writeSync, constants } from 'node:fs';
@@ -19,6 +19,19 @@ import type { RecordStore } from './store/record-store.js';
 import type { RequestResult } from './types.js';
 
 export const JOURNAL_SCHEMA = 'servebench.journal/v1';
+
+/**
+ * A run's journal batch: at most this many requests a frame. A frame a request cost a block, an
+ * encoding and a system call for every request on the run's thread (bench/README.md, "The
+ * client's roofline"); 64 make those a small share, and a batch is a few kilobytes. Test hook:
+ * `SERVEBENCH_TEST_JOURNAL_BATCH=N` sets it (1 writes a frame a request, so a fault can be put
+ * on a given request's frame).
+ */
+export const JOURNAL_BATCH_REQUESTS = /^[1-9]\d*$/.test(process.env['SERVEBENCH_TEST_JOURNAL_BATCH'] ?? '')
+  ? Number(process.env['SERVEBENCH_TEST_JOURNAL_BATCH'])
+  : 64;
+/** ...and written at most this long after its first request finished: what a SIGKILL can lose. */
+export const JOURNAL_BATCH_MS = 100;
 
 /**
  * First line: everything needed to rebuild the result besides the requests. `Run` is the run
@@ -156,24 +169,44 @@ export class JournalWriter {
 
   /** Writes one line; false when the journal is no longer written (the run goes on). */
   append(line: JournalLine): boolean {
-    if (this.fd === null || this.failure !== null) {
-      this.noteMissing(line);
-      return false;
-    }
-    const bytes = journalFrame(line);
-    try {
-      let offset = 0;
-      while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
-    } catch (error) {
-      this.failure = errorText(error);
-      this.noteMissing(line);
-      this.closeQuietly();
+    if (!this.writeFrame(this.fd === null || this.failure !== null ? null : journalFrame(line))) {
+      if (line.type === 'request') this.missing.push(line.result.requestIndex);
       return false;
     }
     if (line.type === 'header') this.headerWritten = true;
     else if (line.type === 'request') this.requestsWritten++;
     else this.endWritten = true;
     return true;
+  }
+
+  /**
+   * Writes the requests of `block` as one frame (a run's batch, pipeline/journal-output.ts): one
+   * write for many requests. False when the journal is no longer written: then none of them is in it.
+   */
+  appendBlock(block: RecordBlock): boolean {
+    if (block.n === 0) return true;
+    if (
+      !this.writeFrame(this.fd === null || this.failure !== null ? null : encodeFrame(FRAME.block, encodeBlock(block)))
+    ) {
+      for (let row = 0; row < block.n; row++) this.missing.push(block.requestIndex(row));
+      return false;
+    }
+    this.requestsWritten += block.n;
+    return true;
+  }
+
+  /** One frame in full, or the first failure recorded (and the file closed); false for `null` (no longer written). */
+  private writeFrame(bytes: Buffer | null): boolean {
+    if (bytes === null || this.fd === null) return false;
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
+      return true;
+    } catch (error) {
+      this.failure = errorText(error);
+      this.closeQuietly();
+      return false;
+    }
   }
 
   /** Flushes to disk and closes; a failed flush is recorded, not thrown. */
@@ -199,10 +232,6 @@ export class JournalWriter {
       missing_requests: [...this.missing].sort((a, b) => a - b),
       end_written: this.endWritten,
     };
-  }
-
-  private noteMissing(line: JournalLine): void {
-    if (line.type === 'request') this.missing.push(line.result.requestIndex);
   }
 
   private closeQuietly(): void {

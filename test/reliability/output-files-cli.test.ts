@@ -324,8 +324,12 @@ test('an existing result is replaced atomically (a new file renamed over it); ru
 
 test('a journal that cannot be written no longer kills the run: the result is written and it and the console name the missing requests', async () => {
   const dir = freshDir();
-  // Line 4 of the journal (the third request, with one request at a time) fails halfway with EIO.
-  const { run, output } = await simRun(dir, ['--quiet'], { ...process.env, SERVEBENCH_TEST_JOURNAL_FAULT: '4' });
+  // Frame 4 of the journal (the third request, written a frame a request) fails halfway with EIO.
+  const { run, output } = await simRun(dir, ['--quiet'], {
+    ...process.env,
+    SERVEBENCH_TEST_JOURNAL_FAULT: '4',
+    SERVEBENCH_TEST_JOURNAL_BATCH: '1',
+  });
   assert.equal(run.code, 0, run.stderr);
   const journal = join(dir, 'r.journal.jsonl');
   const result = JSON.parse(readFileSync(output, 'utf8')) as {
