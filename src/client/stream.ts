@@ -227,11 +227,8 @@ async function run(
 ): Promise<Outcome> {
   const attempt = new Attempt(req, stop);
   const done = (result: RequestResult): Outcome => ({ result, retryable: false, retryAfterS: null });
-  let target: { origin: string; path: string };
-  try {
-    const url = new URL(req.url);
-    target = { origin: url.origin, path: url.pathname + url.search };
-  } catch {
+  const target = targetOf(req.url);
+  if (target === null) {
     return done(
       attempt.fail({
         type: 'ValueError',
@@ -248,7 +245,7 @@ async function run(
     maxLineBytes: req.maxLineBytes ?? DEFAULT_STREAM_MAX_LINE_BYTES,
     maxResponseBytes: req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   };
-  const headers = withHeaderDefaults(req.headers, STREAM_DEFAULTS);
+  const headers = streamHeaders(req.headers);
   attempt.start();
   for (;;) {
     const handler = new ExchangeHandler(attempt, options, signal);
@@ -290,3 +287,29 @@ function noop(): void {}
  * docs/protocol.md#the-chat-request) and `accept-encoding: identity` (what the reference's urllib sends: no compressed streams).
  */
 const STREAM_DEFAULTS = { 'content-type': 'application/json', 'accept-encoding': 'identity' };
+
+/** Origin and path of a request URL, or null when it is not absolute; the last one is kept (a run sends every request to one URL). */
+let lastUrl: { url: string; target: { origin: string; path: string } | null } | null = null;
+function targetOf(url: string): { origin: string; path: string } | null {
+  if (lastUrl?.url === url) return lastUrl.target;
+  let target: { origin: string; path: string } | null = null;
+  try {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+  } catch {
+    target = null;
+  }
+  lastUrl = { url, target };
+  return target;
+}
+
+/**
+ * The headers a stream sends: the caller's plus {@link STREAM_DEFAULTS}, merged once per headers
+ * object (a run hands every request the same one, and never changes it) instead of once a request.
+ */
+const mergedHeaders = new WeakMap<Readonly<Record<string, string>>, Record<string, string>>();
+function streamHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  let merged = mergedHeaders.get(headers);
+  if (merged === undefined) mergedHeaders.set(headers, (merged = withHeaderDefaults(headers, STREAM_DEFAULTS)));
+  return merged;
+}
