@@ -3,7 +3,9 @@
  * chat completion. node:http with a keep-alive agent, a closed loop of `--concurrency` requests,
  * each response's bytes decoded and split on blank lines, every `data:` event parsed with
  * `JSON.parse` and its content read, and the first and last arrival of each request stamped on
- * the monotonic clock. No result file, no plan, no checks.
+ * the monotonic clock. No result file, no plan, no checks. Its prompts are `--prompt-chars`
+ * characters (768 by default: the 256 tokens at 3 characters a token that roofline.ts has
+ * servebench plan), so both clients send bodies of the same size.
  *
  *   node dist/bench/minimal-client.js --url http://127.0.0.1:PORT --concurrency 64 --requests 20000 --max-tokens 16
  *
@@ -18,17 +20,20 @@ interface Options {
   concurrency: number;
   requests: number;
   maxTokens: number;
+  promptChars: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { url: '', concurrency: 64, requests: 1000, maxTokens: 16 };
+  const options: Options = { url: '', concurrency: 64, requests: 1000, maxTokens: 16, promptChars: 768 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--url') options.url = value ?? '';
     else if (flag === '--concurrency') options.concurrency = numberArg(flag, value, 'count');
     else if (flag === '--requests') options.requests = numberArg(flag, value, 'count');
     else if (flag === '--max-tokens') options.maxTokens = numberArg(flag, value, 'count');
-    else throw new Error(`unknown argument ${flag} (use --url, --concurrency, --requests, --max-tokens)`);
+    else if (flag === '--prompt-chars') options.promptChars = numberArg(flag, value, 'count');
+    else
+      throw new Error(`unknown argument ${flag} (use --url, --concurrency, --requests, --max-tokens, --prompt-chars)`);
   }
   if (options.url === '') throw new Error('--url: expected the server, e.g. http://127.0.0.1:8000');
   return options;
@@ -37,6 +42,7 @@ function parseArgs(argv: string[]): Options {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const target = new URL('/v1/chat/completions', options.url);
+  const filler = 'def helper():\n    return compute()  # routine context\n'.repeat(Math.ceil(options.promptChars / 50));
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const ttft = new Float64Array(options.requests);
   const e2e = new Float64Array(options.requests);
@@ -48,7 +54,7 @@ async function main(): Promise<void> {
     new Promise((done) => {
       const body = JSON.stringify({
         model: 'servebench-sim',
-        messages: [{ role: 'user', content: `request ${index}: say something long` }],
+        messages: [{ role: 'user', content: `request ${index}\n${filler}`.slice(0, options.promptChars) }],
         max_tokens: options.maxTokens,
         ignore_eos: true,
         stream: true,

@@ -6,6 +6,7 @@
  *   node dist/bench/roofline.js                         # the three loads, once each
  *   node dist/bench/roofline.js --loads burst --repeat 3
  *   node dist/bench/roofline.js --cpu-prof /tmp/prof    # a V8 CPU profile of each servebench run
+ *   node dist/bench/roofline.js --previous OLD/dist/src/cli/main.js   # another build on the same loads too
  *
  * Each client runs pinned to core 0 and the server to core 1 (harness.ts). The loads:
  * - `request`: a closed loop of 64 streams of 16 output tokens against the simulator at a 0.01 ms
@@ -14,9 +15,10 @@
  *   simulator's pace, so the client idles between events (also reports servebench's self-check);
  * - `burst`: 16 streams against a stub (burst-server.ts) that writes each response's 1,000
  *   one-token events at once: parsing is the whole cost.
- * Each client runs each load at two sizes and its cost is the difference over the difference in
- * requests (the marginal cost: start-up, planning, connection set-up and the result's fixed part
- * cancel out; `start-up` is reported on its own). CPU is the process's own user + system time of
+ * Each client runs each load at two sizes, `--runs` times each (3 by default, interleaved with the
+ * other clients' runs), and its cost is the difference of the median CPU at each size over the
+ * difference in requests (the marginal cost: start-up, planning, connection set-up and the
+ * result's fixed part cancel out; they are reported on their own as `fixed_cpu_s`). CPU is the process's own user + system time of
  * every thread at exit (cpu-at-exit.ts). An event is one SSE `data:` event the minimal client
  * parsed (content events and the usage event; `[DONE]` is not counted).
  *
@@ -140,6 +142,7 @@ async function runMinimal(url: string, load: Load, requests: number): Promise<Me
 }
 
 async function runServebench(
+  cli: string | null,
   url: string,
   load: Load,
   requests: number,
@@ -148,12 +151,14 @@ async function runServebench(
 ): Promise<Measured> {
   const output = join(dir, `${load.name}-${requests}.json`);
   const nodeArgs = [...PRELOAD, ...(cpuProfDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfDir])];
-  const run = await runClient(
-    closedLoopArgs(`${url}`, load.concurrency, requests, load.tokens, output),
-    0,
-    null,
-    nodeArgs,
-  );
+  const args = closedLoopArgs(`${url}`, load.concurrency, requests, load.tokens, output);
+  // This build through the harness; another build's CLI (`--previous`) the same way by hand.
+  const run =
+    cli === null
+      ? await runClient(args, 0, null, nodeArgs)
+      : CAN_PIN
+        ? await runMeasured('taskset', ['-c', '0', process.execPath, ...nodeArgs, cli, ...args])
+        : await runMeasured(process.execPath, [...nodeArgs, cli, ...args]);
   // Exit 1 is "some requests failed": the load must not fail any.
   if (run.code !== 0) throw new Error(`servebench run: exit ${run.code}: ${run.stderr.slice(-600)}`);
   const result = JSON.parse(readFileSync(output, 'utf8')) as {
@@ -175,6 +180,8 @@ interface LoadFigures {
   minimal: ClientFigures;
   servebench: ClientFigures & { verdicts: (string | null)[] };
   ratio: number;
+  /** With `--previous`: that build's figures and its ratio to the minimal client. */
+  previous?: ClientFigures & { verdicts: (string | null)[]; ratio: number };
 }
 
 interface ClientFigures {
@@ -195,23 +202,58 @@ function figures(small: Measured, large: Measured, sizes: [number, number], even
   };
 }
 
-async function measureLoad(load: Load, dir: string, cpuProfDir: string | null): Promise<LoadFigures> {
+/** The median of `runs`' CPU seconds, with the rest of the middle run's figures. */
+function median(runs: Measured[]): Measured {
+  const sorted = [...runs].sort((a, b) => a.cpuS - b.cpuS);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function measureLoad(
+  load: Load,
+  dir: string,
+  runs: number,
+  cpuProfDir: string | null,
+  previous: string | null,
+): Promise<LoadFigures> {
   const server = await load.server();
   try {
     const [s0, s1] = load.sizes;
-    const minimalSmall = await runMinimal(server.url, load, s0);
-    const oursSmall = await runServebench(server.url, load, s0, dir, null);
-    const minimalLarge = await runMinimal(server.url, load, s1);
-    const oursLarge = await runServebench(server.url, load, s1, dir, cpuProfDir);
+    const seen = {
+      minimal: [[], []] as Measured[][],
+      ours: [[], []] as Measured[][],
+      previous: [[], []] as Measured[][],
+    };
+    // Interleaved, so a drift of the machine touches every client alike; each figure is the median of `runs`.
+    for (let run = 0; run < runs; run++)
+      for (const [k, size] of [s0, s1].entries()) {
+        seen.minimal[k]!.push(await runMinimal(server.url, load, size));
+        const profile = k === 1 && run === 0 ? cpuProfDir : null;
+        seen.ours[k]!.push(await runServebench(null, server.url, load, size, dir, profile));
+        if (previous !== null) seen.previous[k]!.push(await runServebench(previous, server.url, load, size, dir, null));
+      }
+    const [minimalSmall, minimalLarge] = seen.minimal.map(median) as [Measured, Measured];
+    const [oursSmall, oursLarge] = seen.ours.map(median) as [Measured, Measured];
     const eventsPerRequest = minimalLarge.events / s1;
     const minimal = figures(minimalSmall, minimalLarge, load.sizes, eventsPerRequest);
     const ours = figures(oursSmall, oursLarge, load.sizes, eventsPerRequest);
+    const verdicts = (all: Measured[][]): (string | null)[] => all.flat().map((m) => m.verdict);
+    let before: LoadFigures['previous'];
+    if (previous !== null) {
+      const [previousSmall, previousLarge] = seen.previous.map(median) as [Measured, Measured];
+      const figured = figures(previousSmall, previousLarge, load.sizes, eventsPerRequest);
+      before = {
+        ...figured,
+        verdicts: verdicts(seen.previous),
+        ratio: figured.cpu_us_per_request / minimal.cpu_us_per_request,
+      };
+    }
     return {
       load: load.name,
       events_per_request: eventsPerRequest,
       minimal,
-      servebench: { ...ours, verdicts: [oursSmall.verdict, oursLarge.verdict] },
+      servebench: { ...ours, verdicts: verdicts(seen.ours) },
       ratio: ours.cpu_us_per_request / minimal.cpu_us_per_request,
+      ...(before === undefined ? {} : { previous: before }),
     };
   } finally {
     await server.stop();
@@ -221,11 +263,15 @@ async function measureLoad(load: Load, dir: string, cpuProfDir: string | null): 
 interface Options {
   loads: Load[];
   repeat: number;
+  /** Runs of each client at each size; each figure is their median. */
+  runs: number;
   cpuProfDir: string | null;
+  /** Another build's CLI (`--previous OLD/dist/src/cli/main.js`), measured on the same loads. */
+  previous: string | null;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { loads: LOADS, repeat: 1, cpuProfDir: null };
+  const options: Options = { loads: LOADS, repeat: 1, runs: 3, cpuProfDir: null, previous: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--loads') {
@@ -234,8 +280,13 @@ function parseArgs(argv: string[]): Options {
       if (unknown.length > 0) throw new Error(`--loads: unknown load ${unknown.join(', ')} (request, paced, burst)`);
       options.loads = LOADS.filter((load) => names.includes(load.name));
     } else if (flag === '--repeat') options.repeat = numberArg(flag, value, 'count');
+    else if (flag === '--runs') options.runs = numberArg(flag, value, 'count');
     else if (flag === '--cpu-prof') options.cpuProfDir = resolve(value ?? '.');
-    else throw new Error(`unknown argument ${flag} (use --loads request,paced,burst, --repeat N, --cpu-prof DIR)`);
+    else if (flag === '--previous') options.previous = resolve(value ?? '');
+    else
+      throw new Error(
+        `unknown argument ${flag} (use --loads request,paced,burst, --repeat N, --runs N, --cpu-prof DIR, --previous CLI)`,
+      );
   }
   return options;
 }
@@ -251,7 +302,7 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < options.repeat; round++)
       for (const load of options.loads) {
-        const f = await measureLoad(load, dir, options.cpuProfDir);
+        const f = await measureLoad(load, dir, options.runs, options.cpuProfDir, options.previous);
         all.push(f);
         console.log(
           `${f.load.padEnd(8)} ${f.events_per_request.toFixed(0)} events/request: ` +
@@ -260,6 +311,12 @@ async function main(): Promise<void> {
             `(fixed ${f.servebench.fixed_cpu_s.toFixed(2)} s vs ${f.minimal.fixed_cpu_s.toFixed(2)} s); ratio ${f.ratio.toFixed(2)}` +
             (f.load === 'paced' ? `; self-check ${f.servebench.verdicts.join(', ')}` : ''),
         );
+        if (f.previous !== undefined)
+          console.log(
+            `${''.padEnd(8)} previous build: ${us(f.previous.cpu_us_per_request)}/request, ${us(f.previous.cpu_us_per_event)}/event, ` +
+              `${(f.previous.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s; ratio ${f.previous.ratio.toFixed(2)}` +
+              (f.load === 'paced' ? `; self-check ${f.previous.verdicts.join(', ')}` : ''),
+          );
       }
   } finally {
     rmSync(dir, { recursive: true, force: true });

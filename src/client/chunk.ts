@@ -7,7 +7,7 @@ import { isDict, isTruthy, pythonIterable, pythonTypeName } from './python.js';
 import type { ReasoningParser } from '../record/reasoning-parser.js';
 import { ThinkTagSplitter } from './think-tags.js';
 import { noteCallPart, type ReplyCalls } from './reply-calls.js';
-import { ScannedChunk, scanChunk } from './chunk-scan.js';
+import { learnTemplate, templatedContent, TEMPLATE_LEARNINGS, type ChunkTemplate } from './chunk-template.js';
 
 /** Longest excerpt of a payload kept in a failure (docs/protocol.md#success-and-failure bounds messages to 2048 characters). */
 export const EXCERPT_CHARS = 2048;
@@ -65,6 +65,10 @@ export interface ChunkState {
   reply: string[] | null;
   /** The reply's tool calls being put back together, when the request asked for its reply; null otherwise. */
   replyCalls: ReplyCalls | null;
+  /** Chat: the stream's repeated chunk shape, once one chunk has shown it (chunk-template.ts); null before. */
+  template: ChunkTemplate | null;
+  /** Templates learned so far (at most {@link TEMPLATE_LEARNINGS}). */
+  templateLearnings: number;
 }
 
 /** A failure found in the stream's content (the transport was fine). */
@@ -110,6 +114,8 @@ export function newChunkState(reasoningParser: ReasoningParser = 'auto'): ChunkS
     toolCallIds: null,
     reply: null,
     replyCalls: null,
+    template: null,
+    templateLearnings: 0,
   };
 }
 
@@ -135,8 +141,15 @@ export function applyDataEvent(
   const trimmed = data.trim();
   if (trimmed === '[DONE]') return DONE;
   if (trimmed === '') return CONTINUE;
-  const scanned = scanChunk(trimmed, shape);
-  if (scanned !== null) return applyScanned(state, scanned, atNs, shape);
+  // A chat chunk of the stream's repeated shape: its content, without parsing the rest again (what
+  // the template's chunk does besides carrying content, it did when it was applied in full).
+  if (shape === 'chat' && state.template !== null) {
+    const content = templatedContent(state.template, trimmed);
+    if (content !== null) {
+      countContent(state, false, content, atNs);
+      return CONTINUE;
+    }
+  }
   return applyParsed(state, trimmed, atNs, shape);
 }
 
@@ -144,30 +157,15 @@ export function applyDataEvent(
 export function applyParsed(state: ChunkState, trimmed: string, atNs: bigint, shape: ChoiceShape): ChunkVerdict {
   const parsed = parseEventJson(state, trimmed);
   if ('failure' in parsed) return parsed.failure;
-  return applyChunk(state, parsed.value, atNs, trimmed, shape);
-}
-
-/**
- * {@link applyChunk} for a chunk the fast scan read (chunk-scan.ts): the same steps in the same
- * order, on the members it picked out. The scan answers only where these are all a chunk can
- * do: no failure, no tool call; a member that is absent, null or an empty string counts alike.
- */
-function applyScanned(state: ChunkState, chunk: ScannedChunk, atNs: bigint, shape: ChoiceShape): ChunkVerdict {
-  if (state.responseId === null && ScannedChunk.nonEmpty(chunk.id)) state.responseId = chunk.stringOf(chunk.id);
-  const usage = chunk.usage;
-  if (isTruthy(usage)) state.usage = isDict(usage) ? usage : null;
-  for (let k = 0; k < chunk.choiceCount; k++) {
-    const choice = chunk.choices[k]!;
-    if (shape === 'completions') countContent(state, false, chunk.stringOf(choice.text) ?? '', atNs);
-    else {
-      // reasoning_content if truthy, else reasoning; either is a string or nothing here.
-      const reasoning = ScannedChunk.nonEmpty(choice.reasoningContent) || ScannedChunk.nonEmpty(choice.reasoning);
-      countContent(state, reasoning, chunk.stringOf(choice.content) ?? '', atNs);
+  const verdict = applyChunk(state, parsed.value, atNs, trimmed, shape);
+  if (shape === 'chat' && verdict === CONTINUE && state.templateLearnings < TEMPLATE_LEARNINGS) {
+    const template = learnTemplate(trimmed, parsed.value);
+    if (template !== null) {
+      state.template = template;
+      state.templateLearnings++;
     }
-    const finish = chunk.stringOf(choice.finishReason);
-    if (finish !== null) state.finishReason = finish;
   }
-  return CONTINUE;
+  return verdict;
 }
 
 /**

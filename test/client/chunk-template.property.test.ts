@@ -1,10 +1,11 @@
 /**
- * The fast chunk scan (src/client/chunk-scan.ts) against the full path (`JSON.parse`, then the
- * chunk semantics): for any payload of the chat and completions streams — chunks as servers send
- * them with every member varied, arbitrary JSON, and either of these with characters inserted,
- * deleted or replaced — a sequence of events leaves the same chunk state and gives the same
- * verdicts, whether or not the scan answered. The scan must also answer for the plain chunks it
- * exists for (otherwise the comparison would hold vacuously).
+ * A stream's chunk template (src/client/chunk-template.ts) against the full path (`JSON.parse`,
+ * then the chunk semantics, every time): for any sequence of payloads of the chat and completions
+ * streams — chunks of one shape with their content varied (plain, escaped, empty, or not one
+ * string token at all), chunks as servers send them with every member varied, arbitrary JSON,
+ * and any of these with characters inserted, deleted or replaced — the chunk state and the
+ * verdicts are the same. The template must also be learned and used on the streams it exists for
+ * (otherwise the comparison would hold vacuously).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import {
   type ChunkState,
   type ChunkVerdict,
 } from '../../src/client/chunk.js';
-import { scanChunk } from '../../src/client/chunk-scan.js';
+import { learnTemplate, templatedContent } from '../../src/client/chunk-template.js';
 import type { ReasoningParser } from '../../src/record/reasoning-parser.js';
 
 /** The full path alone: applyDataEvent's prelude, then always `JSON.parse`. */
@@ -47,8 +48,16 @@ function sameOutcome(payloads: readonly string[], shape: ChoiceShape, parser: Re
     assert.deepStrictEqual(a, b, `verdict of ${JSON.stringify(payload)}`);
     if (a.kind !== 'continue') break;
   }
-  assert.deepStrictEqual(fast, full);
+  if (fast.template !== null) templatedRuns++;
+  // The template is the fast path's own memory; everything else must agree.
+  assert.deepStrictEqual(
+    { ...fast, template: null, templateLearnings: 0 },
+    { ...full, template: null, templateLearnings: 0 },
+  );
 }
+
+/** Runs that ended with a template learned: the comparison above is not vacuous. */
+let templatedRuns = 0;
 
 // Text pieces that exercise the string grammar: escapes, unicode, think tags, quotes, empties.
 const piece = fc.oneof(
@@ -215,55 +224,106 @@ const payload = fc.oneof(
   },
 );
 
+/** Content literals for a template's slot: valid ones of every kind, and text that is not one string token. */
+const slotLiteral = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(piece, fc.boolean()).map(([t, e]) => literal(t, e && t.length < 4)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '""',
+      '"a"b"',
+      '"\\u0001"',
+      '"a\\\\"',
+      '"\\x"',
+      '"a", "x": "b"',
+      '"\\ud800"',
+      '"\\u12"',
+      'null',
+      '7',
+      '"a""b"',
+      '"\u0001"',
+    ),
+  },
+);
+
+/** A stream of one shape: its chunks differ only in the content slot, now and then another payload between them. */
+const shapedStream = fc
+  .tuple(
+    chunk.filter((text) => text.includes('"content"')),
+    fc.array(
+      fc.oneof(
+        { weight: 5, arbitrary: slotLiteral.map((l) => ({ slot: l })) },
+        { weight: 1, arbitrary: payload.map((p) => ({ other: p })) },
+      ),
+      {
+        minLength: 1,
+        maxLength: 8,
+      },
+    ),
+  )
+  .map(([base, parts]) => {
+    // Every "content" member's value of the base chunk becomes the slot (so the template's own slot is among them).
+    const pieces = base.split(/("content"\s*:\s*)("(?:[^"\\]|\\.)*"|null|[^,}\]]*)/);
+    const withSlot = (l: string): string => pieces.map((p, i) => (i % 3 === 2 ? l : p)).join('');
+    return parts.map((part) => ('slot' in part ? withSlot(part.slot) : part.other));
+  });
+
+/** Chunks as vLLM and the simulator send them: one shape, the content varied, the finish and usage chunks last. */
+const serverStream = fc
+  .array(slotLiteral, { minLength: 1, maxLength: 12 })
+  .map((slots) => [
+    '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}',
+    ...slots.map(
+      (l) =>
+        `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":${l}},"logprobs":null,"finish_reason":null}]}`,
+    ),
+    '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"length"}]}',
+    '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[],"usage":{"prompt_tokens":16,"completion_tokens":12,"total_tokens":28}}',
+  ]);
+
 const shapes = fc.constantFrom<ChoiceShape>('chat', 'completions');
 const parsers = fc.constantFrom<ReasoningParser>('auto', 'none', 'think-tags');
 
-describe('the fast chunk scan against the full path', () => {
+describe('the chunk template against the full path', () => {
   it('leaves the same state and verdicts for any sequence of payloads', () => {
     fc.assert(
       fc.property(
-        fc.array(payload, { minLength: 1, maxLength: 6 }),
+        fc.oneof(shapedStream, serverStream, fc.array(payload, { minLength: 1, maxLength: 6 })),
         shapes,
         parsers,
         fc.boolean(),
         (payloads, shape, parser, reply) => sameOutcome(payloads, shape, parser, reply),
       ),
-      { numRuns: 3000 },
+      { numRuns: 4000 },
     );
+    assert.ok(templatedRuns > 400, `a template was learned in only ${templatedRuns} runs`);
   });
 
-  it('never accepts text JSON.parse refuses', () => {
-    fc.assert(
-      fc.property(fc.oneof(mutated, fc.json(), fc.string()), shapes, (text, shape) => {
-        const trimmed = text.trim();
-        if (scanChunk(trimmed, shape) === null) return;
-        assert.doesNotThrow(() => JSON.parse(trimmed), trimmed);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('answers for the plain chunks servers send', () => {
-    const plain = [
-      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":" tok"},"logprobs":null,"finish_reason":null}]}',
-      '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}',
-      '{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"hm\\n"},"finish_reason":null}],"usage":null}',
-      '{"choices":[{"finish_reason":"length","index":0,"delta":{}}],"created":1,"id":"x","model":"m","system_fingerprint":"b1","object":"chat.completion.chunk","timings":{"prompt_n":3,"predicted_ms":1.5}}',
-      '{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":16,"completion_tokens":1000,"total_tokens":1016}}',
-    ];
-    for (const text of plain) assert.notEqual(scanChunk(text, 'chat'), null, text);
-    assert.notEqual(
-      scanChunk('{"id":"cmpl-1","choices":[{"text":" a","index":0,"finish_reason":null}]}', 'completions'),
-      null,
-    );
-    // And gives up where only the full path can answer.
+  it('learns the template of a server content chunk and reads the next one with it', () => {
+    const chunk = (content: string): string =>
+      `{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${content}},"logprobs":null,"finish_reason":null}]}`;
+    const first = chunk('" a"');
+    const template = learnTemplate(first, JSON.parse(first));
+    assert.ok(template !== null);
+    assert.equal(templatedContent(template, chunk('" next"')), ' next');
+    assert.equal(templatedContent(template, chunk('"line\\n"')), 'line\n');
+    assert.equal(templatedContent(template, chunk('"x\\"')), null, 'not one string token');
+    assert.equal(templatedContent(template, chunk('null')), null);
+    // A chunk whose other members count (finish_reason, usage, reasoning, tool calls) teaches no template.
     for (const text of [
-      '{"error":{"message":"x"}}',
-      '{"choices":[{"delta":{"tool_calls":[]}}]}',
-      '[1]',
-      '{"choices":null}',
-      '{"a":1,}',
+      '{"choices":[{"delta":{"content":"a"},"finish_reason":"stop"}]}',
+      '{"choices":[{"delta":{"content":"a"}}],"usage":{"prompt_tokens":1}}',
+      '{"choices":[{"delta":{"content":"a","reasoning_content":"r"}}]}',
+      '{"choices":[{"delta":{"content":"a","tool_calls":[]}}]}',
+      '{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}',
+      '{"choices":[{"delta":{"content":""}}]}',
     ])
-      assert.equal(scanChunk(text, 'chat'), null, text);
+      assert.equal(learnTemplate(text, JSON.parse(text)), null, text);
+    // A "content" elsewhere than the delta's is not the slot.
+    const logprobs = '{"choices":[{"logprobs":{"content":"zz"},"delta":{"content":"a"}}]}';
+    const learned = learnTemplate(logprobs, JSON.parse(logprobs));
+    assert.ok(learned !== null);
+    assert.equal(templatedContent(learned, logprobs.replace('"a"', '"b"')), 'b');
+    assert.equal(templatedContent(learned, logprobs.replace('"zz"', '"b"')), null);
   });
 });
