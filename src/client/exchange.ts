@@ -75,7 +75,8 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   #mode: Mode = 'waiting';
   readonly #attempt: Attempt;
   readonly #options: ExchangeOptions;
-  readonly #signal: AbortSignal;
+  /** Whether the attempt was stopped (cancelled or past its deadline). */
+  readonly #signal: { readonly aborted: boolean };
   #parser: SseParser | null = null;
   #received = 0;
   #encoding: string | null = null;
@@ -88,7 +89,7 @@ export class ExchangeHandler implements Dispatcher.DispatchHandler {
   /** A 1xx status line came: the server has spoken on this request. */
   #informational = false;
 
-  constructor(attempt: Attempt, options: ExchangeOptions, signal: AbortSignal) {
+  constructor(attempt: Attempt, options: ExchangeOptions, signal: { readonly aborted: boolean }) {
     this.#attempt = attempt;
     this.#options = options;
     this.#signal = signal;

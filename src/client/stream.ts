@@ -191,12 +191,12 @@ function waitUnlessAborted(seconds: number, signal: AbortSignal | undefined): Pr
 }
 
 /**
- * One attempt under its own abort signal, fed by the caller's cancellation (one shared listener,
+ * One attempt under its own stop ({@link AttemptStop}), fed by the caller's cancellation (one shared listener,
  * see abort.ts) and by the `requestTimeoutS` deadline; which of the two fired decides between
  * `CancelledError` and `DeadlineExceeded`.
  */
 async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promise<Outcome> {
-  const local = new AbortController();
+  const local = new AttemptStop();
   const stop: StopReason = { deadlineS: null };
   const unsubscribe = req.signal === undefined ? noop : subscribeAbort(req.signal, () => local.abort());
   let timer: NodeJS.Timeout | undefined;
@@ -211,7 +211,7 @@ async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promi
     );
   }
   try {
-    return await run(req, local.signal, stop, earlier);
+    return await run(req, local, stop, earlier);
   } finally {
     clearTimeout(timer);
     unsubscribe();
@@ -221,7 +221,7 @@ async function attemptOnce(req: StreamRequest, earlier: RequestAttempt[]): Promi
 /** One `--retries` attempt, with its transparent resend if its socket was stale (recorded in `earlier`). */
 async function run(
   req: StreamRequest,
-  signal: AbortSignal,
+  signal: AttemptStop,
   stop: StopReason,
   earlier: RequestAttempt[],
 ): Promise<Outcome> {
@@ -249,7 +249,7 @@ async function run(
   attempt.start();
   for (;;) {
     const handler = new ExchangeHandler(attempt, options, signal);
-    const unsubscribe = subscribeAbort(signal, () => handler.abort());
+    const unsubscribe = signal.listen(() => handler.abort());
     try {
       // Timeouts as dispatch options: undici enforces them per request (docs/protocol.md#lessons-from-the-references-history item 14).
       req.dispatcher.dispatch(
@@ -281,6 +281,37 @@ async function run(
 }
 
 function noop(): void {}
+
+/**
+ * What stops one attempt: the caller's cancellation or the deadline. Not an AbortController: an
+ * attempt has one listener at a time (its exchange), and a controller, its signal and an event
+ * listener a request cost more than the rest of the attempt's set-up (bench/README.md, "The
+ * client's roofline").
+ */
+class AttemptStop {
+  aborted = false;
+  #listener: (() => void) | null = null;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listener = this.#listener;
+    this.#listener = null;
+    listener?.();
+  }
+
+  /** Calls `onAbort` once when the attempt stops (at once if it has); returns the unsubscribe. */
+  listen(onAbort: () => void): () => void {
+    if (this.aborted) {
+      onAbort();
+      return noop;
+    }
+    this.#listener = onAbort;
+    return () => {
+      if (this.#listener === onAbort) this.#listener = null;
+    };
+  }
+}
 
 /**
  * What a stream request sends unless the caller set it: `content-type: application/json` (spec
