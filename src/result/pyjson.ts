@@ -189,7 +189,8 @@ function pathOf(stack: readonly Frame[]): string {
 
 /**
  * The text of {@link toPyJson}, in pieces of about `chunkChars` characters (each at least that
- * long but the last, and longer by at most one token: a key, a number or a string value), so a
+ * long but the last, and longer by at most one token: a key, a number, a string value, or a whole
+ * object of scalars such as a request row), so a
  * result of any size — ten million request rows are gigabytes, past V8's longest string — can be
  * written without ever being one string. The pieces are ASCII (ensure_ascii), so no character is
  * split between two of them, and joined they are exactly `toPyJson(value)`. The walk is iterative
@@ -231,6 +232,55 @@ export function* pyJsonChunks(
     size += text.length;
   };
 
+  // The text before each member of a flat object (`,\n    "key": `) and whether its numbers are
+  // floats, for the last key list written at each indentation: a result's request rows all have
+  // the same keys, so each row is written from these without a frame, a key escape or a template
+  // string per member (bench/README.md, "The client's roofline").
+  const flatLayouts = new Map<string, { sorted: readonly string[]; prefixes: string[]; floats: boolean[] }>();
+  /**
+   * Writes `obj` at once when every member is a scalar (null, boolean, string or finite number)
+   * and none is undefined: what the frame walk would write, member for member. False (nothing
+   * written) otherwise, and the frame walk writes it.
+   */
+  const writeFlat = (
+    obj: Record<string, unknown>,
+    sorted: readonly string[],
+    inner: string,
+    indent: string,
+  ): boolean => {
+    const n = sorted.length;
+    if (n === 0) return false;
+    for (let i = 0; i < n; i++) {
+      const value = obj[sorted[i]!];
+      const kind = typeof value;
+      if (kind === 'number') {
+        if (!Number.isFinite(value)) return false;
+      } else if (value !== null && kind !== 'string' && kind !== 'boolean') return false;
+    }
+    let layout = flatLayouts.get(inner);
+    if (layout === undefined || layout.sorted !== sorted) {
+      layout = {
+        sorted,
+        prefixes: sorted.map((k, i) => `${i === 0 ? '\n' : ',\n'}${inner}${escapeString(k)}: `),
+        floats: sorted.map((k) => floatKey(k)),
+      };
+      flatLayouts.set(inner, layout);
+    }
+    const { prefixes, floats } = layout;
+    put('{');
+    for (let i = 0; i < n; i++) {
+      put(prefixes[i]!);
+      const value = obj[sorted[i]!];
+      if (value === null) put('null');
+      else if (typeof value === 'number')
+        put(floats[i]! || !Number.isInteger(value) ? pyFloatRepr(value) : pyIntRepr(value));
+      else if (typeof value === 'string') put(escapeString(value));
+      else put(value ? 'true' : 'false');
+    }
+    put(`\n${indent}}`);
+    return true;
+  };
+
   /** Writes a scalar, or opens an array or object by pushing its frame. */
   const open = (v: unknown, key: string, indent: string): void => {
     if (v === null) put('null');
@@ -250,6 +300,7 @@ export function* pyJsonChunks(
       } else {
         const obj = v as Record<string, unknown>;
         const sorted = sortedKeys(Object.keys(obj), stack.length);
+        if (writeFlat(obj, sorted, inner, indent)) return;
         const keys = sorted.some((k) => obj[k] === undefined) ? sorted.filter((k) => obj[k] !== undefined) : sorted;
         if (keys.length === 0) return void put('{}');
         put('{');

@@ -49,12 +49,43 @@ const jsonish = fc.letrec<{ value: unknown }>((tie) => ({
   ),
 })).value;
 
+/**
+ * Rows as a result holds them: objects of scalars with one of two key lists, now and then a row
+ * with a nested value or an undefined member, in lists at two depths (the writer keeps each
+ * depth's last key list: it must be reused and replaced correctly).
+ */
+const scalar = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+  fc.constantFrom(-0, 1e-5, 1e16, 2 ** 60),
+  fc.string({ unit: 'binary' }),
+);
+const ROW_KEYS = [
+  ['e2e_ms', 'output_tokens', 'finish_reason', 'x"y', 'p_p99'],
+  ['e2e_ms', 'output_tokens', '\u{1F600}', 'ttft_s'],
+];
+const row = fc
+  .tuple(fc.nat(1), fc.array(scalar, { minLength: 5, maxLength: 5 }), fc.nat(9))
+  .map(([which, values, odd]) => {
+    const keys = ROW_KEYS[which]!;
+    const out: Record<string, unknown> = Object.fromEntries(keys.map((k, i) => [k, values[i]]));
+    if (odd === 0) out['nested'] = [values[0]];
+    if (odd === 1) out[keys[0]!] = undefined;
+    return out;
+  });
+const rowsValue = fc.record({
+  rows: fc.array(row, { maxLength: 8 }),
+  inner: fc.record({ more: fc.array(row, { maxLength: 4 }) }),
+});
+
 const joined = (chunks: Iterable<string>): string => [...chunks].join('');
 
 describe('the streaming writer', () => {
   it('property: pieces of any size join to the one-string text and the oracle, each piece ASCII and at least the size asked', () => {
     fc.assert(
-      fc.property(jsonish, fc.integer({ min: 1, max: 64 }), (value, chunkChars) => {
+      fc.property(fc.oneof(jsonish, rowsValue), fc.integer({ min: 1, max: 64 }), (value, chunkChars) => {
         const pieces = [...pyJsonChunks(value, { chunkChars })];
         const expected = oraclePyJson(value);
         assert.equal(pieces.join(''), expected);
@@ -63,7 +94,7 @@ describe('the streaming writer', () => {
         pieces.slice(0, -1).forEach((piece) => assert.ok(piece.length >= chunkChars));
         pieces.forEach((piece) => assert.match(piece, /^[\x20-\x7e\n]+$/));
       }),
-      { numRuns: 1000 },
+      { numRuns: 2000 },
     );
   });
 
