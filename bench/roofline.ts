@@ -23,8 +23,9 @@
  * parsed (content events and the usage event; `[DONE]` is not counted).
  *
  * The last line is one JSON object: for each load, `cpu_us_per_request` and `cpu_us_per_event` of
- * each client, `ratio` (servebench / minimal), `events_per_cpu_s` of each, and for `paced`
- * servebench's self-check `verdict` of the large run.
+ * each client, `ratio` (servebench / minimal), `events_per_cpu_s` of each (all-in: the work after
+ * the run too), `run_events_per_s` (events over the larger run's own wall time, first request to
+ * last end: the rate the client reads streams at on its core), and servebench's self-check verdicts.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -162,6 +163,7 @@ async function runServebench(
   // Exit 1 is "some requests failed": the load must not fail any.
   if (run.code !== 0) throw new Error(`servebench run: exit ${run.code}: ${run.stderr.slice(-600)}`);
   const result = JSON.parse(readFileSync(output, 'utf8')) as {
+    wall_clock_ms: number;
     servebench?: { client?: { verdict?: string } };
   };
   rmSync(output, { force: true });
@@ -169,7 +171,9 @@ async function runServebench(
   return {
     cpuS: cpuOf(run, 'servebench run'),
     events: Number.NaN,
-    wallS: run.wallMs / 1000,
+    // The run's own wall time (first request to the last end), not the process's: start-up and
+    // the assembly afterwards are not part of the rate at which the client reads a stream.
+    wallS: result.wall_clock_ms / 1000,
     verdict: result.servebench?.client?.verdict ?? null,
   };
 }
@@ -190,11 +194,17 @@ interface ClientFigures {
   events_per_cpu_s: number;
   /** CPU seconds of the smaller run beyond its requests' marginal cost: start-up and fixed work. */
   fixed_cpu_s: number;
+  /**
+   * Events a second of the larger run's own wall time (first request to last end) with the client
+   * on one core: the rate at which it reads streams, without start-up or the work after the run.
+   */
+  run_events_per_s: number;
 }
 
 function figures(small: Measured, large: Measured, sizes: [number, number], eventsPerRequest: number): ClientFigures {
   const perRequest = (large.cpuS - small.cpuS) / (sizes[1] - sizes[0]);
   return {
+    run_events_per_s: (eventsPerRequest * sizes[1]) / large.wallS,
     cpu_us_per_request: perRequest * 1e6,
     cpu_us_per_event: (perRequest / eventsPerRequest) * 1e6,
     events_per_cpu_s: eventsPerRequest / perRequest,
@@ -309,12 +319,16 @@ async function main(): Promise<void> {
             `minimal ${us(f.minimal.cpu_us_per_request)}/request, ${us(f.minimal.cpu_us_per_event)}/event, ${(f.minimal.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s; ` +
             `servebench ${us(f.servebench.cpu_us_per_request)}/request, ${us(f.servebench.cpu_us_per_event)}/event, ${(f.servebench.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s ` +
             `(fixed ${f.servebench.fixed_cpu_s.toFixed(2)} s vs ${f.minimal.fixed_cpu_s.toFixed(2)} s); ratio ${f.ratio.toFixed(2)}` +
+            (f.load === 'burst'
+              ? `; run rate ${(f.servebench.run_events_per_s / 1000).toFixed(0)}k events/s vs ${(f.minimal.run_events_per_s / 1000).toFixed(0)}k`
+              : '') +
             (f.load === 'paced' ? `; self-check ${f.servebench.verdicts.join(', ')}` : ''),
         );
         if (f.previous !== undefined)
           console.log(
             `${''.padEnd(8)} previous build: ${us(f.previous.cpu_us_per_request)}/request, ${us(f.previous.cpu_us_per_event)}/event, ` +
               `${(f.previous.events_per_cpu_s / 1000).toFixed(0)}k events/CPU-s; ratio ${f.previous.ratio.toFixed(2)}` +
+              (f.load === 'burst' ? `; run rate ${(f.previous.run_events_per_s / 1000).toFixed(0)}k events/s` : '') +
               (f.load === 'paced' ? `; self-check ${f.previous.verdicts.join(', ')}` : ''),
           );
       }

@@ -313,7 +313,7 @@ export function countContent(state: ChunkState, reasoningArrived: boolean, conte
   let hasReasoning = reasoningArrived;
   let hasContent = isTruthy(content);
   let visible = typeof content === 'string' ? content : '';
-  if (state.thinkTags !== null && typeof content === 'string' && content !== '') {
+  if (state.thinkTags !== null && !state.thinkTags.passesThrough && typeof content === 'string' && content !== '') {
     const held = state.thinkTags.heldLength;
     const split = state.thinkTags.feed(content);
     visible = split.content;

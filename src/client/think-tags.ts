@@ -52,6 +52,14 @@ export class ThinkTagSplitter {
     return this.#assumeThinking && (this.#phase === 'reasoning' || this.#phase === 'start');
   }
 
+  /**
+   * The stream is past any thinking: every later delta is content as it is, nothing held. The
+   * caller may then skip {@link feed} (which would return the text as content) and its object.
+   */
+  get passesThrough(): boolean {
+    return this.#phase === 'content';
+  }
+
   /** Characters held undecided (they came before the text the next split emits). */
   get heldLength(): number {
     return this.#held.length;
