@@ -15,25 +15,11 @@ import { readJournalBytes } from '../../src/record/read-journal.js';
 import { splitRecordBytes } from '../../src/record/file/split.js';
 import type { RunHeader } from '../../src/assemble/assemble.js';
 import type { RequestResult } from '../../src/record/types.js';
+import { ok } from '../helpers/request-results.js';
 
-function request(index: number): RequestResult {
-  return {
-    requestIndex: index,
-    plannedContextTokens: 100,
-    startOffsetMs: index,
-    ok: true,
-    timeToFirstOutputS: 0.01,
-    ttftS: 0.01,
-    e2eS: 0.02,
-    reasoningChunks: 0,
-    contentChunks: 2,
-    usage: { prompt_tokens: 100, completion_tokens: 2 },
-    finishReason: 'length',
-    responseId: `r${index}`,
-    httpStatus: 200,
-    error: null,
-  };
-}
+/** A finished request with index `index` (its response id names it, to check the order read back). */
+const request = (index: number): RequestResult =>
+  ok({ requestIndex: index, startOffsetMs: index, responseId: `r${index}` });
 
 /** Request indices of each block frame in the journal at `path`, as it stands. */
 function batches(path: string): number[][] {
