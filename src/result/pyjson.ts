@@ -232,15 +232,15 @@ export function* pyJsonChunks(
     size += text.length;
   };
 
-  // The text before each member of a flat object (`,\n    "key": `) and whether its numbers are
-  // floats, for the last key list written at each indentation: a result's request rows all have
-  // the same keys, so each row is written from these without a frame, a key escape or a template
-  // string per member (bench/README.md, "The client's roofline").
-  const flatLayouts = new Map<string, { sorted: readonly string[]; prefixes: string[]; floats: boolean[] }>();
+  // The text before each member of a flat object (`,\n    "key": `), for the last key list
+  // written at each indentation: a result's request rows all have the same keys, so each row is
+  // written from these without a frame, a key escape or a template string per member
+  // (bench/README.md, "The client's roofline").
+  const flatLayouts = new Map<string, { sorted: readonly string[]; prefixes: string[] }>();
   /**
    * Writes `obj` at once when every member is a scalar (null, boolean, string or finite number)
-   * and none is undefined: what the frame walk would write, member for member. False (nothing
-   * written) otherwise, and the frame walk writes it.
+   * and none is undefined: what the frame walk would write, member for member (each value through
+   * {@link open}, as there). False (nothing written) otherwise, and the frame walk writes it.
    */
   const writeFlat = (
     obj: Record<string, unknown>,
@@ -259,23 +259,15 @@ export function* pyJsonChunks(
     }
     let layout = flatLayouts.get(inner);
     if (layout === undefined || layout.sorted !== sorted) {
-      layout = {
-        sorted,
-        prefixes: sorted.map((k, i) => `${i === 0 ? '\n' : ',\n'}${inner}${escapeString(k)}: `),
-        floats: sorted.map((k) => floatKey(k)),
-      };
+      layout = { sorted, prefixes: sorted.map((k, i) => `${i === 0 ? '\n' : ',\n'}${inner}${escapeString(k)}: `) };
       flatLayouts.set(inner, layout);
     }
-    const { prefixes, floats } = layout;
+    const { prefixes } = layout;
     put('{');
     for (let i = 0; i < n; i++) {
       put(prefixes[i]!);
-      const value = obj[sorted[i]!];
-      if (value === null) put('null');
-      else if (typeof value === 'number')
-        put(floats[i]! || !Number.isInteger(value) ? pyFloatRepr(value) : pyIntRepr(value));
-      else if (typeof value === 'string') put(escapeString(value));
-      else put(value ? 'true' : 'false');
+      const k = sorted[i]!;
+      open(obj[k], k, inner);
     }
     put(`\n${indent}}`);
     return true;
