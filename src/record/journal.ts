@@ -3,11 +3,12 @@
  * run's metadata, as known at the start); then blocks of finished requests, in the order they
  * finished; a clean run ends with an `end` frame. A run writes its requests in batches
  * (pipeline/journal-output.ts: a block at most {@link JOURNAL_BATCH_REQUESTS} requests or
- * {@link JOURNAL_BATCH_MS} after its first), so a crash or a SIGKILL loses at most that last batch. Journals of earlier versions are JSON lines of the same entries
- * (parseJournal reads them; read-journal.ts reads either). `servebench rebuild JOURNAL` turns a
- * journal back into a result.
- * Each frame is written with one synchronous write: once written, only a machine crash can lose it. A journal that cannot be
- * written (disk full, EIO) does not stop the run; the result then says what the journal lacks.
+ * {@link JOURNAL_BATCH_MS} after its first), so a crash or a SIGKILL loses at most that last
+ * batch. Journals of earlier versions are JSON lines of the same entries (parseJournal reads
+ * them; read-journal.ts reads either). `servebench rebuild JOURNAL` turns a journal back into a
+ * result. Each frame is written with one synchronous write: once written, only a machine crash can
+ * lose it. A journal that cannot be written (disk full, EIO) does not stop the run; the result
+ * then says what the journal lacks.
  */
 import { closeSync, fsyncSync, openSync, writeSync, constants } from 'node:fs';
 import { z } from 'zod';
@@ -169,12 +170,14 @@ export class JournalWriter {
 
   /** Writes one line; false when the journal is no longer written (the run goes on). */
   append(line: JournalLine): boolean {
-    if (!this.writeFrame(this.fd === null || this.failure !== null ? null : journalFrame(line))) {
-      if (line.type === 'request') this.missing.push(line.result.requestIndex);
-      return false;
+    if (line.type === 'request') {
+      // A request alone is a block of one record: its frame, accounting and failure are a batch's.
+      const block = new RecordBlock(1, 0);
+      block.append(line.result);
+      return this.appendBlock(block);
     }
+    if (!this.writing || !this.writeFrame(journalFrame(line))) return false;
     if (line.type === 'header') this.headerWritten = true;
-    else if (line.type === 'request') this.requestsWritten++;
     else this.endWritten = true;
     return true;
   }
@@ -185,9 +188,7 @@ export class JournalWriter {
    */
   appendBlock(block: RecordBlock): boolean {
     if (block.n === 0) return true;
-    if (
-      !this.writeFrame(this.fd === null || this.failure !== null ? null : encodeFrame(FRAME.block, encodeBlock(block)))
-    ) {
+    if (!this.writing || !this.writeFrame(encodeFrame(FRAME.block, encodeBlock(block)))) {
       for (let row = 0; row < block.n; row++) this.missing.push(block.requestIndex(row));
       return false;
     }
@@ -195,12 +196,16 @@ export class JournalWriter {
     return true;
   }
 
-  /** One frame in full, or the first failure recorded (and the file closed); false for `null` (no longer written). */
-  private writeFrame(bytes: Buffer | null): boolean {
-    if (bytes === null || this.fd === null) return false;
+  /** The file is open and no write has failed. */
+  private get writing(): boolean {
+    return this.fd !== null && this.failure === null;
+  }
+
+  /** One frame in full, or the first failure recorded (and the file closed). */
+  private writeFrame(bytes: Buffer): boolean {
     try {
       let offset = 0;
-      while (offset < bytes.length) offset += this.write(this.fd, bytes, offset, bytes.length - offset);
+      while (offset < bytes.length) offset += this.write(this.fd!, bytes, offset, bytes.length - offset);
       return true;
     } catch (error) {
       this.failure = errorText(error);
@@ -246,16 +251,13 @@ export class JournalWriter {
 }
 
 /**
- * A journal entry as one frame (record/file/frame.ts), the header with the file's preamble ahead
- * of it, so each entry is one write. A request is a block of one record: its reply's text and
- * calls are never kept (block.ts), so a journal never holds what the server wrote.
+ * The header or the end line as one frame (record/file/frame.ts), the header with the file's
+ * preamble ahead of it, so each is one write. Requests are record blocks ({@link
+ * JournalWriter.appendBlock}): a reply's text and calls are never kept in them (block.ts), so a
+ * journal never holds what the server wrote.
  */
-function journalFrame(line: JournalLine): Buffer {
-  if (line.type === 'header') return jsonFrame(FRAME.header, line, preamble());
-  if (line.type === 'end') return jsonFrame(FRAME.end, line);
-  const block = new RecordBlock(1, 0);
-  block.append(line.result);
-  return encodeFrame(FRAME.block, encodeBlock(block));
+function journalFrame(line: JournalHeader | JournalEnd): Buffer {
+  return line.type === 'header' ? jsonFrame(FRAME.header, line, preamble()) : jsonFrame(FRAME.end, line);
 }
 
 /** `5-9, 12, 14` for request indices (ascending), at most `max` ranges then `and N more`. */
