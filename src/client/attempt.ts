@@ -3,6 +3,7 @@
  * (docs/protocol.md#scheduling-and-clocks, docs/protocol.md#reading-the-stream): t0, the chunk state the stream fills in, the end stamp, and redaction of
  * anything the server said back before it reaches a result.
  */
+import { perObject } from '../util/per-object.js';
 import type { RequestAttempt, RequestError, RequestResult } from '../record/types.js';
 import { bounded, EXCERPT_CHARS, flushThinkTags, newChunkState, type ChunkState, type ChunkVerdict } from './chunk.js';
 import { streamDialect, type StreamDialect } from './dialect.js';
@@ -206,17 +207,8 @@ export class Attempt {
   }
 }
 
-/**
- * The redactor of a headers object, built once per object: a run hands every request the same
- * one and never changes it, and building it (every header name tested, every secret's encodings
- * listed and sorted) once a request was a visible share of a request's cost.
- */
-const redactors = new WeakMap<Readonly<Record<string, string>>, (text: string) => string>();
-function redactorFor(headers: Readonly<Record<string, string>>): (text: string) => string {
-  let redactor = redactors.get(headers);
-  if (redactor === undefined) redactors.set(headers, (redactor = makeRedactor(headers)));
-  return redactor;
-}
+/** The redactor of a headers object, built once per object (util/per-object.ts). */
+const redactorFor = perObject(makeRedactor);
 
 /**
  * A server could echo a credential anywhere, even in `usage`. Only strings (values and keys) are

@@ -3,6 +3,7 @@
  * body incrementally, stamp every network chunk on arrival, and turn whatever happens into a
  * {@link RequestResult}. Failures are data, never exceptions (architecture rule 5).
  */
+import { perObject } from '../util/per-object.js';
 import type { Dispatcher } from 'undici';
 import type { RequestAttempt, RequestResult } from '../record/types.js';
 import { Attempt, type StopReason } from './attempt.js';
@@ -334,13 +335,7 @@ function targetOf(url: string): { origin: string; path: string } | null {
   return target;
 }
 
-/**
- * The headers a stream sends: the caller's plus {@link STREAM_DEFAULTS}, merged once per headers
- * object (a run hands every request the same one, and never changes it) instead of once a request.
- */
-const mergedHeaders = new WeakMap<Readonly<Record<string, string>>, Record<string, string>>();
-function streamHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  let merged = mergedHeaders.get(headers);
-  if (merged === undefined) mergedHeaders.set(headers, (merged = withHeaderDefaults(headers, STREAM_DEFAULTS)));
-  return merged;
-}
+/** The headers a stream sends: the caller's plus {@link STREAM_DEFAULTS}, merged once per headers object. */
+const streamHeaders = perObject((headers: Readonly<Record<string, string>>) =>
+  withHeaderDefaults(headers, STREAM_DEFAULTS),
+);
