@@ -22,22 +22,27 @@ function pinned(core: number | null): string[] {
   return core !== null && CAN_PIN ? ['taskset', '-c', String(core)] : [];
 }
 
+/**
+ * `node ARGS` (a script and its arguments, node's own flags first), pinned to `core` when given
+ * and possible, at `nice` when given, as the command and its arguments to spawn.
+ */
+export function nodeCommand(
+  core: number | null,
+  args: readonly string[],
+  nice: number | null = null,
+): [string, string[]] {
+  // taskset and nice each exec the next, so the pid is node's and both settings reach every thread.
+  const full = [...pinned(core), ...(nice === null ? [] : ['nice', '-n', String(nice)]), process.execPath, ...args];
+  return [full[0]!, full.slice(1)];
+}
+
 function command(
   core: number | null,
   args: string[],
   nice: number | null = null,
   nodeArgs: readonly string[] = [],
 ): [string, string[]] {
-  // taskset and nice each exec the next, so the pid is node's and both settings reach every thread.
-  const full = [
-    ...pinned(core),
-    ...(nice === null ? [] : ['nice', '-n', String(nice)]),
-    process.execPath,
-    ...nodeArgs,
-    CLI_PATH,
-    ...args,
-  ];
-  return [full[0]!, full.slice(1)];
+  return nodeCommand(core, [...nodeArgs, CLI_PATH, ...args], nice);
 }
 
 export interface SimProcess {

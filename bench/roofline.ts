@@ -36,9 +36,10 @@ import { numberArg } from './args.js';
 import { cpuSecondsFrom } from './cpu-at-exit.js';
 import {
   CAN_PIN,
+  CLI_PATH,
   closedLoopArgs,
   fixedPaceSim,
-  runClient,
+  nodeCommand,
   runMeasured,
   scratchDir,
   startSim,
@@ -83,8 +84,8 @@ const LOADS: Load[] = [
 /** Starts burst-server.js pinned to core 1. */
 function startBurstServer(events: number): Promise<Server> {
   const script = join(HERE, 'burst-server.js');
-  const args = [...(CAN_PIN ? ['-c', '1', process.execPath] : []), script, '--events', String(events)];
-  const child = spawn(CAN_PIN ? 'taskset' : process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [cmd, args] = nodeCommand(1, [script, '--events', String(events)]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((done, fail) => {
     let out = '';
     child.once('exit', (code) => fail(new Error(`burst server exited with ${code}: ${out}`)));
@@ -133,9 +134,7 @@ async function runMinimal(url: string, load: Load, requests: number): Promise<Me
     '--max-tokens',
     String(load.tokens),
   ];
-  const run = CAN_PIN
-    ? await runMeasured('taskset', ['-c', '0', process.execPath, ...args])
-    : await runMeasured(process.execPath, args);
+  const run = await runMeasured(...nodeCommand(0, args));
   if (run.code !== 0) throw new Error(`minimal client: exit ${run.code}: ${run.stderr.slice(-400)}`);
   const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { events: number; failed: number; wall_s: number };
   if (out.failed > 0) throw new Error(`minimal client: ${out.failed} requests failed`);
@@ -153,13 +152,8 @@ async function runServebench(
   const output = join(dir, `${load.name}-${requests}.json`);
   const nodeArgs = [...PRELOAD, ...(cpuProfDir === null ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfDir])];
   const args = closedLoopArgs(`${url}`, load.concurrency, requests, load.tokens, output);
-  // This build through the harness; another build's CLI (`--previous`) the same way by hand.
-  const run =
-    cli === null
-      ? await runClient(args, 0, null, nodeArgs)
-      : CAN_PIN
-        ? await runMeasured('taskset', ['-c', '0', process.execPath, ...nodeArgs, cli, ...args])
-        : await runMeasured(process.execPath, [...nodeArgs, cli, ...args]);
+  // This build, or another build's CLI (`--previous`).
+  const run = await runMeasured(...nodeCommand(0, [...nodeArgs, cli ?? CLI_PATH, ...args]));
   // Exit 1 is "some requests failed": the load must not fail any.
   if (run.code !== 0) throw new Error(`servebench run: exit ${run.code}: ${run.stderr.slice(-600)}`);
   const result = JSON.parse(readFileSync(output, 'utf8')) as {

@@ -2,8 +2,8 @@
  * `run`'s start-up (issue 34): the wall time from spawning `servebench run` to its first request
  * reaching the server, against the simulator as a separate process (its ground truth stamps each
  * request's headers on the same monotonic clock as this process: CLOCK_MONOTONIC is one clock for
- * every process on Linux). The run is one request of one token, prompts sized offline
- * (`--tokenizer chars:3.0`) and a given model and context length, so no probe but the server's
+ * every process on Linux). The run is the benches' closed loop (harness.ts) of one request of one
+ * token, prompts sized offline (`--tokenizer chars:3.0`), with a given model and context length, so no probe but the server's
  * `/models` and `/metrics` and no tokenizer request come first. Median of `--runs` starts,
  * interleaved with another build's with `--previous`. Not part of `npm run bench`. Build, then:
  *
@@ -15,41 +15,17 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { isEntryModule } from '../src/util/entry.js';
 import { numberArg } from './args.js';
-import { CLI_PATH, scratchDir, startSim, type SimProcess } from './harness.js';
+import { CLI_PATH, closedLoopArgs, scratchDir, startSim, type SimProcess } from './harness.js';
 
 /** Ms from spawning `cli run …` to the simulator receiving its (only) request's headers. */
 async function firstRequestMs(cli: string, sim: SimProcess, dir: string, k: number): Promise<number> {
   const before = (await sim.groundTruth()).requests.length;
   const spawnedNs = process.hrtime.bigint();
-  const child = spawn(
-    process.execPath,
-    [
-      cli,
-      'run',
-      '--base-url',
-      `${sim.url}/v1`,
-      '--model',
-      'servebench-sim',
-      '--max-model-len',
-      '32768',
-      '--requests',
-      '1',
-      '--concurrency',
-      '1',
-      '--max-tokens',
-      '1',
-      '--ctx-tokens',
-      '256',
-      '--prefix',
-      'none',
-      '--tokenizer',
-      'chars:3.0',
-      '--output',
-      join(dir, `run-${k}.json`),
-      '--quiet',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const args = [
+    ...closedLoopArgs(sim.url, 1, 1, 1, join(dir, `run-${k}.json`)),
+    ...['--model', 'servebench-sim', '--max-model-len', '32768'],
+  ];
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (piece: string) => (stderr += piece));
   const code = await new Promise<number | null>((done) => child.once('close', done));
