@@ -275,6 +275,8 @@ export class StreamingOrderStats {
   #buffers: Float64Array[] = [];
   #fill = new Int32Array(0);
   #groups: Wanted[][] = [];
+  /** Wanted ranks that fall among the zeros: answered 0 without keeping them (see {@link plan}). */
+  #zeroRanks: Wanted[] = [];
 
   /** @param bits the top digit's width, 13 to 20 (at least the sign, the exponent and one mantissa bit). */
   constructor(bits: number = STREAM_BITS) {
@@ -297,6 +299,11 @@ export class StreamingOrderStats {
 
   get samples(): number {
     return this.#n;
+  }
+
+  /** Values the second pass keeps, as planned (0 before {@link plan}). */
+  get kept(): number {
+    return this.#buffers.reduce((a, b) => a + b.length, 0);
   }
 
   /** Values equal to 0. */
@@ -332,7 +339,16 @@ export class StreamingOrderStats {
     // Slot + 1 of each kept digit, 0 for the others: left as allocated (zeros), so the pages of
     // digits no value has are never touched and cost no memory (a run has a dozen of these).
     this.#keep = new Int32Array(this.counts.length);
+    // The digit of +0 holds zeros and subnormals only. When it holds nothing but zeros, its
+    // wanted ranks are 0 and its values need not be kept: a stream whose events arrive several to
+    // a read has many zero gaps (all of them, for a server that writes a response at once), and
+    // keeping them made the second pass hold and sort most of the sample.
+    const zeroDigit = 1 << (this.#bits - 1);
     for (const [d, group] of groups) {
+      if (d === zeroDigit && this.counts[d] === this.#zeros) {
+        this.#zeroRanks = group;
+        continue;
+      }
       this.#keep[d] = this.#buffers.length + 1;
       this.#buffers.push(new Float64Array(this.counts[d]!));
       this.#groups.push(group);
@@ -364,10 +380,11 @@ export class StreamingOrderStats {
   stats(): SeriesStats {
     if (this.#n === 0) return EMPTY_STATS;
     const collected = this.#fill.reduce((a, b) => a + b, 0);
-    const expected = this.#buffers.reduce((a, b) => a + b.length, 0);
+    const expected = this.kept;
     if (collected !== expected)
       throw new Error(`the second pass kept ${collected} values where the first pass counted ${expected}`);
     const out: number[] = new Array<number>(LEVELS.length).fill(NaN);
+    for (const w of this.#zeroRanks) out[w.slot] = 0;
     // The kept values share their top key bits; selection restarts from the top digit.
     this.#buffers.forEach((buffer, k) => select(buffer, this.#groups[k] ?? [], 0, out));
     return { samples: this.#n, mean: this.#sum / this.#n, max: this.#max, percentiles: out };
