@@ -12,7 +12,7 @@
  * Why this is exact: JSON's grammar is context free, so replacing one string token of a valid
  * text by another string token gives a valid text with the same structure. A template is kept
  * only after a probe proves its slot is the content: the prefix, a probe literal and the suffix
- * parse to the same value as the chunk with only `choices[0].delta.content` changed. And it is
+ * parse to a chunk whose `choices[0].delta.content` is the probe (see provesSlot). And it is
  * kept only for a chunk whose other members do nothing the content does not (one choice, no
  * finish_reason, usage, error, reasoning or tool calls; its id was taken when it was applied in
  * full), so applying a templated chunk is counting its content. Property-tested against the full path
@@ -84,7 +84,7 @@ export function learnTemplate(text: string, chunk: unknown): ChunkTemplate | nul
     if (literal === null) continue;
     const prefix = text.slice(0, literal.start);
     const suffix = text.slice(literal.end);
-    if (provesSlot(prefix, suffix, chunk, delta)) return { prefix, suffix };
+    if (provesSlot(prefix, suffix, delta)) return { prefix, suffix };
   }
   return null;
 }
@@ -112,26 +112,28 @@ function skipWhitespace(text: string, at: number): number {
   }
 }
 
-/** Whether the probe in the slot parses to `chunk` with only its content changed (restored after). */
-function provesSlot(
-  prefix: string,
-  suffix: string,
-  chunk: Record<string, unknown>,
-  delta: Record<string, unknown>,
-): boolean {
+/**
+ * Whether the slot between `prefix` and `suffix` is `choices[0].delta.content`: the text with a
+ * probe literal there parses, and its `choices[0].delta.content` is the probe. Enough, because the
+ * probe text differs from the chunk's own text in that one string token only (the grammar is
+ * context free: same structure, one string value changed), so the value that changed is the one
+ * the probe shows up in, and a key given twice (the last one counts in JSON.parse) shows the
+ * probe only when the slot is the one that counts. (It compared the two JSON texts in full before:
+ * two `JSON.stringify` calls a stream, as dear as the parse.)
+ */
+function provesSlot(prefix: string, suffix: string, delta: Record<string, unknown>): boolean {
+  if (delta['content'] === PROBE) return false; // the probe would show up wherever the slot is
   let probed: unknown;
   try {
     probed = JSON.parse(prefix + PROBE_LITERAL + suffix);
   } catch {
     return false;
   }
-  const content = delta['content'];
-  delta['content'] = PROBE;
-  try {
-    // Both values come from JSON text, so they are equal exactly when their JSON texts are (a
-    // generic deep comparison cost several times more, once a request).
-    return JSON.stringify(probed) === JSON.stringify(chunk);
-  } finally {
-    delta['content'] = content;
-  }
+  if (!isDict(probed)) return false;
+  const choices = probed['choices'];
+  if (!Array.isArray(choices) || choices.length !== 1) return false;
+  const choice: unknown = choices[0];
+  if (!isDict(choice)) return false;
+  const probedDelta = choice['delta'];
+  return isDict(probedDelta) && probedDelta['content'] === PROBE;
 }
