@@ -9,6 +9,7 @@ import { isEntryModule } from '../util/entry.js';
 import { exitCodeOf, RunFailedError } from '../util/errors.js';
 import { EXIT } from '../util/exit-codes.js';
 import { lowerHelperThreadPriority } from '../util/thread-priority.js';
+import { prepareRunHeap } from '../util/run-heap.js';
 import { TOOL_VERSION } from '../util/version.js';
 import { processIO, type CliIO, type Command } from './io.js';
 
@@ -119,11 +120,14 @@ export function journalHint(finished: number, journalPath: string): string {
 
 /** Commands that take timestamps: their helper threads yield to the threads that take them. */
 const TIMING_COMMANDS = new Set(['run', 'sweep', 'sim']);
+/** Commands that send requests: their heap is collected at each run's edges (util/run-heap.ts). */
+const RUN_COMMANDS = new Set(['run', 'sweep']);
 
 if (isEntryModule(import.meta.url)) {
   // First thing, before any worker thread exists: only V8's and libuv's helpers are lowered, and
   // threads started later (stream workers, the embedded simulator) keep the main thread's priority.
   if (TIMING_COMMANDS.has(process.argv[2] ?? '')) lowerHelperThreadPriority();
+  if (RUN_COMMANDS.has(process.argv[2] ?? '')) prepareRunHeap();
   main(process.argv.slice(2), processIO()).then(
     (code) => {
       process.exitCode = code;

@@ -21,6 +21,7 @@ import { runClosedLoop } from './closed-loop.js';
 import { runOpenLoop } from './open-loop.js';
 import { createRequestSender } from './send.js';
 import { elapsedMs, raiseSchedulingPriority } from './clock.js';
+import { collectRunGarbage } from '../util/run-heap.js';
 import { startSelfCheck, type ClientSelfCheck } from './self-check.js';
 import { COLD_CONNECTIONS, warmConnections, type ConnectionWarmup } from './connections.js';
 import type { StreamWorkerPool } from './workers/pool.js';
@@ -160,6 +161,8 @@ export async function executePlan(plan: RunPlan, target: ExecutionTarget, option
         ? COLD_CONNECTIONS
         : await warmConnections(target.dispatcher, target.baseUrl, headers, warmCount, options.setupSignal);
     }
+    // Planning's and set-up's garbage goes before the first request (util/run-heap.ts).
+    collectRunGarbage();
     if (options.startGate !== undefined) await options.startGate.ready(options.setupSignal);
     // Last chance to stop with nothing measured; from here to the first request nothing waits.
     if (options.setupSignal?.aborted === true) throw new InterruptedError();

@@ -8,6 +8,7 @@
  * prints: the run goes to the outputs the caller gives (pipeline/run-output.ts), notes to the
  * `onEvent` hook, errors are typed.
  */
+import { collectRunGarbage } from '../util/run-heap.js';
 import type { CapacityResult } from '../result/result-schema.js';
 import type { ClientBlock, WorkersBlock } from '../result/servebench-schema.js';
 import { hostname } from 'node:os';
@@ -273,6 +274,8 @@ async function executeAndAssemble(
   options: BenchmarkOptions,
 ): Promise<BenchmarkOutcome> {
   const { header, execution, end } = await executeWithOutputs(plan, lazySizer, target, session, options, {});
+  // The run's dead request objects go before the assembly allocates its columns (util/run-heap.ts).
+  collectRunGarbage();
   const { result, warnings } = assembleResult(header, execution.results, end);
   return {
     result,
