@@ -133,7 +133,9 @@ export async function readShardStore(file: string): Promise<ShardStore> {
  */
 export async function readShardStores(files: readonly string[]): Promise<ShardStore[]> {
   const framed = files.filter((file) => recordEra(file));
-  const read = new Map((await readRecordFiles(framed)).map((got) => [got.file, checkedShard(got)]));
+  const read = new Map(
+    (await readRecordFiles(framed, { arenasOnDisk: true })).map((got) => [got.file, checkedShard(got)]),
+  );
   const out: ShardStore[] = [];
   for (const file of files) out.push(read.get(file) ?? (await ndjsonStore(file)));
   return out;

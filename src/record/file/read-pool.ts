@@ -36,7 +36,12 @@ export async function readRecordFiles(
           const send = (): void => {
             if (next >= files.length) return resolve();
             current = next++;
-            const job: ToReader = { id: current, file: files[current]!, tornTail: options.tornTail ?? false };
+            const job: ToReader = {
+              id: current,
+              file: files[current]!,
+              tornTail: options.tornTail ?? false,
+              arenasOnDisk: options.arenasOnDisk ?? false,
+            };
             worker.postMessage(job);
           };
           worker.on('message', (reply: FromReader) => {
@@ -47,9 +52,11 @@ export async function readRecordFiles(
                 blocks: reply.blocks.map((b) => ({
                   bytes: new Uint8Array(b.buffer, b.start, b.length),
                   offset: b.offset,
+                  position: null,
+                  arena: b.arena,
                 })),
               };
-              results[reply.id] = storeOf(files[reply.id]!, split);
+              results[reply.id] = storeOf(files[reply.id]!, split, reply.identity);
             } catch (error) {
               return reject(error instanceof Error ? error : new Error(String(error)));
             }

@@ -10,7 +10,8 @@ import { decodeBlock } from '../store/block-codec.js';
 import { RecordStore } from '../store/record-store.js';
 import { InputFileError } from '../../util/errors.js';
 import { fileProblem } from '../../util/read-file.js';
-import { splitRecordBytes, type RecordEra, type SplitRecordFile } from './split.js';
+import { splitRecordBytes, type BlockBytes, type RecordEra, type SplitRecordFile } from './split.js';
+import type { FileIdentity } from '../store/arena-on-disk.js';
 
 /** A record file as read. `header` and `end` are its JSON objects, for the caller to check against its schema. */
 export interface RecordFile {
@@ -27,18 +28,36 @@ export interface RecordFile {
 export interface ReadRecordOptions {
   /** A last line or frame cut short is dropped and reported (journals), not refused (shard files). */
   tornTail?: boolean;
+  /**
+   * Large blocks' arenas stay in the file and are read when a record is (store/arena-on-disk.ts):
+   * a merge's choice, whose blocks would otherwise hold every chunk offset of the run.
+   */
+  arenasOnDisk?: boolean;
 }
 
 function message(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
-/** The store of a split file: each block decoded (a copy) and taken in order (small ones copied into full ones). */
-export function storeOf(file: string, split: SplitRecordFile): RecordFile {
+/**
+ * A split file's blocks, each with where its arena is when it was left in the file (the bytes are
+ * then the block's without it: block-codec.ts `withoutArena`).
+ */
+export interface SplitBlocks extends Omit<SplitRecordFile, 'blocks'> {
+  blocks: (BlockBytes & { arena?: { position: number; length: number } | null })[];
+}
+
+/**
+ * The store of a split file: each block decoded (a copy) and taken in order (small ones copied
+ * into full ones); a block whose arena stayed in the file reads it from there (`identity`: the
+ * file as it was read).
+ */
+export function storeOf(file: string, split: SplitBlocks, identity?: FileIdentity): RecordFile {
   const store = new RecordStore();
-  for (const { bytes, offset } of split.blocks) {
+  for (const { bytes, offset, arena } of split.blocks) {
     try {
-      store.take(decodeBlock(bytes));
+      const onDisk = arena != null && identity !== undefined ? { file, identity, ...arena } : undefined;
+      store.take(decodeBlock(bytes, onDisk));
     } catch (error) {
       throw new InputFileError(file, `${offset === null ? '' : `byte ${offset}: `}${message(error)}`);
     }

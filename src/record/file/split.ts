@@ -13,10 +13,14 @@ import type { RequestResult } from '../types.js';
 
 export type RecordEra = 'ndjson' | 'frames';
 
-/** An encoded block and where it is: `offset` is its frame's byte offset (NDJSON: null). */
+/**
+ * An encoded block and where it is: `offset` is its frame's byte offset, `position` the byte
+ * offset of the block's own bytes (the frame's payload) in the file (NDJSON: both null).
+ */
 export interface BlockBytes {
   bytes: Uint8Array;
   offset: number | null;
+  position: number | null;
 }
 
 export interface SplitRecordFile {
@@ -77,7 +81,12 @@ function splitFrames(bytes: Uint8Array, tornTail: boolean): SplitRecordFile {
     if (end !== null) throw new FrameError(frame.offset, 'a frame comes after the end frame');
     if (frame.kind === FRAME.header) throw new FrameError(frame.offset, 'a second header frame');
     if (frame.kind === FRAME.end) end = json(frame.payload, frame.offset, 'end');
-    else blocks.push({ bytes: frame.payload, offset: frame.offset });
+    else
+      blocks.push({
+        bytes: frame.payload,
+        offset: frame.offset,
+        position: frame.payload.byteOffset - bytes.byteOffset,
+      });
   }
   return {
     era: 'frames',
@@ -128,7 +137,7 @@ function splitLines(text: string, tornTail: boolean): SplitRecordFile {
     era: 'ndjson',
     header,
     end,
-    blocks: store.blocks.map((block) => ({ bytes: encodeBlock(block), offset: null })),
+    blocks: store.blocks.map((block) => ({ bytes: encodeBlock(block), offset: null, position: null })),
     torn,
   };
 }

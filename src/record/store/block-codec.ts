@@ -11,6 +11,7 @@
  */
 import { endianness } from 'node:os';
 import { RecordBlock, type RecordExtras } from './block.js';
+import type { ArenaOnDisk } from './arena-on-disk.js';
 import { F64_COLUMNS, U32_COLUMNS, U8_COLUMNS } from './layout.js';
 
 const HEADER_BYTES = 16;
@@ -91,11 +92,11 @@ export function encodeBlock(block: RecordBlock): Uint8Array {
   return out;
 }
 
-/**
- * A block from its bytes (sealed: nothing more is added).
- * @throws Error naming what is wrong when the bytes are not a whole block.
- */
-export function decodeBlock(bytes: Uint8Array): RecordBlock {
+/** A block's four header counts, checked against the length of its bytes (`withArena`: whether they hold the arena). */
+function blockHeader(
+  bytes: Uint8Array,
+  withArena: boolean,
+): { n: number; arenaBytes: number; extrasBytes: number; finishBytes: number; fixedBytes: number } {
   if (bytes.length < HEADER_BYTES) throw new Error('record block: shorter than its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = view.getUint32(0, true);
@@ -103,15 +104,48 @@ export function decodeBlock(bytes: Uint8Array): RecordBlock {
   const extrasBytes = view.getUint32(8, true);
   const finishBytes = view.getUint32(12, true);
   const fixedBytes = n * (8 * F64_COLUMNS + 4 * U32_COLUMNS + 2 + U8_COLUMNS);
-  if (HEADER_BYTES + fixedBytes + arenaBytes + extrasBytes + finishBytes !== bytes.length)
+  if (HEADER_BYTES + fixedBytes + (withArena ? arenaBytes : 0) + extrasBytes + finishBytes !== bytes.length)
     throw new Error(`record block: ${bytes.length} bytes, but its header says ${n} records in a different size`);
+  return { n, arenaBytes, extrasBytes, finishBytes, fixedBytes };
+}
+
+/** The records in a block's bytes, as its header says (0 when the bytes are shorter than a header). */
+export function blockRecordCount(bytes: Uint8Array): number {
+  return bytes.length < HEADER_BYTES ? 0 : new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+}
+
+/**
+ * A block's bytes without its arena, and where the arena was in them: what a reader thread hands
+ * over for a block whose arena stays in its file (arena-on-disk.ts).
+ * @throws Error naming what is wrong when the bytes are not a whole block.
+ */
+export function withoutArena(bytes: Uint8Array): { bytes: Uint8Array; arenaAt: number; arenaBytes: number } {
+  const { arenaBytes, fixedBytes } = blockHeader(bytes, true);
+  const arenaAt = HEADER_BYTES + fixedBytes;
+  const out = new Uint8Array(bytes.length - arenaBytes);
+  out.set(bytes.subarray(0, arenaAt), 0);
+  out.set(bytes.subarray(arenaAt + arenaBytes), arenaAt);
+  return { bytes: out, arenaAt, arenaBytes };
+}
+
+/**
+ * A block from its bytes (sealed: nothing more is added). With `arenaOnDisk`, the bytes are
+ * those of {@link withoutArena} and the block reads its arena from the file when asked.
+ * @throws Error naming what is wrong when the bytes are not a whole block.
+ */
+export function decodeBlock(bytes: Uint8Array, arenaOnDisk?: ArenaOnDisk): RecordBlock {
+  const { n, arenaBytes, extrasBytes, finishBytes, fixedBytes } = blockHeader(bytes, arenaOnDisk === undefined);
+  if (arenaOnDisk !== undefined && arenaOnDisk.length !== arenaBytes)
+    throw new Error(`record block: its arena is ${arenaBytes} bytes, but ${arenaOnDisk.length} were located`);
   const block = new RecordBlock(n, 0);
   const s = sections(n);
   block.fixed.set(bytes.subarray(HEADER_BYTES + s.f64, HEADER_BYTES + fixedBytes), 0);
   let at = HEADER_BYTES + fixedBytes;
-  block.arena = bytes.slice(at, at + arenaBytes);
-  block.arenaUsed = arenaBytes;
-  at += arenaBytes;
+  if (arenaOnDisk === undefined) {
+    block.arena = bytes.slice(at, at + arenaBytes);
+    block.arenaUsed = arenaBytes;
+    at += arenaBytes;
+  } else block.leaveArenaOnDisk(arenaOnDisk);
   if (extrasBytes > 0) {
     const entries = JSON.parse(decoder.decode(bytes.subarray(at, at + extrasBytes)), restoreNumbers) as unknown;
     if (!Array.isArray(entries)) throw new Error('record block: its extras are not a list');

@@ -25,6 +25,7 @@ import {
   U8_COLUMNS,
 } from './layout.js';
 import { VarintReader, writeVarint } from './varint.js';
+import { arenaCache, type ArenaHolder, type ArenaOnDisk } from './arena-on-disk.js';
 
 /** The rare parts of a record, kept apart from the columns. */
 export interface RecordExtras {
@@ -52,7 +53,7 @@ const NS = 1e9;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export class RecordBlock {
+export class RecordBlock implements ArenaHolder {
   /** Records held. */
   n = 0;
   readonly f64: Float64Array;
@@ -61,7 +62,12 @@ export class RecordBlock {
   readonly u8: Uint8Array;
   /** The fixed columns' memory, one buffer (one external allocation per block, not per column). */
   readonly fixed: Uint8Array;
-  arena: Uint8Array;
+  /** The arena in memory; null while it is left in its file ({@link leaveArenaOnDisk}) and not loaded. */
+  #arena: Uint8Array | null;
+  /** Where the arena is read from when it is not in memory (a block read for a merge). */
+  #arenaOnDisk: ArenaOnDisk | null = null;
+  /** Reads of the arena since it was last loaded (the arena cache's measure of a block in use). */
+  #arenaReads = 0;
   arenaUsed = 0;
   readonly extras = new Map<number, RecordExtras>();
   readonly finishReasons: string[] = [];
@@ -82,7 +88,35 @@ export class RecordBlock {
     at += 2 * capacity;
     this.u8 = new Uint8Array(buffer, at, capacity * U8_COLUMNS);
     this.fixed = new Uint8Array(buffer);
-    this.arena = new Uint8Array(arenaBytes);
+    this.#arena = new Uint8Array(arenaBytes);
+  }
+
+  /** Each record's response id and chunk offsets (layout.ts), read from the file first when it was left there. */
+  get arena(): Uint8Array {
+    this.#arenaReads++;
+    return this.#arena ?? (this.#arena = arenaCache.load(this, this.#arenaOnDisk!));
+  }
+
+  set arena(bytes: Uint8Array) {
+    this.#arena = bytes;
+  }
+
+  /**
+   * The arena stays in its file until a record is read (arena-on-disk.ts): what a merge's blocks
+   * hold in memory is their fixed columns. For a sealed block decoded from that file only.
+   */
+  leaveArenaOnDisk(where: ArenaOnDisk): void {
+    this.#arenaOnDisk = where;
+    this.#arena = null;
+    this.arenaUsed = where.length;
+  }
+
+  /** The arena cache takes the arena back (the next read loads it again); returns the reads since it was loaded. */
+  releaseArena(): number {
+    const reads = this.#arenaReads;
+    this.#arenaReads = 0;
+    if (this.#arenaOnDisk !== null) this.#arena = null;
+    return reads;
   }
 
   get full(): boolean {
@@ -93,7 +127,7 @@ export class RecordBlock {
   seal(): void {
     if (this.#sealed) return;
     this.#sealed = true;
-    if (this.arena.length > this.arenaUsed) this.arena = this.arena.slice(0, this.arenaUsed);
+    if (this.#arena !== null && this.#arena.length > this.arenaUsed) this.#arena = this.#arena.slice(0, this.arenaUsed);
   }
 
   /** Names a finish reason with its code (the dictionary is the block's own, so a block stands alone). */
@@ -301,18 +335,19 @@ export class RecordBlock {
     const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
     const finish = b[U8.finishReason * c + i]!;
     const status = this.http[i]!;
-    const reader = new VarintReader(this.arena, u[U32.arenaStart * c + i]!);
+    const arena = this.arena;
+    const reader = new VarintReader(arena, u[U32.arenaStart * c + i]!);
     const idLength = reader.next();
     let responseId: string | null = null;
     if (idLength > 0) {
       const start = reader.at;
       const end = start + idLength - 1;
       let ascii = true;
-      for (let k = start; k < end; k++) if (this.arena[k]! > 127) ascii = false;
+      for (let k = start; k < end; k++) if (arena[k]! > 127) ascii = false;
       responseId =
         ascii && end - start < 4096
-          ? String.fromCharCode.apply(null, this.arena.subarray(start, end) as unknown as number[])
-          : decoder.decode(this.arena.subarray(start, end));
+          ? String.fromCharCode.apply(null, arena.subarray(start, end) as unknown as number[])
+          : decoder.decode(arena.subarray(start, end));
       reader.at = end;
     }
     const extras = (flags & FLAG.extras) !== 0 ? (this.extras.get(i) ?? {}) : null;

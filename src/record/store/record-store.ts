@@ -13,6 +13,11 @@ const BLOCK_RECORDS = 8192;
 /** A block read from a file with fewer than 1/this of {@link BLOCK_RECORDS} records is copied, not kept ({@link RecordStore.take}). */
 const SMALL_BLOCK_SHARE = 16;
 
+/** Whether {@link RecordStore.take} keeps a block of `n` records as it is (else it copies its rows). */
+export function keptWhole(n: number, blockRecords: number = BLOCK_RECORDS): boolean {
+  return n >= blockRecords / SMALL_BLOCK_SHARE;
+}
+
 export class RecordStore implements RequestRecords, ChunkOffsetSource {
   readonly #blocks: RecordBlock[] = [];
   /** Index of each block's first record. */
@@ -57,7 +62,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
    * million blocks (each block's columns, arena and maps are about 1.2 KB of heap and buffers).
    */
   take(block: RecordBlock): void {
-    if (block.n >= this.blockRecords / SMALL_BLOCK_SHARE) {
+    if (keptWhole(block.n, this.blockRecords)) {
       this.adopt(block);
       return;
     }
