@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { moduleInChild } from '../helpers/module-child.js';
 
 const LINUX = existsSync('/proc/self/task');
 const MODULE = new URL('../../src/util/thread-priority.js', import.meta.url).href;
@@ -22,12 +21,7 @@ function inChild(body: string): Record<string, unknown> {
       return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
     }));
     ${body}`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
-    encoding: 'utf8',
-    cwd: fileURLToPath(new URL('.', import.meta.url)),
-  });
-  assert.equal(child.status, 0, child.stderr);
-  return JSON.parse(child.stdout) as Record<string, unknown>;
+  return moduleInChild(source);
 }
 
 test(
