@@ -7,7 +7,7 @@
  * the same file (fstat on the open descriptor), and a FIFO must not block the process (the open
  * is non-blocking, and anything that is not a regular file is refused before reading).
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { InputFileError } from './errors.js';
 
 const SYSTEM_PROBLEMS: Readonly<Record<string, string>> = {
@@ -35,6 +35,17 @@ function sizeText(bytes: number): string {
   return bytes >= 1024 && Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
 }
 
+/** What identifies a file's content as read: a later read of a file that no longer matches can be refused. */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+export function fileIdentity(stats: Stats): FileIdentity {
+  return { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+}
+
 /** What {@link readInputFile} returns. */
 export interface InputFile {
   text: string;
@@ -57,13 +68,13 @@ export function readInputFile(file: string, maxBytes: number, kind: string, disp
   return { text: decodeUtf8(bytes, displayName), mode, size };
 }
 
-/** {@link readInputFile} without the decoding: the bytes, for binary or hashed content. */
+/** {@link readInputFile} without the decoding: the bytes, for binary or hashed content, and the file as it was opened. */
 export function readInputBytes(
   file: string,
   maxBytes: number,
   kind: string,
   displayName: string = file,
-): { bytes: Buffer; mode: number; size: number } {
+): { bytes: Buffer; mode: number; size: number; identity: FileIdentity } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -72,8 +83,10 @@ export function readInputBytes(
   }
   let bytes: Buffer;
   let mode: number;
+  let identity: FileIdentity;
   try {
     const info = fstatSync(fd);
+    identity = fileIdentity(info);
     if (info.isDirectory()) throw new InputFileError(displayName, 'is a directory');
     if (!info.isFile()) throw new InputFileError(displayName, 'is not a regular file');
     if (info.size > maxBytes)
@@ -98,7 +111,7 @@ export function readInputBytes(
   } finally {
     closeSync(fd);
   }
-  return { bytes, mode, size: bytes.length };
+  return { bytes, mode, size: bytes.length, identity };
 }
 
 /** The offset of the first byte that is not UTF-8: the longest valid prefix, by bisection. */

@@ -1,5 +1,5 @@
 /** Messages between read-pool.ts and its threads (record-file-worker.ts). */
-import type { FileIdentity } from '../store/arena-on-disk.js';
+import type { FileIdentity } from '../../util/read-file.js';
 import type { RecordEra, SplitRecordFile } from './split.js';
 
 export interface ToReader {

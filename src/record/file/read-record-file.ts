@@ -11,7 +11,7 @@ import { RecordStore } from '../store/record-store.js';
 import { InputFileError } from '../../util/errors.js';
 import { fileProblem } from '../../util/read-file.js';
 import { splitRecordBytes, type BlockBytes, type RecordEra, type SplitRecordFile } from './split.js';
-import type { FileIdentity } from '../store/arena-on-disk.js';
+import type { FileIdentity } from '../../util/read-file.js';
 
 /** A record file as read. `header` and `end` are its JSON objects, for the caller to check against its schema. */
 export interface RecordFile {
@@ -39,9 +39,14 @@ function message(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
+/** A block of `file` that cannot be read, at frame byte `offset` (null: an NDJSON file's), as one line. */
+export function blockProblem(file: string, offset: number | null, error: unknown): InputFileError {
+  return new InputFileError(file, `${offset === null ? '' : `byte ${offset}: `}${message(error)}`);
+}
+
 /**
  * A split file's blocks, each with where its arena is when it was left in the file (the bytes are
- * then the block's without it: block-codec.ts `withoutArena`).
+ * then the block's without it: block-codec.ts `arenaRange`).
  */
 export interface SplitBlocks extends Omit<SplitRecordFile, 'blocks'> {
   blocks: (BlockBytes & { arena?: { position: number; length: number } | null })[];
@@ -59,7 +64,7 @@ export function storeOf(file: string, split: SplitBlocks, identity?: FileIdentit
       const onDisk = arena != null && identity !== undefined ? { file, identity, ...arena } : undefined;
       store.take(decodeBlock(bytes, onDisk));
     } catch (error) {
-      throw new InputFileError(file, `${offset === null ? '' : `byte ${offset}: `}${message(error)}`);
+      throw blockProblem(file, offset, error);
     }
   }
   return { file, era: split.era, header: split.header, store, end: split.end, torn: split.torn };

@@ -4,16 +4,14 @@
  * so the main thread only decodes them; for a merge, large blocks go without their arenas, which
  * stay in the file (arena-on-disk.ts).
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { InputFileError } from '../../util/errors.js';
-import { fileProblem } from '../../util/read-file.js';
+import { readInputBytes } from '../../util/read-file.js';
 import type { FromReader, ToReader, TransferredBlock } from './read-protocol.js';
-import { splitNamed } from './read-record-file.js';
+import { blockProblem, splitNamed } from './read-record-file.js';
 import type { SplitRecordFile } from './split.js';
-import { blockRecordCount, withoutArena } from '../store/block-codec.js';
+import { arenaRange, blockRecordCount } from '../store/block-codec.js';
 import { keptWhole } from '../store/record-store.js';
-import { fileIdentity, type FileIdentity } from '../store/arena-on-disk.js';
 
 if (parentPort === null) throw new Error('record-file-worker.js runs as a worker thread');
 const port = parentPort;
@@ -50,54 +48,41 @@ function transferable(
   // into a block of the store's own (record-store.ts `take`), which reads its arena once.
   const parts = split.blocks.map(({ bytes, offset, position }) => {
     if (position === null || !keptWhole(blockRecordCount(bytes))) return { bytes, offset, arena: null };
-    let stripped: ReturnType<typeof withoutArena>;
     try {
-      stripped = withoutArena(bytes);
+      const { arenaAt, arenaBytes } = arenaRange(bytes);
+      return { bytes, offset, arena: { at: arenaAt, position: position + arenaAt, length: arenaBytes } };
     } catch (error) {
-      throw new InputFileError(
-        file,
-        `byte ${offset}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
-      );
+      throw blockProblem(file, offset, error);
     }
+  });
+  // Each block's bytes around its arena, copied once into the buffer that is transferred.
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.bytes.length - (part.arena?.length ?? 0), 0));
+  transfer.push(out.buffer);
+  let end = 0;
+  return parts.map(({ bytes, offset, arena }) => {
+    const start = end;
+    if (arena === null) out.set(bytes, start);
+    else {
+      out.set(bytes.subarray(0, arena.at), start);
+      out.set(bytes.subarray(arena.at + arena.length), start + arena.at);
+    }
+    end = start + bytes.length - (arena?.length ?? 0);
     return {
-      bytes: stripped.bytes,
+      buffer: out.buffer,
+      start,
+      length: end - start,
       offset,
-      arena: { position: position + stripped.arenaAt, length: stripped.arenaBytes },
+      arena: arena === null ? null : { position: arena.position, length: arena.length },
     };
   });
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.bytes.length, 0));
-  transfer.push(out.buffer);
-  let at = 0;
-  return parts.map(({ bytes, offset, arena }) => {
-    out.set(bytes, at);
-    at += bytes.length;
-    return { buffer: out.buffer, start: at - bytes.length, length: bytes.length, offset, arena };
-  });
-}
-
-/** The file's bytes and what identifies them (arena-on-disk.ts). */
-function readWhole(file: string): { bytes: Uint8Array; identity: FileIdentity } {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    throw new InputFileError(file, fileProblem(error));
-  }
-  try {
-    const identity = fileIdentity(fstatSync(fd));
-    return { bytes: readFileSync(fd), identity };
-  } catch (error) {
-    throw new InputFileError(file, fileProblem(error));
-  } finally {
-    closeSync(fd);
-  }
 }
 
 port.on('message', (job: ToReader) => {
   let reply: FromReader;
   const transfer: ArrayBuffer[] = [];
   try {
-    const { bytes, identity } = readWhole(job.file);
+    // No bound of its own: a shard file or journal is as large as its run (up to Buffer's limit).
+    const { bytes, identity } = readInputBytes(job.file, Number.MAX_SAFE_INTEGER, 'record');
     const split = splitNamed(job.file, bytes, { tornTail: job.tornTail });
     const blocks = transferable(job.file, split, job.arenasOnDisk, transfer);
     reply = {

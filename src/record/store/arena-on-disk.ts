@@ -9,20 +9,9 @@
  * The file was checked whole (every frame's CRC) when it was first read; a load checks that it is
  * still that file (same size, modification time and inode) and refuses it otherwise, in one line.
  */
-import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputFileError } from '../../util/errors.js';
-import { fileProblem } from '../../util/read-file.js';
-
-/** What identifies a file's content as read: a load from a file that no longer matches is refused. */
-export interface FileIdentity {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
-
-export function fileIdentity(stats: Stats): FileIdentity {
-  return { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
-}
+import { fileIdentity, fileProblem, type FileIdentity } from '../../util/read-file.js';
 
 /** Where a block's arena is: `length` bytes at byte `position` of `file`. */
 export interface ArenaOnDisk {

@@ -115,22 +115,18 @@ export function blockRecordCount(bytes: Uint8Array): number {
 }
 
 /**
- * A block's bytes without its arena, and where the arena was in them: what a reader thread hands
- * over for a block whose arena stays in its file (arena-on-disk.ts).
+ * Where a block's arena is in its bytes (from their start): a reader thread hands over the bytes
+ * around it for a block whose arena stays in its file (arena-on-disk.ts).
  * @throws Error naming what is wrong when the bytes are not a whole block.
  */
-export function withoutArena(bytes: Uint8Array): { bytes: Uint8Array; arenaAt: number; arenaBytes: number } {
+export function arenaRange(bytes: Uint8Array): { arenaAt: number; arenaBytes: number } {
   const { arenaBytes, fixedBytes } = blockHeader(bytes, true);
-  const arenaAt = HEADER_BYTES + fixedBytes;
-  const out = new Uint8Array(bytes.length - arenaBytes);
-  out.set(bytes.subarray(0, arenaAt), 0);
-  out.set(bytes.subarray(arenaAt + arenaBytes), arenaAt);
-  return { bytes: out, arenaAt, arenaBytes };
+  return { arenaAt: HEADER_BYTES + fixedBytes, arenaBytes };
 }
 
 /**
  * A block from its bytes (sealed: nothing more is added). With `arenaOnDisk`, the bytes are
- * those of {@link withoutArena} and the block reads its arena from the file when asked.
+ * the block's without its arena (see {@link arenaRange}) and the block reads its arena from the file when asked.
  * @throws Error naming what is wrong when the bytes are not a whole block.
  */
 export function decodeBlock(bytes: Uint8Array, arenaOnDisk?: ArenaOnDisk): RecordBlock {
