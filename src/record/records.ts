@@ -24,8 +24,19 @@ export function chunkOffsetsOf(records: RequestRecords, i: number): ArrayLike<nu
 }
 
 /** Sources that can tell a record's request index without building it (the store). */
-interface RequestIndexSource {
+export interface RequestIndexSource {
   requestIndexAt(i: number): number;
+}
+
+/** Sources that can tell a record's `sendWaitMs` without building it (the store). */
+export interface SendWaitSource {
+  sendWaitAt(i: number): number | undefined;
+}
+
+/** Record `i`'s `sendWaitMs`, without building the record when the source can. */
+export function sendWaitOf(records: RequestRecords, i: number): number | undefined {
+  const source = records as Partial<SendWaitSource>;
+  return typeof source.sendWaitAt === 'function' ? source.sendWaitAt(i) : records.at(i)?.sendWaitMs;
 }
 
 /** Record `i`'s request index, without building the record when the source can. */
@@ -104,10 +115,11 @@ function indexedView(
   records: RequestRecords,
   indices: Uint32Array,
   keys?: Float64Array,
-): RequestRecords & ChunkOffsetSource & RequestIndexSource {
+): RequestRecords & ChunkOffsetSource & RequestIndexSource & SendWaitSource {
   return {
     length: indices.length,
     requestIndexAt: (i) => (keys !== undefined ? keys[indices[i]!]! : requestIndexOf(records, indices[i]!)),
+    sendWaitAt: (i) => sendWaitOf(records, indices[i]!),
     at: (i) => (i >= 0 && i < indices.length ? records.at(indices[i]!) : undefined),
     chunkOffsetsAt: (i) => chunkOffsetsOf(records, indices[i]!),
     *[Symbol.iterator]() {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { summarizeSendWaits } from '../../src/assemble/send-waits.js';
 import type { RequestResult } from '../../src/record/types.js';
+import { RecordStore } from '../../src/record/store/record-store.js';
+import { sortedByRequestIndex } from '../../src/record/records.js';
 
 function withWait(index: number, sendWaitMs: number | undefined): RequestResult {
   return {
@@ -51,4 +53,16 @@ test('send waits: p50 ≤ p99 ≤ max, each one of the waits', () => {
       assert.ok(waits.includes(s.send_wait_ms_p50!) && waits.includes(s.send_wait_ms_p99!));
     }),
   );
+});
+
+test('send waits read from the record store (its column, through a request-order view) equal those of the records', () => {
+  // Waits in finish order, some absent, one −0 and repeated values; the view reorders by request index.
+  const waits = [3.5, undefined, 0.25, -0, 7, 3.5, undefined, 1e-9, 12, 0];
+  const records = waits.map((w, i) => withWait(waits.length - 1 - i, w));
+  const store = new RecordStore(4);
+  for (const r of records) store.append(r);
+  const fromStore = summarizeSendWaits(sortedByRequestIndex(store.withoutOffsets()));
+  assert.deepEqual(fromStore, summarizeSendWaits(records));
+  assert.equal(fromStore.send_wait_requests, 8);
+  assert.equal(fromStore.send_wait_max_ms, 12);
 });

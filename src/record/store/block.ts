@@ -441,6 +441,14 @@ export class RecordBlock implements ArenaHolder {
     return given ?? this.u32[U32.requestIndex * this.capacity + i]!;
   }
 
+  /** Record `i`'s `sendWaitMs` (undefined when absent), without building the record. */
+  sendWait(i: number): number | undefined {
+    const override = this.extras.get(i)?.override;
+    if (override !== undefined && 'sendWaitMs' in override) return override.sendWaitMs;
+    const c = this.capacity;
+    return (this.u8[U8.present * c + i]! & PRESENT.sendWaitMs) !== 0 ? this.f64[F64.sendWaitMs * c + i]! : undefined;
+  }
+
   chunkOffsets(i: number, out: Float64Array): { values: Float64Array; count: number } | null {
     const c = this.capacity;
     const flags = this.u8[U8.flags * c + i]!;

@@ -4,7 +4,7 @@
  * back as new objects (`at`, iteration) equal to what went in (block.ts says where they differ),
  * and chunk offsets without an object (`chunkOffsetsAt`), for the figures' hot loops.
  */
-import type { ChunkOffsetSource, RequestRecords } from '../records.js';
+import type { ChunkOffsetSource, RequestIndexSource, RequestRecords, SendWaitSource } from '../records.js';
 import type { RequestResult } from '../types.js';
 import { RecordBlock } from './block.js';
 
@@ -94,6 +94,12 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
     return this.#blocks[b]!.requestIndex(i - this.#starts[b]!);
   }
 
+  /** Record `i`'s `sendWaitMs`, without building the record. */
+  sendWaitAt(i: number): number | undefined {
+    const b = this.#locate(i);
+    return this.#blocks[b]!.sendWait(i - this.#starts[b]!);
+  }
+
   /** Record `i`'s chunk offsets, in a buffer reused by the next call (copy what must outlive it). */
   chunkOffsetsAt(i: number): Float64Array | undefined {
     if (!(i >= 0 && i < this.#length)) return undefined;
@@ -109,7 +115,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
    * from the columns): what the assembler walks, a record at a time, many times over, so the
    * offsets (most of a record) are decoded only where a figure reads them.
    */
-  withoutOffsets(): RequestRecords & ChunkOffsetSource & { requestIndexAt(i: number): number } {
+  withoutOffsets(): RequestRecords & ChunkOffsetSource & RequestIndexSource & SendWaitSource {
     return {
       length: this.#length,
       at: (i) => {
@@ -119,6 +125,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
       },
       chunkOffsetsAt: (i) => this.chunkOffsetsAt(i),
       requestIndexAt: (i) => this.requestIndexAt(i),
+      sendWaitAt: (i) => this.sendWaitAt(i),
       [Symbol.iterator]: () => this.#records(false),
     };
   }
