@@ -60,9 +60,7 @@ export type HeaderMeta = RunPlan['meta'] &
   };
 
 /** The reference metadata of the result builder (result/build.ts), from the header's. */
-function runMeta(
-  meta: HeaderMeta,
-): Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> {
+function runMeta(meta: HeaderMeta): Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'promptSetId'> {
   return {
     runId: meta.run_id,
     startedAt: meta.started_at,
@@ -110,8 +108,6 @@ export interface RunEnd {
 interface RecordScan {
   /** The records that are not warm-up, in order (`results` itself when none is). */
   measured: RequestRecords;
-  /** Their planned context sizes, in order. */
-  planned: number[];
   /**
    * Σ `connectionRetries` of the measured records and of the warm-up ones, in record order (the
    * order a sum over each set alone would take): measured requests resent once without --retries
@@ -134,7 +130,6 @@ function scanRecords(results: RequestRecords): RecordScan {
   const positions = new Uint32Array(results.length);
   let kept = 0;
   const scan: Omit<RecordScan, 'measured'> = {
-    planned: [],
     connectionRetries: 0,
     warmupConnectionRetries: 0,
     thinkTagRequests: 0,
@@ -149,7 +144,6 @@ function scanRecords(results: RequestRecords): RecordScan {
       continue;
     }
     positions[kept++] = i;
-    scan.planned.push(r.plannedContextTokens);
     scan.connectionRetries += r.connectionRetries ?? 0;
     if (r.thinkTags === true) scan.thinkTagRequests++;
     if (r.toolCalls !== undefined) scan.toolCalls = true;
@@ -178,7 +172,6 @@ export function assembleResult(
       finishedAt: end.finishedAt,
       wallSeconds: end.wallSeconds,
       requests: measured.length,
-      contextPlan: scan.planned,
       promptSetId,
       endpoint: endpointOf(header.servebench.config.endpoint),
     },

@@ -86,7 +86,7 @@ export function readRunHeader(run: object): RunHeader {
 }
 
 /** An earlier header's `meta`: the result builder's camelCase names (result/build.ts `RunMeta`). */
-type EarlierMeta = Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'contextPlan' | 'promptSetId'> & {
+type EarlierMeta = Omit<RunMeta, 'finishedAt' | 'wallSeconds' | 'requests' | 'promptSetId'> & {
   promptSetId: string | null;
 };
 

@@ -10,7 +10,7 @@
 import { exactMean } from './exact-mean.js';
 import { nearestRankIndex, percentileSorted, sortFloat64InPlace } from './percentile.js';
 import { orderStatistics } from './order-stats.js';
-import { eachSuccess, rowValues, type RowValueField } from './run-columns.js';
+import { eachSuccess, ROW_LEVELS, RowLevels, rowValues, type RowValueField } from './run-columns.js';
 import type { Metrics, RowInput, RunInput, TimingRow } from './types.js';
 
 /** How a value is written in the result file (docs/protocol.md#serialization): Python float, int, str, bool or object. */
@@ -255,19 +255,19 @@ export const ROW_FIELDS: { readonly [K in keyof TimingRow]: Definition<TimingRow
   }),
 };
 
-/** The levels the run metrics take of row fields; asked for together, they share one selection. */
-const RUN_LEVELS = [50, 95] as const;
-
 /**
  * Nearest-rank percentiles of one row field's non-null values, computed once per RunInput and
  * field (a RunInput is treated as immutable once a metric has read it). The exact order
  * statistics come from a linear-time radix selection (order-stats.ts) instead of a full sort:
- * at a million rows, sorting each field dominated the summary. Values a typed sort and the
+ * at a million rows, sorting each field dominated the summary; summarize's {@link RowLevels}
+ * select them in two passes without a column of the values. Values a typed sort and the
  * reference's comparator order differently (−0 beside +0, NaN) or that selection cannot take
  * (±Infinity) send the field down the sorting path of percentile.ts, so results never change.
  */
-const fieldLevels = new WeakMap<RunInput, Map<RowValueField, Map<number, number | null>>>();
+const fieldLevels = new WeakMap<RunInput, Map<RowValueField, (number | null)[]>>();
 function fieldPercentile(x: RunInput, field: RowValueField, q: number): number | null {
+  const at = (ROW_LEVELS as readonly number[]).indexOf(q);
+  if (at < 0) throw new Error(`run metrics take levels ${ROW_LEVELS.join(', ')} of a row field, not ${q}`);
   let perInput = fieldLevels.get(x);
   if (perInput === undefined) {
     perInput = new Map();
@@ -275,34 +275,30 @@ function fieldPercentile(x: RunInput, field: RowValueField, q: number): number |
   }
   let levels = perInput.get(field);
   if (levels === undefined) {
-    levels = new Map();
+    const rows = x.rows;
+    const column = rows instanceof RowLevels ? rows.column(field) : rowValues(rows, field);
+    levels = column === null ? (rows as RowLevels).levels(field) : levelsOfColumn(column);
     perInput.set(field, levels);
   }
-  if (!levels.has(q)) {
-    const wanted = RUN_LEVELS.includes(q as (typeof RUN_LEVELS)[number]) ? [...RUN_LEVELS] : [q];
-    const values = wanted.map(() => null as number | null);
-    const present = rowValues(x.rows, field);
-    const n = present.length;
-    let plain = true;
-    for (let i = 0; i < n; i++) {
-      const v = present[i]!;
-      if (!Number.isFinite(v) || Object.is(v, -0)) plain = false;
-    }
-    if (n > 0) {
-      const sample = present;
-      if (plain) {
-        orderStatistics(
-          sample,
-          wanted.map((level) => nearestRankIndex(level, n)),
-        ).forEach((v, i) => (values[i] = v));
-      } else {
-        const sorted = sortFloat64InPlace(sample);
-        wanted.forEach((level, i) => (values[i] = percentileSorted(sorted, level)));
-      }
-    }
-    wanted.forEach((level, i) => levels.set(level, values[i] ?? null));
+  return levels[at] ?? null;
+}
+
+/** {@link ROW_LEVELS} of a field's non-null values (reordered in place). */
+function levelsOfColumn(present: Float64Array): (number | null)[] {
+  const n = present.length;
+  if (n === 0) return ROW_LEVELS.map(() => null);
+  let plain = true;
+  for (let i = 0; i < n; i++) {
+    const v = present[i]!;
+    if (!Number.isFinite(v) || Object.is(v, -0)) plain = false;
   }
-  return levels.get(q) ?? null;
+  if (plain)
+    return orderStatistics(
+      present,
+      ROW_LEVELS.map((level) => nearestRankIndex(level, n)),
+    );
+  const sorted = sortFloat64InPlace(present);
+  return ROW_LEVELS.map((level) => percentileSorted(sorted, level));
 }
 
 const pct =
@@ -323,6 +319,7 @@ function outputTokens(x: RunInput): number | null {
 
 /** Rows with a prompt token count, and their sum in row order (one walk, no array per metric). */
 function promptTokenTotal(x: RunInput): { samples: number; sum: number } {
+  if (x.rows instanceof RowLevels) return { samples: x.rows.count('prompt_tokens'), sum: x.rows.promptTokenSum };
   const values = rowValues(x.rows, 'prompt_tokens');
   let sum = 0;
   for (let i = 0; i < values.length; i++) sum += values[i]!;

@@ -6,7 +6,7 @@
 
 import { requestIndexOrder, type RequestRecords } from '../record/records.js';
 import { lazyArray } from '../util/lazy-array.js';
-import { RowColumns, SuccessColumns } from './run-columns.js';
+import { RowLevels, SuccessColumns } from './run-columns.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
 import { buildFailure, buildRow, emptyRowInput, fillRowInput, rowFromInput, successFacts } from './rows.js';
@@ -41,15 +41,28 @@ export function protocolLabel(reasoningChunks: number, endpoint: Endpoint = 'cha
 
 /** `{"<planned size>": count}` over the given planned sizes (keys are decimal strings). */
 export function contextDistribution(planned: Iterable<number>): Record<string, number> {
+  const counts = new SizeCounts();
+  for (const size of planned) counts.add(size);
+  return counts.distribution();
+}
+
+/** {@link contextDistribution} counted as the sizes come, holding one count a distinct size. */
+class SizeCounts {
   // Counted by number first: a key string per request was a tenth of summarising a million.
-  const bySize = new Map<number, number>();
-  for (const size of planned) bySize.set(size, (bySize.get(size) ?? 0) + 1);
-  const counts: Record<string, number> = {};
-  for (const [size, count] of bySize) {
-    const key = String(size);
-    counts[key] = (counts[key] ?? 0) + count;
+  readonly #bySize = new Map<number, number>();
+
+  add(size: number): void {
+    this.#bySize.set(size, (this.#bySize.get(size) ?? 0) + 1);
   }
-  return counts;
+
+  distribution(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const [size, count] of this.#bySize) {
+      const key = String(size);
+      counts[key] = (counts[key] ?? 0) + count;
+    }
+    return counts;
+  }
 }
 
 /** Evaluate every RUN_METRICS formula on one input (key order = table order; the writer sorts). */
@@ -68,41 +81,48 @@ export function computeMetrics(input: RunInput): Metrics {
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */
 export function summarize(results: RequestRecords, wallSeconds: number, endpoint: Endpoint = 'chat'): Summary {
-  // One walk in request order: each success's row is built (into one refilled input) only to fill
-  // the columns the figures read; rows and failures are kept as positions and rebuilt when the
-  // writer reads them, so no object per request outlives the walk.
+  // Two walks in request order. The first builds each success's row (into one refilled input)
+  // only to feed the figures, and keeps rows and failures as positions, rebuilt when the writer
+  // reads them, so no object per request outlives the walk; the second builds the rows again for
+  // the percentiles' second pass (run-columns.ts RowLevels): a walk costs less than holding a
+  // column of every row's value for each figure.
   // Positions in request-index order (ties keep their order); null when already in that order.
   const order = requestIndexOrder(results)?.order ?? null;
   const n = results.length;
   const input = emptyRowInput();
-  const rowAt = new Uint32Array(n);
-  const failureAt = new Uint32Array(n);
+  // Rows' positions from the front, failures' from the back (each record is one or neither).
+  const positions = new Uint32Array(n);
   let rows = 0;
   let failures = 0;
-  const columns = new RowColumns(n);
+  const levels = new RowLevels();
   const successes = new SuccessColumns(n);
-  const planned = new Float64Array(n);
+  const planned = new SizeCounts();
   for (let k = 0; k < n; k++) {
     const at = order === null ? k : order[k]!;
     const r = results.at(at)!;
-    planned[k] = r.plannedContextTokens;
+    planned.add(r.plannedContextTokens);
     if (!r.ok) {
-      failureAt[failures++] = at;
+      positions[n - 1 - failures++] = at;
       continue;
     }
     successes.add(successFacts(r));
     if (fillRowInput(r, input)) {
-      columns.add(rowFromInput(input));
-      rowAt[rows++] = at;
+      levels.add(rowFromInput(input));
+      positions[rows++] = at;
     }
   }
-  const metrics = computeMetrics({ rows: columns, successes, wallSeconds });
+  levels.plan();
+  for (let i = 0; i < rows; i++) {
+    if (!fillRowInput(results.at(positions[i]!)!, input)) throw new Error('a row changed between the passes');
+    levels.collect(rowFromInput(input));
+  }
+  const metrics = computeMetrics({ rows: levels, successes, wallSeconds });
   return {
-    rows: lazyArray(rows, (i) => buildRow(results.at(rowAt[i]!)!)!),
-    failures: lazyArray(failures, (i) => buildFailure(results.at(failureAt[i]!)!)),
+    rows: lazyArray(rows, (i) => buildRow(results.at(positions[i]!)!)!),
+    failures: lazyArray(failures, (i) => buildFailure(results.at(positions[n - 1 - i]!)!)),
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),
-    context_distribution: contextDistribution(planned),
+    context_distribution: planned.distribution(),
     completed: successes.length,
     failed: failures,
   };

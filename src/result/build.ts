@@ -8,7 +8,7 @@
 
 import type { Endpoint } from '../record/endpoint.js';
 import type { RequestRecords } from '../record/records.js';
-import { contextDistribution, summarize } from '../metrics/summarize.js';
+import { summarize } from '../metrics/summarize.js';
 import { SCHEMA_ID } from './schema.js';
 import type { CapacityResult, ServeFlags } from './result-schema.js';
 import type { ServebenchBlock } from './servebench-schema.js';
@@ -72,12 +72,6 @@ export interface RunMeta {
   promptSetId: CapacityResult['prompt_set_id'];
   /** e.g. `cold` / `warm`: published so cold and warm rows are never merged (docs/protocol.md#lessons-from-the-references-history item 10). */
   cachePolicy: CapacityResult['cache_policy'];
-  /**
-   * Planned (clamped) context size of every request of the run, in index order. When given it
-   * is what `context_distribution` counts (docs/protocol.md#context-plan: all n planned requests); when absent the
-   * planned sizes recorded on the RequestResults are counted.
-   */
-  contextPlan?: readonly number[];
   /** `--endpoint` (default chat): decides the protocol label of a non-chat run. */
   endpoint?: Endpoint;
 }
@@ -102,7 +96,6 @@ export function referenceRunId(startedAt: Date): string {
  */
 export function buildReferenceKeys(meta: RunMeta, results: RequestRecords): ReferenceKeys {
   const s = summarize(results, meta.wallSeconds, meta.endpoint ?? 'chat');
-  const distribution = meta.contextPlan === undefined ? s.context_distribution : contextDistribution(meta.contextPlan);
   return {
     schema: SCHEMA_ID,
     measurement_protocol: s.measurement_protocol,
@@ -124,7 +117,7 @@ export function buildReferenceKeys(meta: RunMeta, results: RequestRecords): Refe
     concurrency: meta.concurrency,
     context_tokens: meta.contextTokens,
     context_seed: meta.contextSeed,
-    context_distribution: distribution,
+    context_distribution: s.context_distribution,
     max_context_tokens: meta.maxContextTokens,
     max_tokens: meta.maxTokens,
     serve_flags: { ...meta.serveFlags },

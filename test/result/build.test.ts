@@ -105,12 +105,6 @@ describe('buildResult', () => {
     assert.equal(built.metrics.prefix_cache_hit_avg, (2900 / 2968 + 0) / 2);
   });
 
-  it('counts context_distribution from contextPlan when given (e.g. requests that never ran)', () => {
-    const planned = buildResult({ ...META, contextPlan: [4096, 4096, 8192, 8192] }, RESULTS, placeholder({}));
-    assert.deepEqual(planned.context_distribution, { '4096': 2, '8192': 2 });
-    assert.deepEqual(planned.servebench, {});
-  });
-
   it('time helpers produce the reference formats', () => {
     const d = new Date(Date.UTC(2026, 7, 29, 23, 58, 33, 987));
     assert.equal(utcSeconds(d), '2026-08-29T23:58:33Z');
