@@ -18,8 +18,8 @@ export interface SendWaitSummary {
 
 /**
  * Nearest-rank p50/p99 and the maximum of the requests' send waits, read from the store's column
- * without building a record each (a walk that built them left about 150 MB of garbage at the end
- * of a 2,000,000-request run: bench/README.md, "The assembly's peak").
+ * without building a record each (a walk that built them ran where a long run's heap held its
+ * largest garbage: bench/README.md, "The assembly's peak").
  */
 export function summarizeSendWaits(results: RequestRecords): SendWaitSummary {
   const all = new Float64Array(results.length);

@@ -78,8 +78,8 @@ export class RowLevels {
     for (let f = 0; f < ROW_VALUE_FIELDS.length; f++) {
       const v = row[ROW_VALUE_FIELDS[f]!];
       if (v === null) continue;
-      const column = this.#columns[f];
-      if (column === null || column === undefined) collectors[f]!(v);
+      const column = this.#columns[f]!;
+      if (column === null) collectors[f]!(v);
       else column[this.#filled[f]!++] = v;
     }
     this.#collected++;
