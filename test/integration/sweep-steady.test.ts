@@ -19,13 +19,13 @@ const SLOTS = 4;
 
 before(async () => {
   // A decode step of D·(1 + 0.5·(b − 1)) ms: 8 sequences take 4.5·D per token, one alone takes D.
-  // Output lengths vary (seeded, 4..40 tokens), so requests finish apart and the drain thins the batch.
+  // Output lengths vary (seeded, 4..24 tokens), so requests finish apart and the drain thins the batch.
   batchy = await startSimProcess({
     max_num_seqs: 8,
     prefill_tok_s: 400000,
     decode_step_ms: D,
     decode_batch_slowdown: SLOWDOWN,
-    output_tokens: { kind: 'uniform', min_tokens: 4, max_tokens: 40 },
+    output_tokens: { kind: 'uniform', min_tokens: 4, max_tokens: 24 },
   });
   // SLOTS batch slots, no slowdown: throughput scales with concurrency up to SLOTS, then requests queue.
   slots = await startSimProcess({
@@ -57,7 +57,7 @@ test('closed loop: the steady-state window excludes the ramp and the drain, wher
     '--ctx-tokens',
     '128',
     '--max-tokens',
-    '40',
+    '24',
     '--output',
     output,
     '--quiet',
@@ -101,7 +101,7 @@ test('a sweep writes a result per point and a summary with the knee and the SLO 
       '--concurrency',
       '1,2,4,8',
       '--requests',
-      '24',
+      '12',
       '--ctx-tokens',
       '128',
       '--max-tokens',
@@ -129,7 +129,8 @@ test('a sweep writes a result per point and a summary with the knee and the SLO 
     summary.points.map((p) => p.load),
     [1, 2, 4, 8],
   );
-  // Beyond SLOTS concurrent requests, new ones wait a whole request (20 tokens × D = 200 ms) for a slot.
+  // Beyond SLOTS concurrent requests, new ones wait a whole request (20 tokens × D = 200 ms) for a
+  // slot (8 of the 12 at 8); below, the first token comes after one prefill and one step (about D).
   assert.equal(summary.slo_limit_load, SLOTS);
   assert.deepEqual(
     summary.points.map((p) => p.slo_met),
