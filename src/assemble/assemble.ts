@@ -5,7 +5,8 @@
  * `completed + failed = requests` always holds for what is reported.
  */
 import { ENDPOINTS, type Endpoint } from '../record/endpoint.js';
-import { pickRecords, type RequestRecords } from '../record/records.js';
+import { pickRecords, recordFactsOf, type RequestRecords } from '../record/records.js';
+import { emptyRecordFacts } from '../record/record-facts.js';
 import type { RequestResult } from '../record/types.js';
 import type { JournalStatus } from '../record/journal.js';
 import { buildReferenceKeys, type CapacityResult, type RunMeta } from '../result/build.js';
@@ -125,7 +126,7 @@ interface RecordScan {
   retried: RequestResult[];
 }
 
-/** One walk over the records for {@link RecordScan} (each record is built once, not once a fact). */
+/** One walk over the records' facts for {@link RecordScan} (a record is built only when it has rare parts). */
 function scanRecords(results: RequestRecords): RecordScan {
   const positions = new Uint32Array(results.length);
   let kept = 0;
@@ -136,17 +137,19 @@ function scanRecords(results: RequestRecords): RecordScan {
     toolCalls: false,
     retried: [],
   };
+  const r = emptyRecordFacts();
   for (let i = 0; i < results.length; i++) {
-    const r = results.at(i)!;
-    if (r.attempts !== undefined && r.attempts.length > 0) scan.retried.push(r);
-    if (r.warmup === true) {
-      scan.warmupConnectionRetries += r.connectionRetries ?? 0;
+    // Attempts and tool calls are rare parts: only a record that has some is built (records.ts recordFactsOf).
+    const built = recordFactsOf(results, i, r, false);
+    if (built?.attempts !== undefined && built.attempts.length > 0) scan.retried.push(built);
+    if (r.warmup) {
+      scan.warmupConnectionRetries += r.connectionRetries;
       continue;
     }
     positions[kept++] = i;
-    scan.connectionRetries += r.connectionRetries ?? 0;
-    if (r.thinkTags === true) scan.thinkTagRequests++;
-    if (r.toolCalls !== undefined) scan.toolCalls = true;
+    scan.connectionRetries += r.connectionRetries;
+    if (r.thinkTags) scan.thinkTagRequests++;
+    if (built?.toolCalls !== undefined) scan.toolCalls = true;
   }
   return { measured: pickRecords(results, positions.subarray(0, kept)), ...scan };
 }

@@ -2,7 +2,8 @@
  * Checks made on a finished run, written to `servebench.calibration` and `servebench.warnings`
  * and printed on the console, so a result that does not measure what was planned says so.
  */
-import { requestIndexOf, sortedByRequestIndex, type RequestRecords } from '../record/records.js';
+import { recordFactsOf, requestIndexOf, sortedByRequestIndex, type RequestRecords } from '../record/records.js';
+import { emptyRecordFacts } from '../record/record-facts.js';
 import { summarizeCalibration, type CalibrationSummary } from '../metrics/calibration.js';
 import type { TimingRow } from '../metrics/types.js';
 
@@ -24,7 +25,21 @@ export function runChecks(
   promptMethod: string,
   enforceCalibration: boolean,
 ): RunChecks {
-  const calibration = summarizeCalibration(rows, promptMethod, enforceCalibration);
+  // One walk over the rows (each is built when read, result/build.ts) for both checks.
+  const capOf = maxTokensByIndex(results);
+  let checked = 0;
+  let stopped = 0;
+  function* countingEarlyStops(): Generator<TimingRow> {
+    for (const row of rows) {
+      yield row;
+      if (row.output_tokens === null) continue;
+      checked++;
+      if (row.finish_reason !== 'stop') continue;
+      const cap = capOf(row.request_index);
+      if (cap !== undefined && row.output_tokens < cap) stopped++;
+    }
+  }
+  const calibration = summarizeCalibration(countingEarlyStops(), promptMethod, enforceCalibration);
   const warnings: string[] = [];
   if (enforceCalibration && calibration.requests_outside_tolerance > 0) {
     const worst = ((calibration.worst_error_fraction ?? 0) * 100).toFixed(1);
@@ -34,16 +49,6 @@ export function runChecks(
   }
   if (calibration.requests_checked === 0 && rows.length > 0)
     warnings.push('the server reported no usage.prompt_tokens: prompt sizes could not be checked');
-  const capOf = maxTokensByIndex(results);
-  let checked = 0;
-  let stopped = 0;
-  for (const row of rows) {
-    if (row.output_tokens === null) continue;
-    checked++;
-    if (row.finish_reason !== 'stop') continue;
-    const cap = capOf(row.request_index);
-    if (cap !== undefined && row.output_tokens < cap) stopped++;
-  }
   if (stopped * 2 > checked && checked > 0) {
     warnings.push(
       `${stopped} of ${checked} completed requests stopped before their max_tokens (finish_reason "stop"): decode figures cover shorter outputs than planned; use --ignore-eos or --min-tokens`,
@@ -59,6 +64,7 @@ export function runChecks(
  */
 function maxTokensByIndex(results: RequestRecords): (requestIndex: number) => number | undefined {
   const sorted = sortedByRequestIndex(results);
+  const facts = emptyRecordFacts();
   let next = 0;
   let lastIndex = NaN;
   let lastAt = -1;
@@ -68,6 +74,8 @@ function maxTokensByIndex(results: RequestRecords): (requestIndex: number) => nu
       lastIndex = requestIndexOf(sorted, next);
       lastAt = next++;
     }
-    return lastIndex === requestIndex ? sorted.at(lastAt)!.maxTokens : undefined;
+    if (lastIndex !== requestIndex) return undefined;
+    recordFactsOf(sorted, lastAt, facts, false);
+    return facts.maxTokens;
   };
 }

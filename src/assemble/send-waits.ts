@@ -5,7 +5,8 @@
  * because a long wait says the client (or its pool) was the queue. In an open loop it is also part
  * of each request's send lag.
  */
-import { sendWaitOf, type RequestRecords } from '../record/records.js';
+import { recordFactsOf, type RequestRecords } from '../record/records.js';
+import { emptyRecordFacts } from '../record/record-facts.js';
 import { percentileSorted } from '../metrics/percentile.js';
 
 export interface SendWaitSummary {
@@ -17,15 +18,17 @@ export interface SendWaitSummary {
 }
 
 /**
- * Nearest-rank p50/p99 and the maximum of the requests' send waits, read from the store's column
- * without building a record each (a walk that built them ran where a long run's heap held its
- * largest garbage: bench/README.md, "The assembly's peak").
+ * Nearest-rank p50/p99 and the maximum of the requests' send waits, read from the store's columns
+ * (record/record-facts.ts) without building a record each (a walk that built them ran where a
+ * long run's heap held its largest garbage: bench/README.md, "The assembly's peak").
  */
 export function summarizeSendWaits(results: RequestRecords): SendWaitSummary {
   const all = new Float64Array(results.length);
   let given = 0;
+  const facts = emptyRecordFacts();
   for (let i = 0; i < results.length; i++) {
-    const wait = sendWaitOf(results, i);
+    recordFactsOf(results, i, facts, false);
+    const wait = facts.sendWaitMs;
     if (wait !== undefined) all[given++] = wait;
   }
   const waits = all.subarray(0, given).sort();

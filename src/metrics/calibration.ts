@@ -32,7 +32,7 @@ export interface CalibrationSummary {
 
 /** Summarises planned versus server-counted prompt tokens over completed rows. */
 export function summarizeCalibration(
-  rows: readonly Pick<TimingRow, 'request_index' | 'planned_context_tokens' | 'prompt_tokens'>[],
+  rows: Iterable<Pick<TimingRow, 'request_index' | 'planned_context_tokens' | 'prompt_tokens'>>,
   method: string,
   enforced: boolean,
 ): CalibrationSummary {

@@ -5,6 +5,7 @@
  */
 
 import type { RequestAttempt, RequestResult } from '../record/types.js';
+import { emptyRecordFacts, factsOfRecord, type RecordFacts } from '../record/record-facts.js';
 import { ROW_FIELDS } from './definitions.js';
 import type {
   AttemptRecord,
@@ -37,11 +38,19 @@ function objectOrNull(v: unknown): Record<string, unknown> | null {
 
 /** out_toks and its source (docs/protocol.md#output-token-accounting): usage.completion_tokens if exact, else the content-chunk count. */
 export function outputAccounting(r: RequestResult): { outToks: number; source: OutputTokenSource } {
-  const completion = r.usage?.['completion_tokens'];
+  return outputAccountingOf(factsOfRecord(r, scratchFacts, false));
+}
+
+/** {@link outputAccounting} of a record's facts (record/record-facts.ts). */
+export function outputAccountingOf(r: RecordFacts): { outToks: number; source: OutputTokenSource } {
+  const completion = r.usageCompletion;
   return isCount(completion)
     ? { outToks: completion, source: 'usage' }
     : { outToks: r.contentChunks, source: 'content_chunks' };
 }
+
+/** The facts of the record a record-object entry point is reading (one at a time: nothing here awaits). */
+const scratchFacts = emptyRecordFacts();
 
 /**
  * cached_tokens / prompt_tokens for the prefix-cache average (docs/protocol.md#run-level-metrics): only when usage is
@@ -49,23 +58,26 @@ export function outputAccounting(r: RequestResult): { outToks: number; source: O
  * truthy (non-zero). Non-numeric values, on which the reference would crash, contribute nothing.
  */
 export function cacheHitRatio(usage: Record<string, unknown> | null): number | null {
-  if (usage === null || Object.keys(usage).length === 0) return null;
-  const cached = objectOrNull(usage['prompt_tokens_details'])?.['cached_tokens'];
-  const prompt = usage['prompt_tokens'];
-  if (typeof cached !== 'number' || typeof prompt !== 'number') return null;
+  const prompt = usage?.['prompt_tokens'];
+  const cached = objectOrNull(usage?.['prompt_tokens_details'])?.['cached_tokens'];
+  return cacheHitRatioOf(typeof prompt === 'number' ? prompt : NaN, typeof cached === 'number' ? cached : NaN);
+}
+
+/** {@link cacheHitRatio} of the two counts (NaN for a count that is absent or not a number). */
+function cacheHitRatioOf(prompt: number, cached: number): number | null {
   if (prompt === 0 || !Number.isFinite(prompt) || !Number.isFinite(cached)) return null;
   return cached / prompt;
 }
 
-/** What a successful request adds to run-level sums, whether or not its row survives the row rule (docs/protocol.md#per-request-row). */
-export function successFacts(r: RequestResult): SuccessFacts {
-  const { outToks, source } = outputAccounting(r);
+/** What a successful request adds to run-level sums, whether or not its row survives the row rule (docs/protocol.md#per-request-row), from its facts (record/record-facts.ts). */
+export function successFactsOf(r: RecordFacts): SuccessFacts {
+  const { outToks, source } = outputAccountingOf(r);
   return {
     outToks,
     source,
     contentChunks: r.contentChunks,
     reasoningChunks: r.reasoningChunks,
-    cacheHitRatio: cacheHitRatio(r.usage),
+    cacheHitRatio: cacheHitRatioOf(r.usagePrompt, r.usageCached),
   };
 }
 
@@ -102,34 +114,35 @@ export function emptyRowInput(): RowInput {
  * Reusing one `out` lets a caller walk a million results without allocating per request.
  */
 export function fillRowInput(r: RequestResult, out: RowInput): boolean {
+  return fillRowInputOf(factsOfRecord(r, scratchFacts, true), out);
+}
+
+/** {@link fillRowInput} from a record's facts (record/record-facts.ts); `responseId` as they hold it. */
+export function fillRowInputOf(r: RecordFacts, out: RowInput): boolean {
   const ttft = r.ttftS;
   const e2e = r.e2eS;
   if (!finite(ttft) || !finite(e2e) || ttft < 0 || e2e < ttft) return false;
   const tfo = r.timeToFirstOutputS ?? ttft;
   if (!Number.isFinite(tfo) || tfo < 0 || tfo > ttft) return false;
-  const { outToks, source } = outputAccounting(r);
-  const usage = r.usage;
-  const prompt = usage?.['prompt_tokens'];
-  const cached = objectOrNull(usage?.['prompt_tokens_details'])?.['cached_tokens'];
-  const reasoning = objectOrNull(usage?.['completion_tokens_details'])?.['reasoning_tokens'];
+  const { outToks, source } = outputAccountingOf(r);
   out.requestIndex = r.requestIndex;
   out.plannedContextTokens = r.plannedContextTokens;
   out.tfoS = tfo;
   out.ttftS = ttft;
   out.e2eS = e2e;
-  out.promptTokens = isCount(prompt) ? prompt : null;
+  out.promptTokens = isCount(r.usagePrompt) ? r.usagePrompt : null;
   // Exact = source "usage"; then O is the usage count, which isCount already vetted.
   out.exactOutputTokens = source === 'usage' ? outToks : null;
   out.source = source;
   out.reasoningChunks = r.reasoningChunks;
   out.contentChunks = r.contentChunks;
   out.startOffsetMs = r.startOffsetMs;
-  out.scheduledOffsetMs = r.scheduledOffsetMs ?? null;
+  out.scheduledOffsetMs = r.scheduledOffsetMs;
   out.finishReason = r.finishReason;
   out.responseId = r.responseId;
-  out.cachedTokens = isCount(cached) ? cached : null;
-  out.reasoningTokens = isCount(reasoning) ? reasoning : null;
-  out.expectedPromptTokens = r.expectedPromptTokens ?? null;
+  out.cachedTokens = isCount(r.usageCached) ? r.usageCached : null;
+  out.reasoningTokens = isCount(r.usageReasoning) ? r.usageReasoning : null;
+  out.expectedPromptTokens = r.expectedPromptTokens;
   return true;
 }
 

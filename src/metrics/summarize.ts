@@ -4,12 +4,13 @@
  * (docs/protocol.md#metric-formulas, docs/protocol.md#the-metrics-key-set). Every formula comes from definitions.ts.
  */
 
-import { requestIndexOrder, type RequestRecords } from '../record/records.js';
+import { recordFactsOf, requestIndexOrder, type RequestRecords } from '../record/records.js';
+import { emptyRecordFacts } from '../record/record-facts.js';
 import { lazyArray } from '../util/lazy-array.js';
 import { RowLevels, SuccessColumns } from './run-columns.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
-import { buildFailure, buildRow, emptyRowInput, fillRowInput, rowFromInput, successFacts } from './rows.js';
+import { buildFailure, buildRow, emptyRowInput, fillRowInputOf, rowFromInput, successFactsOf } from './rows.js';
 import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
@@ -81,14 +82,16 @@ export function computeMetrics(input: RunInput): Metrics {
  * @example summarize(results, 31.288693599999533).metrics.throughput_tok_s
  */
 export function summarize(results: RequestRecords, wallSeconds: number, endpoint: Endpoint = 'chat'): Summary {
-  // Two walks in request order. The first builds each success's row (into one refilled input)
-  // only to feed the figures, and keeps rows and failures as positions, rebuilt when the writer
-  // reads them, so no object per request outlives the walk; the second builds the rows again for
-  // the percentiles' second pass (run-columns.ts RowLevels): a walk costs less than holding a
-  // column of every row's value for each figure.
+  // Two walks in request order, each reading a record's facts from the store's columns
+  // (record/record-facts.ts) rather than building the record, into one refilled input. The first
+  // feeds the figures and keeps rows and failures as positions, rebuilt when the writer reads
+  // them, so no object per request outlives the walk; the second feeds the percentiles' second
+  // pass (run-columns.ts RowLevels): a walk costs less than holding a column of every row's value
+  // for each figure.
   // Positions in request-index order (ties keep their order); null when already in that order.
   const order = requestIndexOrder(results)?.order ?? null;
   const n = results.length;
+  const facts = emptyRecordFacts();
   const input = emptyRowInput();
   // Rows' positions from the front, failures' from the back (each record is one or neither).
   const positions = new Uint32Array(n);
@@ -99,26 +102,33 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
   const planned = new SizeCounts();
   for (let k = 0; k < n; k++) {
     const at = order === null ? k : order[k]!;
-    const r = results.at(at)!;
-    planned.add(r.plannedContextTokens);
-    if (!r.ok) {
+    recordFactsOf(results, at, facts, false);
+    planned.add(facts.plannedContextTokens);
+    if (!facts.ok) {
       positions[n - 1 - failures++] = at;
       continue;
     }
-    successes.add(successFacts(r));
-    if (fillRowInput(r, input)) {
+    successes.add(successFactsOf(facts));
+    if (fillRowInputOf(facts, input)) {
       levels.add(rowFromInput(input));
       positions[rows++] = at;
     }
   }
   levels.plan();
   for (let i = 0; i < rows; i++) {
-    if (!fillRowInput(results.at(positions[i]!)!, input)) throw new Error('a row changed between the passes');
+    recordFactsOf(results, positions[i]!, facts, false);
+    if (!fillRowInputOf(facts, input)) throw new Error('a row changed between the passes');
     levels.collect(rowFromInput(input));
   }
   const metrics = computeMetrics({ rows: levels, successes, wallSeconds });
   return {
-    rows: lazyArray(rows, (i) => buildRow(results.at(positions[i]!)!)!),
+    rows: lazyArray(rows, (i) => {
+      // A record without rare parts is its row's input alone; one with them is built (rows.ts buildRow).
+      const built = recordFactsOf(results, positions[i]!, facts, true);
+      if (built !== null) return buildRow(built)!;
+      fillRowInputOf(facts, input);
+      return rowFromInput(input);
+    }),
     failures: lazyArray(failures, (i) => buildFailure(results.at(positions[n - 1 - i]!)!)),
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),

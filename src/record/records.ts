@@ -5,6 +5,7 @@
  * object when asked.
  */
 import type { RequestResult } from './types.js';
+import { factsOfRecord, type RecordFacts } from './record-facts.js';
 
 export interface RequestRecords extends Iterable<RequestResult> {
   readonly length: number;
@@ -28,15 +29,27 @@ export interface RequestIndexSource {
   requestIndexAt(i: number): number;
 }
 
-/** Sources that can tell a record's `sendWaitMs` without building it (the store). */
-export interface SendWaitSource {
-  sendWaitAt(i: number): number | undefined;
+/** Sources that can fill a record's facts from columns (the store; false for a record it must build). */
+export interface FactsSource {
+  factsAt(i: number, out: RecordFacts, responseId: boolean): boolean;
 }
 
-/** Record `i`'s `sendWaitMs`, without building the record when the source can. */
-export function sendWaitOf(records: RequestRecords, i: number): number | undefined {
-  const source = records as Partial<SendWaitSource>;
-  return typeof source.sendWaitAt === 'function' ? source.sendWaitAt(i) : records.at(i)?.sendWaitMs;
+/**
+ * Fills `out` with record `i`'s facts (record-facts.ts) and returns null when the source read them
+ * from its columns; otherwise builds the record, fills `out` from it and returns it (a record with
+ * extras, or a source without columns), so a pass that needs a rare part has it at no extra cost.
+ */
+export function recordFactsOf(
+  records: RequestRecords,
+  i: number,
+  out: RecordFacts,
+  responseId: boolean,
+): RequestResult | null {
+  const source = records as Partial<FactsSource>;
+  if (typeof source.factsAt === 'function' && source.factsAt(i, out, responseId)) return null;
+  const r = records.at(i)!;
+  factsOfRecord(r, out, responseId);
+  return r;
 }
 
 /** Record `i`'s request index, without building the record when the source can. */
@@ -115,11 +128,14 @@ function indexedView(
   records: RequestRecords,
   indices: Uint32Array,
   keys?: Float64Array,
-): RequestRecords & ChunkOffsetSource & RequestIndexSource & SendWaitSource {
+): RequestRecords & ChunkOffsetSource & RequestIndexSource & FactsSource {
   return {
     length: indices.length,
+    factsAt: (i, out, responseId) => {
+      const source = records as Partial<FactsSource>;
+      return typeof source.factsAt === 'function' && source.factsAt(indices[i]!, out, responseId);
+    },
     requestIndexAt: (i) => (keys !== undefined ? keys[indices[i]!]! : requestIndexOf(records, indices[i]!)),
-    sendWaitAt: (i) => sendWaitOf(records, indices[i]!),
     at: (i) => (i >= 0 && i < indices.length ? records.at(indices[i]!) : undefined),
     chunkOffsetsAt: (i) => chunkOffsetsOf(records, indices[i]!),
     *[Symbol.iterator]() {

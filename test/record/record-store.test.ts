@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { decodeBlock, encodeBlock } from '../../src/record/store/block-codec.js';
 import { RecordStore } from '../../src/record/store/record-store.js';
+import { emptyRecordFacts, factsOfRecord } from '../../src/record/record-facts.js';
+import { recordFactsOf } from '../../src/record/records.js';
 import type { RequestResult } from '../../src/record/types.js';
 import { ok } from '../helpers/request-results.js';
 
@@ -98,6 +100,25 @@ const record = fc.record(
   },
 ) as fc.Arbitrary<RequestResult>;
 
+/**
+ * Records whose every part fits the columns (most of a run's): no error, attempts, tool calls or
+ * conversation keys, counts that fit their columns, offsets in whole nanoseconds.
+ */
+const plainRecord = fc.tuple(record, nsOffsets).map(([r, offsets]) => {
+  const plain: RequestResult = {
+    ...r,
+    error: null,
+    plannedContextTokens: Math.floor(r.plannedContextTokens) % 2 ** 32,
+    contentChunks: r.contentChunks % 2 ** 32,
+    httpStatus: r.httpStatus === null ? null : r.httpStatus % 600,
+    chunkOffsetsS: offsets,
+  };
+  if (plain.connectionRetries !== undefined) plain.connectionRetries %= 256;
+  for (const key of ['attempts', 'toolCalls', 'conversationId', 'turnIndex', 'stepKind', 'toolResults'] as const)
+    delete plain[key];
+  return plain;
+});
+
 /** What the store keeps of a record (block.ts): the four usage counts; plain objects (fc's have no prototype). */
 function kept(r: RequestResult): RequestResult {
   r = structuredClone(r);
@@ -129,6 +150,43 @@ describe('the record store (src/record/store)', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("reads a record's facts from the columns as the record object gives them, or builds a record with rare parts", () => {
+    let fromColumns = 0;
+    let built = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(record, plainRecord), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 7 }),
+        (records, blockSize) => {
+          const store = new RecordStore(blockSize);
+          for (const r of records) store.append(r);
+          const view = store.withoutOffsets();
+          records.forEach((r, i) => {
+            for (const responseId of [false, true]) {
+              const want = factsOfRecord(r, emptyRecordFacts(), responseId);
+              const out = emptyRecordFacts();
+              if (store.factsAt(i, out, responseId)) {
+                fromColumns++;
+                assert.deepStrictEqual(out, want);
+              } else built++;
+              const got = emptyRecordFacts();
+              const record = recordFactsOf(view, i, got, responseId);
+              assert.deepStrictEqual(got, want);
+              if (record !== null) {
+                const want = kept(r);
+                delete want.chunkOffsetsS;
+                assert.deepStrictEqual(structuredClone(record), want);
+              }
+            }
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // Both paths were taken: records with rare parts (an error, attempts, an override...) are built.
+    assert.ok(fromColumns > 100 && built > 100, `${fromColumns} from columns, ${built} built`);
   });
 
   it('encodes a block to bytes and back unchanged', () => {

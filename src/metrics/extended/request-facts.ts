@@ -6,12 +6,12 @@
  * request of a million-request run.
  */
 
-import { chunkOffsetsOf, type RequestRecords } from '../../record/records.js';
+import { chunkOffsetsOf, recordFactsOf, type RequestRecords } from '../../record/records.js';
+import { emptyRecordFacts, type RecordFacts } from '../../record/record-facts.js';
 import { ROW_FIELDS } from '../definitions.js';
 import { REQUEST_SERIES_BITS, StreamingOrderStats } from '../order-stats.js';
-import { emptyRowInput, fillRowInput, outputAccounting } from '../rows.js';
+import { emptyRowInput, fillRowInputOf, outputAccountingOf } from '../rows.js';
 import { SLO_METRICS } from '../slo.js';
-import type { RequestResult } from '../../record/types.js';
 import type { RowInput, TimingRow } from '../types.js';
 import { usableOffsets } from './chunk-offsets.js';
 import type { Columns } from './columns.js';
@@ -153,9 +153,9 @@ class RowFieldValues {
     return index;
   }
 
-  /** Evaluates `r`'s values; false (and nothing evaluated) when `r` is not timed (the row rule). */
-  read(r: RequestResult): boolean {
-    if (!fillRowInput(r, this.#input)) return false;
+  /** Evaluates the values of a record's facts; false (and nothing evaluated) when it is not timed (the row rule). */
+  read(r: RecordFacts): boolean {
+    if (!fillRowInputOf(r, this.#input)) return false;
     rowValues(this.#input, this.fields, this.values);
     return true;
   }
@@ -215,8 +215,9 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
   };
   const { startS, endS, schedS, ok, chunked, timed, outToks, tfoRelS, e2eRelS, ttftAbsS, ttftMs, dist } = f;
   let lastEventS = 0;
+  const r = emptyRecordFacts();
   for (let i = 0; i < m; i++) {
-    const r = measured.at(i)!;
+    const built = recordFactsOf(measured, i, r, false);
     const s = r.startOffsetMs / 1000;
     startS[i] = s;
     const sched = r.scheduledOffsetMs ?? r.startOffsetMs;
@@ -224,7 +225,8 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     const lagMs = r.startOffsetMs - sched;
     if (open) addFinite(f.sendLag, lagMs);
     if (!r.ok) {
-      const error = r.error;
+      // A failure's error is one of a record's rare parts: built with it (or none: null).
+      const error = built?.error ?? null;
       const e2e = r.e2eS;
       const at =
         error !== null && Number.isFinite(error.atS) && error.atS >= 0
@@ -238,7 +240,7 @@ export function requestFacts(measured: RequestRecords, run: RunShape, columns: C
     }
     ok[i] = 1;
     f.succeeded++;
-    const accounting = outputAccounting(r);
+    const accounting = outputAccountingOf(r);
     const tokens = accounting.outToks;
     outToks[i] = tokens;
     f.outputTokens += tokens;
@@ -330,9 +332,10 @@ export function collectRequestValues(
   const sendLag = open ? collectorOf(f.sendLag) : none;
   const ttftFromSchedule = open ? collectorOf(f.ttftFromSchedule) : none;
   const e2eFromSchedule = open ? collectorOf(f.e2eFromSchedule) : none;
+  const r = emptyRecordFacts();
   for (let i = 0; i < f.m; i++) {
     if (!open && f.timed[i] !== 1) continue;
-    const r = measured.at(i)!;
+    recordFactsOf(measured, i, r, false);
     const lagMs = r.startOffsetMs - (r.scheduledOffsetMs ?? r.startOffsetMs);
     if (open) collectFinite(sendLag, lagMs);
     if (f.timed[i] !== 1) continue;
@@ -352,9 +355,11 @@ export function collectSteadyValues(measured: RequestRecords, f: RequestFacts, s
   const row = new RowFieldValues();
   const steadyField = steadyFieldIndex(row);
   const collect = steady.series.map((series) => (series.plan() ? series.collector() : () => {}));
+  const r = emptyRecordFacts();
   for (let i = 0; i < f.m; i++) {
     if (!isInside(f, i, steady.w0, steady.w1)) continue;
-    row.read(measured.at(i)!);
+    recordFactsOf(measured, i, r, false);
+    row.read(r);
     for (let k = 0; k < steadyField.length; k++) collectFinite(collect[k]!, row.values[steadyField[k]!]!);
   }
 }

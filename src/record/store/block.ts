@@ -12,6 +12,7 @@
  * nanoseconds in order are kept as given.
  */
 import type { RequestAttempt, RequestError, RequestResult, StepKind, ToolCallFacts } from '../types.js';
+import type { RecordFacts } from '../record-facts.js';
 import {
   F64,
   F64_COLUMNS,
@@ -52,6 +53,23 @@ const NS = 1e9;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+const nullIfNaN = (v: number): number | null => (Number.isNaN(v) ? null : v);
+
+/** The response id at the reader (its length + 1 as a varint, 0 for null, then UTF-8), the reader moved past it. */
+function readResponseId(reader: VarintReader): string | null {
+  const idLength = reader.next();
+  if (idLength === 0) return null;
+  const arena = reader.bytes;
+  const start = reader.at;
+  const end = start + idLength - 1;
+  let ascii = true;
+  for (let k = start; k < end; k++) if (arena[k]! > 127) ascii = false;
+  reader.at = end;
+  return ascii && end - start < 4096
+    ? String.fromCharCode.apply(null, arena.subarray(start, end) as unknown as number[])
+    : decoder.decode(arena.subarray(start, end));
+}
 
 export class RecordBlock implements ArenaHolder {
   /** Records held. */
@@ -332,33 +350,19 @@ export class RecordBlock implements ArenaHolder {
     const b = this.u8;
     const flags = b[U8.flags * c + i]!;
     const present = b[U8.present * c + i]!;
-    const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
     const finish = b[U8.finishReason * c + i]!;
     const status = this.http[i]!;
-    const arena = this.arena;
-    const reader = new VarintReader(arena, u[U32.arenaStart * c + i]!);
-    const idLength = reader.next();
-    let responseId: string | null = null;
-    if (idLength > 0) {
-      const start = reader.at;
-      const end = start + idLength - 1;
-      let ascii = true;
-      for (let k = start; k < end; k++) if (arena[k]! > 127) ascii = false;
-      responseId =
-        ascii && end - start < 4096
-          ? String.fromCharCode.apply(null, arena.subarray(start, end) as unknown as number[])
-          : decoder.decode(arena.subarray(start, end));
-      reader.at = end;
-    }
+    const reader = new VarintReader(this.arena, u[U32.arenaStart * c + i]!);
+    const responseId = readResponseId(reader);
     const extras = (flags & FLAG.extras) !== 0 ? (this.extras.get(i) ?? {}) : null;
     const r: RequestResult = {
       requestIndex: u[U32.requestIndex * c + i]!,
       plannedContextTokens: u[U32.plannedContextTokens * c + i]!,
       startOffsetMs: f[F64.startOffsetMs * c + i]!,
       ok: (flags & FLAG.ok) !== 0,
-      timeToFirstOutputS: nullable(f[F64.timeToFirstOutputS * c + i]!),
-      ttftS: nullable(f[F64.ttftS * c + i]!),
-      e2eS: nullable(f[F64.e2eS * c + i]!),
+      timeToFirstOutputS: nullIfNaN(f[F64.timeToFirstOutputS * c + i]!),
+      ttftS: nullIfNaN(f[F64.ttftS * c + i]!),
+      e2eS: nullIfNaN(f[F64.e2eS * c + i]!),
       reasoningChunks: u[U32.reasoningChunks * c + i]!,
       contentChunks: u[U32.contentChunks * c + i]!,
       usage: (flags & FLAG.usage) !== 0 ? this.#usage(i) : null,
@@ -368,7 +372,7 @@ export class RecordBlock implements ArenaHolder {
       error: extras?.error ?? null,
     };
     if ((present & PRESENT.expectedPromptTokens) !== 0)
-      r.expectedPromptTokens = nullable(f[F64.expectedPromptTokens * c + i]!);
+      r.expectedPromptTokens = nullIfNaN(f[F64.expectedPromptTokens * c + i]!);
     if ((present & PRESENT.maxTokens) !== 0) r.maxTokens = u[U32.maxTokens * c + i]!;
     if (offsets && (flags & FLAG.offsets) !== 0) {
       if ((flags & FLAG.rawOffsets) !== 0) r.chunkOffsetsS = [...(extras?.rawOffsets ?? [])];
@@ -383,7 +387,7 @@ export class RecordBlock implements ArenaHolder {
         r.chunkOffsetsS = offsets;
       }
     }
-    if ((present & PRESENT.scheduledOffsetMs) !== 0) r.scheduledOffsetMs = nullable(f[F64.scheduledOffsetMs * c + i]!);
+    if ((present & PRESENT.scheduledOffsetMs) !== 0) r.scheduledOffsetMs = nullIfNaN(f[F64.scheduledOffsetMs * c + i]!);
     if ((present & PRESENT.warmup) !== 0) r.warmup = (flags & FLAG.warmup) !== 0;
     if ((present & PRESENT.connectionRetries) !== 0) r.connectionRetries = b[U8.connectionRetries * c + i]!;
     if ((present & PRESENT.sendWaitMs) !== 0) r.sendWaitMs = f[F64.sendWaitMs * c + i]!;
@@ -398,6 +402,54 @@ export class RecordBlock implements ArenaHolder {
     if ((present & PRESENT.thinkTags) !== 0) r.thinkTags = (flags & FLAG.thinkTags) !== 0;
     if (extras?.override !== undefined) Object.assign(r, extras.override);
     return r;
+  }
+
+  /**
+   * Fills `out` with record `i`'s facts read from the columns, the same values as
+   * `factsOfRecord(this.record(i))` (record-facts.ts), and returns true; returns false, `out`
+   * untouched, for a record with extras (a failure, retried attempts, an override...), which the
+   * caller builds instead. The response id is decoded only when asked.
+   */
+  facts(i: number, out: RecordFacts, responseId: boolean): boolean {
+    const c = this.capacity;
+    const flags = this.u8[U8.flags * c + i]!;
+    if ((flags & FLAG.extras) !== 0) return false;
+    const f = this.f64;
+    const u = this.u32;
+    const present = this.u8[U8.present * c + i]!;
+    const usage = (flags & FLAG.usage) !== 0;
+    const finish = this.u8[U8.finishReason * c + i]!;
+    out.requestIndex = u[U32.requestIndex * c + i]!;
+    out.plannedContextTokens = u[U32.plannedContextTokens * c + i]!;
+    out.ok = (flags & FLAG.ok) !== 0;
+    out.warmup = (present & PRESENT.warmup) !== 0 && (flags & FLAG.warmup) !== 0;
+    out.startOffsetMs = f[F64.startOffsetMs * c + i]!;
+    out.scheduledOffsetMs =
+      (present & PRESENT.scheduledOffsetMs) !== 0 ? nullIfNaN(f[F64.scheduledOffsetMs * c + i]!) : null;
+    out.timeToFirstOutputS = nullIfNaN(f[F64.timeToFirstOutputS * c + i]!);
+    out.ttftS = nullIfNaN(f[F64.ttftS * c + i]!);
+    out.e2eS = nullIfNaN(f[F64.e2eS * c + i]!);
+    out.reasoningChunks = u[U32.reasoningChunks * c + i]!;
+    out.contentChunks = u[U32.contentChunks * c + i]!;
+    out.usagePrompt = usage ? f[F64.usagePrompt * c + i]! : NaN;
+    out.usageCompletion = usage ? f[F64.usageCompletion * c + i]! : NaN;
+    out.usageCached = usage ? f[F64.usageCached * c + i]! : NaN;
+    out.usageReasoning = usage ? f[F64.usageReasoning * c + i]! : NaN;
+    out.finishReason = finish === 0 ? null : this.finishReasons[finish - 1]!;
+    out.responseId = responseId ? this.#responseId(i) : null;
+    out.expectedPromptTokens =
+      (present & PRESENT.expectedPromptTokens) !== 0 ? nullIfNaN(f[F64.expectedPromptTokens * c + i]!) : null;
+    out.connectionRetries = (present & PRESENT.connectionRetries) !== 0 ? this.u8[U8.connectionRetries * c + i]! : 0;
+    out.thinkTags = (present & PRESENT.thinkTags) !== 0 && (flags & FLAG.thinkTags) !== 0;
+    out.maxTokens = (present & PRESENT.maxTokens) !== 0 ? u[U32.maxTokens * c + i]! : undefined;
+    out.sendWaitMs = (present & PRESENT.sendWaitMs) !== 0 ? f[F64.sendWaitMs * c + i]! : undefined;
+    return true;
+  }
+
+  /** Record `i`'s response id, decoded from the arena. */
+  #responseId(i: number): string | null {
+    const reader = new VarintReader(this.arena, this.u32[U32.arenaStart * this.capacity + i]!);
+    return readResponseId(reader);
   }
 
   /**
@@ -439,14 +491,6 @@ export class RecordBlock implements ArenaHolder {
   requestIndex(i: number): number {
     const given = this.extras.get(i)?.override?.requestIndex;
     return given ?? this.u32[U32.requestIndex * this.capacity + i]!;
-  }
-
-  /** Record `i`'s `sendWaitMs` (undefined when absent), without building the record. */
-  sendWait(i: number): number | undefined {
-    const override = this.extras.get(i)?.override;
-    if (override !== undefined && 'sendWaitMs' in override) return override.sendWaitMs;
-    const c = this.capacity;
-    return (this.u8[U8.present * c + i]! & PRESENT.sendWaitMs) !== 0 ? this.f64[F64.sendWaitMs * c + i]! : undefined;
   }
 
   chunkOffsets(i: number, out: Float64Array): { values: Float64Array; count: number } | null {

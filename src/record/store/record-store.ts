@@ -4,7 +4,8 @@
  * back as new objects (`at`, iteration) equal to what went in (block.ts says where they differ),
  * and chunk offsets without an object (`chunkOffsetsAt`), for the figures' hot loops.
  */
-import type { ChunkOffsetSource, RequestIndexSource, RequestRecords, SendWaitSource } from '../records.js';
+import type { ChunkOffsetSource, FactsSource, RequestIndexSource, RequestRecords } from '../records.js';
+import type { RecordFacts } from '../record-facts.js';
 import type { RequestResult } from '../types.js';
 import { RecordBlock } from './block.js';
 
@@ -94,10 +95,10 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
     return this.#blocks[b]!.requestIndex(i - this.#starts[b]!);
   }
 
-  /** Record `i`'s `sendWaitMs`, without building the record. */
-  sendWaitAt(i: number): number | undefined {
+  /** Record `i`'s facts from the columns (block.ts `facts`), or false when the record must be built. */
+  factsAt(i: number, out: RecordFacts, responseId: boolean): boolean {
     const b = this.#locate(i);
-    return this.#blocks[b]!.sendWait(i - this.#starts[b]!);
+    return this.#blocks[b]!.facts(i - this.#starts[b]!, out, responseId);
   }
 
   /** Record `i`'s chunk offsets, in a buffer reused by the next call (copy what must outlive it). */
@@ -115,7 +116,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
    * from the columns): what the assembler walks, a record at a time, many times over, so the
    * offsets (most of a record) are decoded only where a figure reads them.
    */
-  withoutOffsets(): RequestRecords & ChunkOffsetSource & RequestIndexSource & SendWaitSource {
+  withoutOffsets(): RequestRecords & ChunkOffsetSource & RequestIndexSource & FactsSource {
     return {
       length: this.#length,
       at: (i) => {
@@ -125,7 +126,7 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
       },
       chunkOffsetsAt: (i) => this.chunkOffsetsAt(i),
       requestIndexAt: (i) => this.requestIndexAt(i),
-      sendWaitAt: (i) => this.sendWaitAt(i),
+      factsAt: (i, out, responseId) => this.factsAt(i, out, responseId),
       [Symbol.iterator]: () => this.#records(false),
     };
   }
