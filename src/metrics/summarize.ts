@@ -40,14 +40,7 @@ export function protocolLabel(reasoningChunks: number, endpoint: Endpoint = 'cha
   return reasoningChunks > 0 ? 'capacity-v4-reasoning' : 'capacity-v3';
 }
 
-/** `{"<planned size>": count}` over the given planned sizes (keys are decimal strings). */
-export function contextDistribution(planned: Iterable<number>): Record<string, number> {
-  const counts = new SizeCounts();
-  for (const size of planned) counts.add(size);
-  return counts.distribution();
-}
-
-/** {@link contextDistribution} counted as the sizes come, holding one count a distinct size. */
+/** `{"<planned size>": count}` (keys are decimal strings), counted as the sizes come: one count a distinct size. */
 class SizeCounts {
   // Counted by number first: a key string per request was a tenth of summarising a million.
   readonly #bySize = new Map<number, number>();

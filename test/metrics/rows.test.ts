@@ -11,7 +11,7 @@ import {
   isCount,
   outputAccounting,
 } from '../../src/metrics/rows.js';
-import { contextDistribution, protocolLabel, summarize } from '../../src/metrics/summarize.js';
+import { protocolLabel, summarize } from '../../src/metrics/summarize.js';
 import { failed, ok } from '../helpers/request-results.js';
 
 describe('row drop rules (docs/protocol.md#per-request-row)', () => {
@@ -165,7 +165,8 @@ describe('protocol label and context distribution (docs/protocol.md#protocol-lab
   });
 
   it('counts planned sizes of all requests, failures included', () => {
-    assert.deepEqual(contextDistribution([4096, 8192, 4096]), { '4096': 2, '8192': 1 });
+    const sizes = [4096, 8192, 4096].map((size, i) => failed({ requestIndex: i, plannedContextTokens: size }));
+    assert.deepEqual(summarize(sizes, 1).context_distribution, { '4096': 2, '8192': 1 });
     const s = summarize(
       [ok({ plannedContextTokens: 29696 }), failed({ requestIndex: 1, plannedContextTokens: 29696 })],
       1,
@@ -180,7 +181,8 @@ describe('protocol label and context distribution (docs/protocol.md#protocol-lab
         (sizes) => {
           const byKey: Record<string, number> = {};
           for (const size of sizes) byKey[String(size)] = (byKey[String(size)] ?? 0) + 1;
-          const counted = contextDistribution(sizes);
+          const records = sizes.map((size, i) => failed({ requestIndex: i, plannedContextTokens: size }));
+          const counted = summarize(records, 1).context_distribution;
           assert.deepEqual(Object.entries(counted), Object.entries(byKey));
         },
       ),
