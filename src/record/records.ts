@@ -29,15 +29,20 @@ export interface RequestIndexSource {
   requestIndexAt(i: number): number;
 }
 
-/** Sources that can fill a record's facts from columns (the store; false for a record it must build). */
+/**
+ * Sources that fill a record's facts from their columns (the store): `factsAt` returns null when
+ * it did, else the record it had to build for them (see {@link recordFactsOf}).
+ */
 export interface FactsSource {
-  factsAt(i: number, out: RecordFacts, responseId: boolean): boolean;
+  factsAt(i: number, out: RecordFacts, responseId: boolean): RequestResult | null;
 }
 
 /**
  * Fills `out` with record `i`'s facts (record-facts.ts) and returns null when the source read them
- * from its columns; otherwise builds the record, fills `out` from it and returns it (a record with
- * extras, or a source without columns), so a pass that needs a rare part has it at no extra cost.
+ * from its columns; otherwise returns the record it built for them (a record with parts kept
+ * apart, or any record of a source without columns), so a pass that needs a rare part (an error,
+ * attempts) has it at no extra cost. A record built by a store has no chunk offsets, and its
+ * response id only when `responseId` asked for it (null otherwise).
  */
 export function recordFactsOf(
   records: RequestRecords,
@@ -46,7 +51,7 @@ export function recordFactsOf(
   responseId: boolean,
 ): RequestResult | null {
   const source = records as Partial<FactsSource>;
-  if (typeof source.factsAt === 'function' && source.factsAt(i, out, responseId)) return null;
+  if (typeof source.factsAt === 'function') return source.factsAt(i, out, responseId);
   const r = records.at(i)!;
   factsOfRecord(r, out, responseId);
   return r;
@@ -131,10 +136,7 @@ function indexedView(
 ): RequestRecords & ChunkOffsetSource & RequestIndexSource & FactsSource {
   return {
     length: indices.length,
-    factsAt: (i, out, responseId) => {
-      const source = records as Partial<FactsSource>;
-      return typeof source.factsAt === 'function' && source.factsAt(indices[i]!, out, responseId);
-    },
+    factsAt: (i, out, responseId) => recordFactsOf(records, indices[i]!, out, responseId),
     requestIndexAt: (i) => (keys !== undefined ? keys[indices[i]!]! : requestIndexOf(records, indices[i]!)),
     at: (i) => (i >= 0 && i < indices.length ? records.at(indices[i]!) : undefined),
     chunkOffsetsAt: (i) => chunkOffsetsOf(records, indices[i]!),

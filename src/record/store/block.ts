@@ -12,7 +12,7 @@
  * nanoseconds in order are kept as given.
  */
 import type { RequestAttempt, RequestError, RequestResult, StepKind, ToolCallFacts } from '../types.js';
-import type { RecordFacts } from '../record-facts.js';
+import { factsOfRecord, type RecordFacts } from '../record-facts.js';
 import {
   F64,
   F64_COLUMNS,
@@ -343,7 +343,7 @@ export class RecordBlock implements ArenaHolder {
    * Record `i` as a new object (see the file comment for what differs from what went in); without
    * its chunk offsets when `offsets` is false (the figures read those from {@link chunkOffsets}).
    */
-  record(i: number, offsets = true): RequestResult {
+  record(i: number, offsets = true, withResponseId = true): RequestResult {
     const c = this.capacity;
     const f = this.f64;
     const u = this.u32;
@@ -352,8 +352,10 @@ export class RecordBlock implements ArenaHolder {
     const present = b[U8.present * c + i]!;
     const finish = b[U8.finishReason * c + i]!;
     const status = this.http[i]!;
-    const reader = new VarintReader(this.arena, u[U32.arenaStart * c + i]!);
-    const responseId = readResponseId(reader);
+    // The arena (a merge reads it back from the shard file) only when something in it is wanted.
+    const reader = offsets || withResponseId ? new VarintReader(this.arena, u[U32.arenaStart * c + i]!) : null;
+    const id = reader === null ? null : readResponseId(reader);
+    const responseId = withResponseId ? id : null;
     const extras = (flags & FLAG.extras) !== 0 ? (this.extras.get(i) ?? {}) : null;
     const r: RequestResult = {
       requestIndex: u[U32.requestIndex * c + i]!,
@@ -374,7 +376,7 @@ export class RecordBlock implements ArenaHolder {
     if ((present & PRESENT.expectedPromptTokens) !== 0)
       r.expectedPromptTokens = nullIfNaN(f[F64.expectedPromptTokens * c + i]!);
     if ((present & PRESENT.maxTokens) !== 0) r.maxTokens = u[U32.maxTokens * c + i]!;
-    if (offsets && (flags & FLAG.offsets) !== 0) {
+    if (reader !== null && offsets && (flags & FLAG.offsets) !== 0) {
       if ((flags & FLAG.rawOffsets) !== 0) r.chunkOffsetsS = [...(extras?.rawOffsets ?? [])];
       else {
         const count = reader.next();
@@ -405,15 +407,19 @@ export class RecordBlock implements ArenaHolder {
   }
 
   /**
-   * Fills `out` with record `i`'s facts read from the columns, the same values as
-   * `factsOfRecord(this.record(i))` (record-facts.ts), and returns true; returns false, `out`
-   * untouched, for a record with extras (a failure, retried attempts, an override...), which the
-   * caller builds instead. The response id is decoded only when asked.
+   * Fills `out` with record `i`'s facts, the same values as `factsOfRecord(this.record(i))`
+   * (record-facts.ts), and returns null when it read them from the columns; a record with extras
+   * (a failure, retried attempts, an override...) is built instead (without chunk offsets, its
+   * response id only when asked) and returned. The arena is read only for an asked response id.
    */
-  facts(i: number, out: RecordFacts, responseId: boolean): boolean {
+  facts(i: number, out: RecordFacts, responseId: boolean): RequestResult | null {
     const c = this.capacity;
     const flags = this.u8[U8.flags * c + i]!;
-    if ((flags & FLAG.extras) !== 0) return false;
+    if ((flags & FLAG.extras) !== 0) {
+      const r = this.record(i, false, responseId);
+      factsOfRecord(r, out, responseId);
+      return r;
+    }
     const f = this.f64;
     const u = this.u32;
     const present = this.u8[U8.present * c + i]!;
@@ -443,7 +449,7 @@ export class RecordBlock implements ArenaHolder {
     out.thinkTags = (present & PRESENT.thinkTags) !== 0 && (flags & FLAG.thinkTags) !== 0;
     out.maxTokens = (present & PRESENT.maxTokens) !== 0 ? u[U32.maxTokens * c + i]! : undefined;
     out.sendWaitMs = (present & PRESENT.sendWaitMs) !== 0 ? f[F64.sendWaitMs * c + i]! : undefined;
-    return true;
+    return null;
   }
 
   /** Record `i`'s response id, decoded from the arena. */

@@ -95,8 +95,8 @@ export class RecordStore implements RequestRecords, ChunkOffsetSource {
     return this.#blocks[b]!.requestIndex(i - this.#starts[b]!);
   }
 
-  /** Record `i`'s facts from the columns (block.ts `facts`), or false when the record must be built. */
-  factsAt(i: number, out: RecordFacts, responseId: boolean): boolean {
+  /** Record `i`'s facts (block.ts `facts`): null when read from the columns, else the record built. */
+  factsAt(i: number, out: RecordFacts, responseId: boolean): RequestResult | null {
     const b = this.#locate(i);
     return this.#blocks[b]!.facts(i - this.#starts[b]!, out, responseId);
   }
