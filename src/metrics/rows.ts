@@ -113,7 +113,7 @@ export function emptyRowInput(): RowInput {
  * is dropped too — the reference would let NaN through, but NaN cannot be written to JSON anyway.
  * Reusing one `out` lets a caller walk a million results without allocating per request.
  */
-export function fillRowInput(r: RequestResult, out: RowInput): boolean {
+function fillRowInput(r: RequestResult, out: RowInput): boolean {
   return fillRowInputOf(factsOfRecord(r, scratchFacts, true), out);
 }
 
