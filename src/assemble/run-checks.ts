@@ -25,7 +25,8 @@ export function runChecks(
   promptMethod: string,
   enforceCalibration: boolean,
 ): RunChecks {
-  // One walk over the rows (each is built when read, result/build.ts) for both checks.
+  // One walk over the rows (each is built when read, result/build.ts) for both checks: the early
+  // stops are counted as summarizeCalibration reads each row, and it reads every one.
   const capOf = maxTokensByIndex(results);
   let checked = 0;
   let stopped = 0;

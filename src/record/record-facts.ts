@@ -74,8 +74,10 @@ export function emptyRecordFacts(): RecordFacts {
   };
 }
 
-const numberOrNaN = (v: unknown): number => (typeof v === 'number' ? v : NaN);
-const detail = (v: unknown, key: string): number =>
+/** A usage count as the facts keep it: the value when a number, else NaN. */
+export const numberOrNaN = (v: unknown): number => (typeof v === 'number' ? v : NaN);
+/** `v[key]` of a usage details object (`prompt_tokens_details`...) as {@link numberOrNaN}: NaN when `v` is not an object. */
+export const detail = (v: unknown, key: string): number =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? numberOrNaN((v as Record<string, unknown>)[key]) : NaN;
 
 /** Fills `out` with the facts of `r` (the definition of each field; see {@link RecordFacts}). */

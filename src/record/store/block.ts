@@ -12,7 +12,7 @@
  * nanoseconds in order are kept as given.
  */
 import type { RequestAttempt, RequestError, RequestResult, StepKind, ToolCallFacts } from '../types.js';
-import { factsOfRecord, type RecordFacts } from '../record-facts.js';
+import { detail, factsOfRecord, numberOrNaN, type RecordFacts } from '../record-facts.js';
 import {
   F64,
   F64_COLUMNS,
@@ -44,9 +44,6 @@ export interface RecordExtras {
 }
 
 const isU32 = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
-const numberOr = (v: unknown): number => (typeof v === 'number' ? v : NaN);
-const detail = (v: unknown, key: string): number =>
-  typeof v === 'object' && v !== null ? numberOr((v as Record<string, unknown>)[key]) : NaN;
 
 /** Nanoseconds per second: offsets are `ns / NS` (client/chunk.ts recordArrival). */
 const NS = 1e9;
@@ -178,8 +175,8 @@ export class RecordBlock implements ArenaHolder {
     const usage = r.usage;
     if (usage !== null) {
       flags |= FLAG.usage;
-      f[F64.usagePrompt * c + i] = numberOr(usage['prompt_tokens']);
-      f[F64.usageCompletion * c + i] = numberOr(usage['completion_tokens']);
+      f[F64.usagePrompt * c + i] = numberOrNaN(usage['prompt_tokens']);
+      f[F64.usageCompletion * c + i] = numberOrNaN(usage['completion_tokens']);
       f[F64.usageCached * c + i] = detail(usage['prompt_tokens_details'], 'cached_tokens');
       f[F64.usageReasoning * c + i] = detail(usage['completion_tokens_details'], 'reasoning_tokens');
     } else {
