@@ -63,10 +63,15 @@ export function cacheHitRatio(usage: Record<string, unknown> | null): number | n
   return cacheHitRatioOf(typeof prompt === 'number' ? prompt : NaN, typeof cached === 'number' ? cached : NaN);
 }
 
-/** {@link cacheHitRatio} of the two counts (NaN for a count that is absent or not a number). */
+/**
+ * {@link cacheHitRatio} of the two counts (NaN for a count that is absent or not a number). A
+ * ratio that is not finite (counts no server sends: a subnormal prompt count overflows the
+ * division) contributes nothing either, where the reference's mean would crash on it.
+ */
 function cacheHitRatioOf(prompt: number, cached: number): number | null {
   if (prompt === 0 || !Number.isFinite(prompt) || !Number.isFinite(cached)) return null;
-  return cached / prompt;
+  const ratio = cached / prompt;
+  return Number.isFinite(ratio) ? ratio : null;
 }
 
 /** What a successful request adds to run-level sums, whether or not its row survives the row rule (docs/protocol.md#per-request-row), from its facts (record/record-facts.ts). */
@@ -184,6 +189,19 @@ export function rowFromInput(x: RowInput): TimingRow {
     reasoning_tokens: f.reasoning_tokens.derive(x),
     expected_prompt_tokens: f.expected_prompt_tokens.derive(x),
   };
+}
+
+/** The keys of a {@link rowFromInput} row, in table order: what {@link rowValuesOf} fills. */
+export const ROW_KEYS: readonly (keyof TimingRow)[] = Object.keys(ROW_FIELDS) as (keyof TimingRow)[];
+const ROW_DERIVES = ROW_KEYS.map((key) => ROW_FIELDS[key].derive as (x: RowInput) => unknown);
+
+/**
+ * The values of {@link rowFromInput}'s row into `out`, in {@link ROW_KEYS} order, without the row:
+ * each by the same formula, so the row's `request_timings` text is the same (util/lazy-array.ts
+ * `FlatItems`).
+ */
+export function rowValuesOf(x: RowInput, out: unknown[]): void {
+  for (let k = 0; k < ROW_DERIVES.length; k++) out[k] = ROW_DERIVES[k]!(x);
 }
 
 /** The `request_timings` row of a successful request, or null if the row rule (docs/protocol.md#per-request-row) drops it. */

@@ -10,7 +10,16 @@ import { lazyArray } from '../util/lazy-array.js';
 import { RowLevels, SuccessColumns } from './run-columns.js';
 import type { Endpoint } from '../record/endpoint.js';
 import { RUN_METRICS } from './definitions.js';
-import { buildFailure, buildRow, emptyRowInput, fillRowInputOf, rowFromInput, successFactsOf } from './rows.js';
+import {
+  buildFailure,
+  buildRow,
+  emptyRowInput,
+  fillRowInputOf,
+  ROW_KEYS,
+  rowFromInput,
+  rowValuesOf,
+  successFactsOf,
+} from './rows.js';
 import type { FailureRecord, MeasurementProtocol, Metrics, RunInput, WrittenRow } from './types.js';
 
 /** The measured sections of a result, ready for result/build.ts. */
@@ -115,13 +124,26 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
   }
   const metrics = computeMetrics({ rows: levels, successes, wallSeconds });
   return {
-    rows: lazyArray(rows, (i) => {
-      // A record without rare parts is its row's input alone; one with them is built (rows.ts buildRow).
-      const built = recordFactsOf(results, positions[i]!, facts, true);
-      if (built !== null) return buildRow(built)!;
-      fillRowInputOf(facts, input);
-      return rowFromInput(input);
-    }),
+    rows: lazyArray(
+      rows,
+      (i) => {
+        // A record without rare parts is its row's input alone; one with them is built (rows.ts buildRow).
+        const built = recordFactsOf(results, positions[i]!, facts, true);
+        if (built !== null) return buildRow(built)!;
+        fillRowInputOf(facts, input);
+        return rowFromInput(input);
+      },
+      {
+        // The writer's way: the same values without the row (a record with rare parts is read whole).
+        keys: ROW_KEYS,
+        valuesAt: (i, values) => {
+          if (recordFactsOf(results, positions[i]!, facts, true) !== null) return false;
+          fillRowInputOf(facts, input);
+          rowValuesOf(input, values);
+          return true;
+        },
+      },
+    ),
     failures: lazyArray(failures, (i) => buildFailure(results.at(positions[n - 1 - i]!)!)),
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),

@@ -20,6 +20,7 @@
  */
 
 import type { CapacityResult } from './result-schema.js';
+import { FLAT_ITEMS, type FlatItems } from '../util/lazy-array.js';
 
 /** Key endings whose numbers are always written as Python floats (see the module comment). */
 const FLOAT_KEY_SUFFIXES: readonly string[] = [
@@ -173,8 +174,20 @@ interface Frame {
   next: number;
   /** The key numbers in an array take (the float key rule); unused for objects. */
   key: string;
+  /** An array's items as values ({@link FlatItems}) and how they are laid out, or null. */
+  flat: { items: FlatItems; layout: FlatLayout } | null;
   indent: string;
   inner: string;
+}
+
+/** How the items of a {@link FlatItems} list are written at one indentation (see `writeFlatItem`). */
+interface FlatLayout {
+  /** Position in `keys` of each member, in written (sorted) order. */
+  order: number[];
+  /** The text before each member, in written order (`,\n    "key": `). */
+  prefixes: string[];
+  /** Whether each member, in written order, is a float key. */
+  floats: boolean[];
 }
 
 /** `$.a[3].b`: where the member being written sits, for error messages (built only on error). */
@@ -273,6 +286,59 @@ export function* pyJsonChunks(
     return true;
   };
 
+  const flatItemLayouts = new Map<readonly string[], Map<string, FlatLayout>>();
+  /** The layout of a {@link FlatItems} list's items whose members are written at `inner`. */
+  const flatLayoutOf = (keys: readonly string[], inner: string): FlatLayout => {
+    let byIndent = flatItemLayouts.get(keys);
+    if (byIndent === undefined) flatItemLayouts.set(keys, (byIndent = new Map<string, FlatLayout>()));
+    let layout = byIndent.get(inner);
+    if (layout === undefined) {
+      const sorted = [...keys].sort(compareKeys);
+      layout = {
+        order: sorted.map((k) => keys.indexOf(k)),
+        prefixes: sorted.map((k, i) => `${i === 0 ? '\n' : ',\n'}${inner}${escapeString(k)}: `),
+        floats: sorted.map((k) => floatKey(k)),
+      };
+      byIndent.set(inner, layout);
+    }
+    return layout;
+  };
+  const flatValues: unknown[] = [];
+  /**
+   * Writes item `i` of a {@link FlatItems} list from its values, exactly as {@link writeFlat} writes
+   * the object `at(i)` would build (its members are those values, all scalars), with the separator
+   * before it. False (nothing written) when the list gives no values for it or one is not a scalar
+   * {@link writeFlat} writes (undefined, a bigint, a non-finite number): the item is then read whole.
+   */
+  const writeFlatItem = (
+    flat: { items: FlatItems; layout: FlatLayout },
+    i: number,
+    separator: string,
+    indent: string,
+  ): boolean => {
+    const { order, prefixes, floats } = flat.layout;
+    const n = order.length;
+    if (n === 0 || !flat.items.valuesAt(i, flatValues)) return false;
+    for (let p = 0; p < n; p++) {
+      const value = flatValues[order[p]!];
+      const kind = typeof value;
+      if (kind === 'number') {
+        if (!Number.isFinite(value)) return false;
+      } else if (value !== null && kind !== 'string' && kind !== 'boolean') return false;
+    }
+    put(separator);
+    put('{');
+    for (let p = 0; p < n; p++) {
+      put(prefixes[p]!);
+      const v = flatValues[order[p]!];
+      if (typeof v === 'number') put(floats[p]! || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v));
+      else if (typeof v === 'string') put(escapeString(v));
+      else put(v === null ? 'null' : v ? 'true' : 'false');
+    }
+    put(`\n${indent}}`);
+    return true;
+  };
+
   /** Writes a scalar, or opens an array or object by pushing its frame. */
   const open = (v: unknown, key: string, indent: string): void => {
     if (v === null) put('null');
@@ -288,7 +354,20 @@ export function* pyJsonChunks(
       if (Array.isArray(v)) {
         if (v.length === 0) return void put('[]');
         put('[');
-        stack.push({ container: v, items: v, obj: null, keys: null, length: v.length, next: 0, key, indent, inner });
+        const items = (v as { [FLAT_ITEMS]?: FlatItems })[FLAT_ITEMS];
+        const flat = items === undefined ? null : { items, layout: flatLayoutOf(items.keys, `${inner}  `) };
+        stack.push({
+          container: v,
+          items: v,
+          obj: null,
+          keys: null,
+          length: v.length,
+          next: 0,
+          key,
+          indent,
+          inner,
+          flat,
+        });
       } else {
         const obj = v as Record<string, unknown>;
         const sorted = sortedKeys(Object.keys(obj), stack.length);
@@ -296,7 +375,18 @@ export function* pyJsonChunks(
         const keys = sorted.some((k) => obj[k] === undefined) ? sorted.filter((k) => obj[k] !== undefined) : sorted;
         if (keys.length === 0) return void put('{}');
         put('{');
-        stack.push({ container: v, items: null, obj, keys, length: keys.length, next: 0, key, indent, inner });
+        stack.push({
+          container: v,
+          items: null,
+          obj,
+          keys,
+          length: keys.length,
+          next: 0,
+          key,
+          indent,
+          inner,
+          flat: null,
+        });
       }
       ancestors.add(v);
     } else throw new TypeError(`${pathOf(stack)}: cannot write a ${typeof v} as JSON`);
@@ -308,10 +398,13 @@ export function* pyJsonChunks(
     if (frame.next < frame.length) {
       const i = frame.next++;
       if (frame.keys === null) {
-        const item = frame.items![i];
-        if (item === undefined) throw new TypeError(`${pathOf(stack)}: undefined in an array`);
-        put(i === 0 ? `\n${frame.inner}` : `,\n${frame.inner}`);
-        open(item, frame.key, frame.inner);
+        const separator = i === 0 ? `\n${frame.inner}` : `,\n${frame.inner}`;
+        if (frame.flat === null || !writeFlatItem(frame.flat, i, separator, frame.inner)) {
+          const item = frame.items![i];
+          if (item === undefined) throw new TypeError(`${pathOf(stack)}: undefined in an array`);
+          put(separator);
+          open(item, frame.key, frame.inner);
+        }
       } else {
         const k = frame.keys[i]!;
         put(`${i === 0 ? '\n' : ',\n'}${frame.inner}${escapeString(k)}: `);

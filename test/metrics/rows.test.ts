@@ -103,6 +103,8 @@ describe('output-token accounting (docs/protocol.md#output-token-accounting)', (
     assert.equal(cacheHitRatio({ prompt_tokens: 200, prompt_tokens_details: null }), null);
     assert.equal(cacheHitRatio({}), null);
     assert.equal(cacheHitRatio(null), null);
+    // A ratio that overflows (a subnormal prompt count) contributes nothing: the mean would fail on it.
+    assert.equal(cacheHitRatio({ prompt_tokens: -5e-324, prompt_tokens_details: { cached_tokens: 1 } }), null);
   });
 });
 
