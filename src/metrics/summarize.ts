@@ -144,7 +144,14 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
         },
       },
     ),
-    failures: lazyArray(failures, (i) => buildFailure(results.at(positions[n - 1 - i]!)!)),
+    failures: lazyArray(failures, (i) => {
+      // A failure's entry has no response id: its record is built without it, so writing the
+      // failures reads no block's arena (a read or two of every block, which the arena cache,
+      // record/store/arena-on-disk.ts, would count as blocks let go while in use). A failure
+      // read from the columns (no error recorded) is built whole.
+      const at = positions[n - 1 - i]!;
+      return buildFailure(recordFactsOf(results, at, facts, false) ?? results.at(at)!);
+    }),
     metrics,
     measurement_protocol: protocolLabel(metrics.reasoning_chunks, endpoint),
     context_distribution: planned.distribution(),
