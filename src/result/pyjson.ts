@@ -190,6 +190,12 @@ interface FlatLayout {
   floats: boolean[];
 }
 
+/** A value an object is written flat with: null, a boolean, a string or a finite number (not undefined or a bigint). */
+function isFlatScalar(value: unknown): boolean {
+  const kind = typeof value;
+  return kind === 'number' ? Number.isFinite(value) : value === null || kind === 'string' || kind === 'boolean';
+}
+
 /** `$.a[3].b`: where the member being written sits, for error messages (built only on error). */
 function pathOf(stack: readonly Frame[]): string {
   let path = '$';
@@ -263,13 +269,7 @@ export function* pyJsonChunks(
   ): boolean => {
     const n = sorted.length;
     if (n === 0) return false;
-    for (let i = 0; i < n; i++) {
-      const value = obj[sorted[i]!];
-      const kind = typeof value;
-      if (kind === 'number') {
-        if (!Number.isFinite(value)) return false;
-      } else if (value !== null && kind !== 'string' && kind !== 'boolean') return false;
-    }
+    for (let i = 0; i < n; i++) if (!isFlatScalar(obj[sorted[i]!])) return false;
     let layout = flatLayouts.get(inner);
     if (layout === undefined || layout.sorted !== sorted) {
       layout = { sorted, prefixes: sorted.map((k, i) => `${i === 0 ? '\n' : ',\n'}${inner}${escapeString(k)}: `) };
@@ -319,13 +319,7 @@ export function* pyJsonChunks(
     const { order, prefixes, floats } = flat.layout;
     const n = order.length;
     if (n === 0 || !flat.items.valuesAt(i, flatValues)) return false;
-    for (let p = 0; p < n; p++) {
-      const value = flatValues[order[p]!];
-      const kind = typeof value;
-      if (kind === 'number') {
-        if (!Number.isFinite(value)) return false;
-      } else if (value !== null && kind !== 'string' && kind !== 'boolean') return false;
-    }
+    for (let p = 0; p < n; p++) if (!isFlatScalar(flatValues[order[p]!])) return false;
     put(separator);
     put('{');
     for (let p = 0; p < n; p++) {
