@@ -9,6 +9,7 @@ import { emptyRecordFacts } from '../record/record-facts.js';
 import { lazyArray } from '../util/lazy-array.js';
 import { RowLevels, SuccessColumns } from './run-columns.js';
 import type { Endpoint } from '../record/endpoint.js';
+import type { RequestResult } from '../record/types.js';
 import { RUN_METRICS } from './definitions.js';
 import {
   buildFailure,
@@ -123,22 +124,25 @@ export function summarize(results: RequestRecords, wallSeconds: number, endpoint
     levels.collect(rowFromInput(input));
   }
   const metrics = computeMetrics({ rows: levels, successes, wallSeconds });
+  // A record without rare parts is its row's input alone (filled into `input`, null returned); one
+  // with them is built and returned, and its row is built from it (rows.ts buildRow).
+  const rowInputAt = (i: number): RequestResult | null => {
+    const built = recordFactsOf(results, positions[i]!, facts, true);
+    if (built === null) fillRowInputOf(facts, input);
+    return built;
+  };
   return {
     rows: lazyArray(
       rows,
       (i) => {
-        // A record without rare parts is its row's input alone; one with them is built (rows.ts buildRow).
-        const built = recordFactsOf(results, positions[i]!, facts, true);
-        if (built !== null) return buildRow(built)!;
-        fillRowInputOf(facts, input);
-        return rowFromInput(input);
+        const built = rowInputAt(i);
+        return built !== null ? buildRow(built)! : rowFromInput(input);
       },
       {
         // The writer's way: the same values without the row (a record with rare parts is read whole).
         keys: ROW_KEYS,
         valuesAt: (i, values) => {
-          if (recordFactsOf(results, positions[i]!, facts, true) !== null) return false;
-          fillRowInputOf(facts, input);
+          if (rowInputAt(i) !== null) return false;
           rowValuesOf(input, values);
           return true;
         },

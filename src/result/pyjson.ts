@@ -196,6 +196,13 @@ function isFlatScalar(value: unknown): boolean {
   return kind === 'number' ? Number.isFinite(value) : value === null || kind === 'string' || kind === 'boolean';
 }
 
+/** The text of a scalar written flat ({@link isFlatScalar}); a number under a float key (`float`) as a Python float. */
+function flatScalarText(v: null | boolean | string | number, float: boolean): string {
+  if (typeof v === 'number') return float || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v);
+  if (typeof v === 'string') return escapeString(v);
+  return v === null ? 'null' : v ? 'true' : 'false';
+}
+
 /** `$.a[3].b`: where the member being written sits, for error messages (built only on error). */
 function pathOf(stack: readonly Frame[]): string {
   let path = '$';
@@ -324,10 +331,7 @@ export function* pyJsonChunks(
     put('{');
     for (let p = 0; p < n; p++) {
       put(prefixes[p]!);
-      const v = flatValues[order[p]!];
-      if (typeof v === 'number') put(floats[p]! || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v));
-      else if (typeof v === 'string') put(escapeString(v));
-      else put(v === null ? 'null' : v ? 'true' : 'false');
+      put(flatScalarText(flatValues[order[p]!] as null | boolean | string | number, floats[p]!));
     }
     put(`\n${indent}}`);
     return true;
@@ -335,13 +339,11 @@ export function* pyJsonChunks(
 
   /** Writes a scalar, or opens an array or object by pushing its frame. */
   const open = (v: unknown, key: string, indent: string): void => {
-    if (v === null) put('null');
-    else if (typeof v === 'boolean') put(v ? 'true' : 'false');
-    else if (typeof v === 'string') put(escapeString(v));
+    if (v === null || typeof v === 'boolean' || typeof v === 'string') put(flatScalarText(v, false));
     else if (typeof v === 'bigint') put(pyIntRepr(v));
     else if (typeof v === 'number') {
       if (!Number.isFinite(v)) throw new RangeError(`${pathOf(stack)}: cannot write non-finite number ${v}`);
-      put(floatKey(key) || !Number.isInteger(v) ? pyFloatRepr(v) : pyIntRepr(v));
+      put(flatScalarText(v, floatKey(key)));
     } else if (typeof v === 'object') {
       if (ancestors.has(v)) throw new TypeError(`${pathOf(stack)}: cyclic structure`);
       const inner = `${indent}  `;
